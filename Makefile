@@ -1,0 +1,194 @@
+# Makefile - builds sluice-gateway, sluice-worker, the tests and the bench.
+#
+#   make            build into $(O) (default build/)
+#   make run        install missing packages, build, run on 127.0.0.1:5050
+#   make check      install missing packages, build, run every test, then
+#                   the same tests again in an ASan+UBSan build
+#   make bench      load and latency benchmark, writes bench/RESULTS.md
+#   make lint       cppcheck
+#   O=dir SANITIZER=address,undefined WERROR=1 are honoured everywhere.
+
+O		?= build
+PREFIX		?= /usr/local
+SANITIZER	?=
+WERROR		?= 1
+CC		?= cc
+VERSION		:= 0.1.0
+BUILD_ID	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+LLHTTP_DIR	?= /usr/share/llhttp
+LLHTTP_INC	?= /usr/share/include/llhttp
+ASAN_O		?= build-asan
+
+WARN	:= -Wall -Wextra -Wformat=2 -Wimplicit-fallthrough \
+	   -Wno-unused-parameter -Wshadow -Wpointer-arith -Wcast-qual \
+	   -Wmissing-prototypes -Wstrict-prototypes -Wmissing-declarations \
+	   -Wsign-compare -Wundef -Wvla
+CFLAGS	?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -MMD -MP \
+	   -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD='"$(BUILD_ID)"' \
+	   $(PKG_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS)
+
+ifeq ($(WERROR),1)
+ALL_CFLAGS += -Werror
+endif
+ifneq ($(SANITIZER),)
+ALL_CFLAGS += -fsanitize=$(SANITIZER) -fno-sanitize-recover=all \
+	   -fno-omit-frame-pointer
+ALL_LDFLAGS += -fsanitize=$(SANITIZER)
+endif
+
+# Package flags come from pkg-config once the packages are there; the
+# file is regenerated (after scripts/deps.sh) when missing.
+NODEPS_GOALS := clean help distclean
+ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
+-include $(O)/config.mk
+endif
+
+$(O)/config.mk: scripts/deps.sh Makefile
+	@scripts/deps.sh
+	@mkdir -p $(O)
+	@msgpack=msgpack; pkg-config --exists msgpack-c && msgpack=msgpack-c; \
+	{ echo "PKG_CFLAGS := $$(pkg-config --cflags libevent libcurl \
+	    $$msgpack jansson sqlite3 libsystemd check)"; \
+	  echo "LIBS_GATEWAY := $$(pkg-config --libs libevent \
+	    $$msgpack jansson libsystemd) -lm"; \
+	  echo "LIBS_WORKER := $$(pkg-config --libs libcurl $$msgpack \
+	    jansson sqlite3) -lm"; \
+	  echo "LIBS_MOCK := $$(pkg-config --libs libevent jansson)"; \
+	  echo "LIBS_CHECK := $$(pkg-config --libs check) \
+	    $$(pkg-config --libs libevent libcurl $$msgpack jansson)"; \
+	} > $@.tmp && mv $@.tmp $@
+
+# ---- sources ---------------------------------------------------------
+
+COMMON_SRCS	:= $(wildcard common/*.c)
+PROTO_SRCS	:= $(wildcard proto/*.c)
+GATEWAY_SRCS	:= $(wildcard gateway/*.c)
+WORKER_SRCS	:= $(wildcard worker/*.c)
+LLHTTP_SRCS	:= llhttp.c api.c http.c
+
+obj = $(patsubst %.c,$(O)/%.o,$(1))
+
+COMMON_OBJS	:= $(call obj,$(COMMON_SRCS))
+PROTO_OBJS	:= $(call obj,$(PROTO_SRCS))
+LLHTTP_OBJS	:= $(patsubst %.c,$(O)/llhttp/%.o,$(LLHTTP_SRCS))
+GATEWAY_LIB	:= $(call obj,$(filter-out gateway/main.c,$(GATEWAY_SRCS)))
+WORKER_LIB	:= $(call obj,$(filter-out worker/main.c,$(WORKER_SRCS)))
+
+GATEWAY		:= $(O)/sluice-gateway
+WORKER		:= $(O)/sluice-worker
+MOCK		:= $(O)/tests/mock-llm
+LOADGEN		:= $(O)/bench/loadgen
+BINS		:= $(GATEWAY) $(WORKER)
+
+all: $(BINS) $(MOCK)
+
+$(O)/%.o: %.c $(O)/config.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# llhttp is Node's parser, shipped as C sources by Debian's node-llhttp.
+$(O)/llhttp/%.o: $(LLHTTP_DIR)/%.c $(O)/config.mk
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(CFLAGS) -w -I$(LLHTTP_INC) \
+	    $(if $(SANITIZER),-fsanitize=$(SANITIZER) -fno-omit-frame-pointer) \
+	    -c -o $@ $<
+
+$(O)/gateway/%.o: ALL_CFLAGS += -I$(LLHTTP_INC)
+$(O)/tests/check_http.o: ALL_CFLAGS += -I$(LLHTTP_INC)
+
+$(GATEWAY): $(call obj,gateway/main.c) $(GATEWAY_LIB) $(PROTO_OBJS) \
+	    $(COMMON_OBJS) $(LLHTTP_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_GATEWAY)
+
+$(WORKER): $(call obj,worker/main.c) $(WORKER_LIB) $(PROTO_OBJS) \
+	    $(COMMON_OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_WORKER)
+
+$(MOCK): $(call obj,tests/mock_llm.c) $(call obj,common/log.c \
+	    common/xmem.c common/buf.c common/clock.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK)
+
+$(LOADGEN): $(call obj,bench/loadgen.c) $(call obj,common/log.c \
+	    common/xmem.c common/buf.c common/clock.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK) -lcurl -lm
+
+# ---- tests -----------------------------------------------------------
+# Each unit suite links only its module's objects (plus stubs), so a
+# hidden dependency breaks the link instead of hiding in the test.
+
+BASE	:= $(call obj,common/log.c common/xmem.c common/buf.c common/clock.c \
+	    common/uuid.c)
+
+check_buf_OBJS		:= $(BASE)
+check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)
+check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/sup.c)
+check_http_OBJS		:= $(BASE) $(call obj,gateway/http.c) $(LLHTTP_OBJS)
+check_sse_OBJS		:= $(BASE) $(call obj,worker/sse.c)
+check_conf_OBJS		:= $(BASE) $(call obj,common/conf.c common/json.c \
+			    common/names.c)
+check_resp_OBJS		:= $(BASE) $(call obj,gateway/resp.c \
+			    gateway/api_openai.c common/json.c)
+check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
+
+UNIT_TESTS	:= check_buf check_proto check_sup check_http check_sse \
+		   check_conf check_resp
+IT_TESTS	:= check_it
+TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
+TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
+
+define TEST_template
+$(O)/tests/$(1): $(call obj,tests/$(1).c) $$($(1)_OBJS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS_CHECK) -lm
+endef
+$(foreach t,$(TESTS),$(eval $(call TEST_template,$(t))))
+
+# Runs every suite in $(O); the integration suite gets the binaries'
+# folder and the shipped WilmerAI configs through the environment.
+check-run: all $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do \
+		echo "== $$t"; \
+		SLUICE_BUILD=$(abspath $(O)) SLUICE_SRC=$(CURDIR) \
+		    CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} $$t; \
+	done
+
+check: $(O)/config.mk lint
+	$(MAKE) --no-print-directory check-run
+	$(MAKE) --no-print-directory O=$(ASAN_O) SANITIZER=address,undefined \
+	    CFLAGS="-O1 -g" check-run
+
+lint: $(O)/config.mk
+	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
+	    --enable=warning,performance,portability \
+	    --suppress=missingIncludeSystem -I common -I proto \
+	    common proto gateway worker tests bench
+
+run: $(O)/config.mk
+	$(MAKE) --no-print-directory all
+	$(GATEWAY) --config-dir configs --listen 127.0.0.1:5050
+
+bench: $(O)/config.mk
+	@scripts/deps.sh bench
+	$(MAKE) --no-print-directory all $(LOADGEN)
+	bench/run.sh $(O)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/sluice
+	install -m 755 $(GATEWAY) $(DESTDIR)$(PREFIX)/bin/sluice-gateway
+	install -m 755 $(WORKER) $(DESTDIR)$(PREFIX)/bin/sluice-worker
+	install -d $(DESTDIR)/etc/sluice
+	cp -r configs/. $(DESTDIR)/etc/sluice/
+
+clean:
+	rm -rf $(O) $(ASAN_O)
+
+help:
+	@sed -n '2,11p' Makefile
+
+.PHONY: all check check-run lint run bench install clean help
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,139 @@
+/* proto.h - gateway<->worker messages: types, encoding and strict decoding. */
+#ifndef SLUICE_PROTO_H
+#define SLUICE_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/buf.h"
+#include "frame.h"
+
+/* Bump on every incompatible change. A worker with another version is
+ * killed and its slot is not respawned. */
+#define PROTO_VERSION	1
+#define PROTO_ERRLEN	256
+#define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
+#define PROTO_MAX_RQID	64	/* longest request id accepted */
+
+enum proto_type {
+	PROTO_NONE = 0,
+#define MSG(name, id, dir, body)	PROTO_##name = id,
+#include "msg.def"
+#undef MSG
+};
+
+enum proto_dir { G2W = 1, W2G = 2 };
+
+enum proto_api {
+	API_OPENAI_CHAT = 1,
+	API_OPENAI_COMPLETION = 2,
+	API_OLLAMA_CHAT = 3,
+	API_OLLAMA_GENERATE = 4,
+};
+
+enum proto_status { RQ_OK = 0, RQ_CANCELLED = 1, RQ_ERROR = 2 };
+
+/* All struct str members below are borrowed views into the decoded frame
+ * (no NUL terminator) and die with proto_msg_free(). A NULL .p means the
+ * key was absent. JSON-valued fields carry JSON text. */
+
+struct proto_message {
+	struct str	 role;
+	struct str	 content;
+	struct str	 name;
+	struct str	 tool_call_id;
+	struct str	 tool_calls;	/* JSON array text */
+	struct str	*images;	/* base64 or data: URIs */
+	size_t		 nimages;
+};
+
+struct proto_hello {
+	uint32_t	 version;	/* PROTO_VERSION of the worker */
+	int64_t		 pid;
+	struct str	 build;
+};
+
+struct proto_req_start {
+	uint32_t		 api;		/* enum proto_api */
+	bool			 stream;
+	struct str		 model;		/* client's model field */
+	struct proto_message	*msgs;
+	size_t			 nmsgs;
+	struct str		 options;	/* JSON object text */
+	struct str		 tools;		/* JSON array text */
+	struct str		 tool_choice;	/* JSON text */
+	uint64_t		 deadline_ms;	/* budget from receipt */
+};
+
+struct proto_req_chunk {
+	uint64_t	 seq;
+	struct str	 content;
+	struct str	 reasoning;
+	struct str	 tool_calls;	/* JSON array of OpenAI deltas */
+};
+
+struct proto_req_done {
+	uint32_t	 status;	/* enum proto_status */
+	struct str	 finish;	/* "stop", "length", "tool_calls" */
+	int64_t		 prompt_tokens;	/* -1 when unknown */
+	int64_t		 completion_tokens;
+	bool		 usage_estimated;
+	uint32_t	 http_status;	/* for RQ_ERROR: 4xx/5xx to answer */
+	struct str	 code;		/* machine-readable error code */
+	struct str	 message;	/* human-readable error */
+};
+
+struct proto_heartbeat {
+	struct str	 phase;		/* "node 2/4: waiting for backend" */
+};
+
+struct proto_retire {
+	struct str	 reason;
+};
+
+/* One member per body named in msg.def (CANCEL and SHUTDOWN have none). */
+union proto_body {
+	struct proto_hello	 hello;
+	struct proto_req_start	 req_start;
+	struct proto_req_chunk	 req_chunk;
+	struct proto_req_done	 req_done;
+	struct proto_heartbeat	 heartbeat;
+	struct proto_retire	 retire;
+};
+
+struct proto_msg {
+	uint32_t	 m_version;
+	uint32_t	 m_type;	/* enum proto_type */
+	struct str	 m_rqid;	/* NULL .p when absent */
+	union proto_body m_u;
+	void		*m_priv;	/* decoder storage */
+};
+
+/* Name of a message type for logs ("REQ_DONE"); "UNKNOWN" otherwise. */
+const char	*proto_type_name(uint32_t type);
+
+/* Direction of a type (G2W or W2G), 0 for an unknown type. */
+int		 proto_type_dir(uint32_t type);
+
+/* Initialise m as a message of the given type with every optional field
+ * at its default (strings absent, tokens -1). rqid may be NULL. */
+void		 proto_msg_init(struct proto_msg *m, uint32_t type,
+		    const char *rqid);
+
+/* Append one complete frame (length prefix + MessagePack) for m to out.
+ * Returns 0, or -1 if the payload would exceed PROTO_MAX_FRAME (out is
+ * left unchanged). */
+int		 proto_encode(struct buf *out, const struct proto_msg *m);
+
+/* Decode one frame payload into m. Returns 0, or -1 with a message in
+ * err. On failure m_version and m_type are still set when the envelope
+ * could be read, so a version mismatch can be told apart. Call
+ * proto_msg_free() after either result. */
+int		 proto_decode(const void *p, size_t n, struct proto_msg *m,
+		    char err[PROTO_ERRLEN]);
+
+/* Release decoder storage; every view into m dies. */
+void		 proto_msg_free(struct proto_msg *m);
+
+#endif

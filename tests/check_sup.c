@@ -1,0 +1,1009 @@
+/* check_sup.c - supervisor transitions driven by fake pids and a fake clock. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+
+#include "../common/buf.h"
+#include "../common/log.h"
+#include "../gateway/sup.h"
+
+#define MAXP	128
+#define MAXF	256
+
+struct sent { unsigned slot; uint32_t type; char rqid[65]; };
+
+static struct fake {
+	uint64_t	 now, timer_at;
+	pid_t		 next_pid;
+	pid_t		 pid_of[16];	/* current pid per slot */
+	unsigned	 maxreq_of[16];
+	int		 nspawn, fail_spawn, fail_send;
+	struct { pid_t pid; int sig; } kills[MAXP];
+	int		 nkills;
+	struct sent	 sent[MAXF];
+	int		 nsent;
+	int		 closed[16], paused[16];
+	int		 nchunks, ndone, nfail, ready, stopped;
+	int		 fail_status;
+	char		 fail_why[128];
+	struct sup_req	*last_done;
+} F;
+
+static struct sup	*S;
+
+static int
+f_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
+{
+	if (F.fail_spawn)
+		return -1;
+	*pid = F.pid_of[slot] = ++F.next_pid;
+	F.maxreq_of[slot] = maxreq;
+	F.nspawn++;
+	F.closed[slot] = 0;
+	return 0;
+}
+
+static void
+f_kill(void *arg, pid_t pid, int sig)
+{
+	ck_assert_int_lt(F.nkills, MAXP);
+	F.kills[F.nkills].pid = pid;
+	F.kills[F.nkills++].sig = sig;
+}
+
+static int
+f_send(void *arg, unsigned slot, const void *frame, size_t len)
+{
+	struct proto_msg	 m;
+	char			 err[PROTO_ERRLEN];
+
+	if (F.fail_send)
+		return -1;
+	ck_assert_int_eq(proto_decode((const char *)frame + 4, len - 4, &m,
+	    err), 0);
+	ck_assert_int_lt(F.nsent, MAXF);
+	F.sent[F.nsent].slot = slot;
+	F.sent[F.nsent].type = m.m_type;
+	snprintf(F.sent[F.nsent++].rqid, 65, "%.*s", (int)m.m_rqid.n,
+	    m.m_rqid.p ? m.m_rqid.p : "");
+	proto_msg_free(&m);
+	return 0;
+}
+
+static void f_close(void *arg, unsigned slot) { F.closed[slot]++; }
+static void f_pause(void *arg, unsigned slot, bool p) { F.paused[slot] = p; }
+static uint64_t f_now(void *arg) { return F.now; }
+static void f_arm(void *arg, uint64_t at) { F.timer_at = at; }
+
+static void
+f_chunk(void *arg, struct sup_req *sr, const struct proto_msg *m)
+{
+	F.nchunks++;
+	sr->sr_forwarded = true;
+}
+
+static void
+f_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
+{
+	F.ndone++;
+	F.last_done = sr;
+}
+
+static void
+f_fail(void *arg, struct sup_req *sr, int status, const char *why)
+{
+	F.nfail++;
+	F.fail_status = status;
+	snprintf(F.fail_why, sizeof(F.fail_why), "%s", why);
+}
+
+static void
+f_event(void *arg, enum sup_event ev)
+{
+	if (ev == SUP_EV_READY)
+		F.ready++;
+	else
+		F.stopped++;
+}
+
+static const struct sup_ops ops = { f_spawn, f_kill, f_send, f_close,
+    f_pause, f_now, f_arm, f_chunk, f_done, f_fail, f_event };
+
+/* ---- helpers ---- */
+
+static struct sup_conf
+conf(unsigned min, unsigned max)
+{
+	struct sup_conf	 c;
+
+	sup_conf_default(&c);
+	c.min_workers = min;
+	c.max_workers = max;
+	c.queue_max = 4;
+	return c;
+}
+
+static void
+setup_with(struct sup_conf c)
+{
+	memset(&F, 0, sizeof(F));
+	F.now = 1000;
+	F.next_pid = 100;
+	S = sup_new(&c, &ops, NULL);
+	sup_start(S);
+}
+
+static void
+teardown(void)
+{
+	sup_free(S);
+	S = NULL;
+}
+
+static void
+frame(unsigned slot, struct proto_msg *m)
+{
+	sup_chan_frame(S, slot, m);
+}
+
+static void
+hello(unsigned slot)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_HELLO, NULL);
+	m.m_u.hello.version = PROTO_VERSION;
+	m.m_u.hello.pid = F.pid_of[slot];
+	frame(slot, &m);
+}
+
+static void
+chunk(unsigned slot, const char *rqid, uint64_t seq)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_REQ_CHUNK, rqid);
+	m.m_u.req_chunk.seq = seq;
+	m.m_u.req_chunk.content = STR_LIT("x");
+	frame(slot, &m);
+}
+
+static void
+done(unsigned slot, const char *rqid, uint32_t status)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_REQ_DONE, rqid);
+	m.m_u.req_done.status = status;
+	frame(slot, &m);
+}
+
+static void
+heartbeat(unsigned slot, const char *rqid)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_HEARTBEAT, rqid);
+	m.m_u.heartbeat.phase = STR_LIT("waiting");
+	frame(slot, &m);
+}
+
+/* Move the fake clock, firing the armed timer whenever it is due. */
+static void
+advance(uint64_t ms)
+{
+	uint64_t	 end = F.now + ms;
+	int		 spins = 0;
+
+	while (F.timer_at != 0 && F.timer_at <= end) {
+		if (F.timer_at > F.now)
+			F.now = F.timer_at;
+		else
+			ck_assert_msg(++spins < 1000,
+			    "timer re-armed in the past without progress");
+		sup_timer(S);
+	}
+	F.now = end;
+}
+
+static void
+die(unsigned slot, int wstatus)
+{
+	sup_child_exit(S, F.pid_of[slot], wstatus);
+	sup_chan_eof(S, slot);
+}
+
+static struct buf	 startbuf[8];
+
+static void
+mkreq(struct sup_req *sr, const char *id)
+{
+	struct proto_msg m;
+	int		 i = id[strlen(id) - 1] % 8;
+
+	memset(sr, 0, sizeof(*sr));
+	snprintf(sr->sr_id, sizeof(sr->sr_id), "%s", id);
+	proto_msg_init(&m, PROTO_REQ_START, id);
+	m.m_u.req_start.api = API_OPENAI_CHAT;
+	buf_reset(&startbuf[i]);
+	proto_encode(&startbuf[i], &m);
+	sr->sr_start = startbuf[i].b_data;
+	sr->sr_start_len = startbuf[i].b_len;
+}
+
+static int
+submit(struct sup_req *sr, const char *id)
+{
+	int		 st;
+	const char	*why;
+
+	mkreq(sr, id);
+	return sup_submit(S, sr, &st, &why);
+}
+
+static struct sup_stats
+stats(void)
+{
+	struct sup_stats st;
+
+	sup_stats(S, &st);
+	return st;
+}
+
+static int
+last_sig_for(pid_t pid)
+{
+	int	 i;
+
+	for (i = F.nkills - 1; i >= 0; i--)
+		if (F.kills[i].pid == pid)
+			return F.kills[i].sig;
+	return 0;
+}
+
+static const struct sent *
+last_sent(void)
+{
+	return F.nsent > 0 ? &F.sent[F.nsent - 1] : NULL;
+}
+
+static void
+setup_one(void)
+{
+	setup_with(conf(1, 1));
+	hello(0);
+}
+
+static void
+setup_two(void)
+{
+	setup_with(conf(2, 2));
+	hello(0);
+	hello(1);
+}
+
+/* ---- startup ---- */
+
+START_TEST(spawns_min_and_becomes_ready)
+{
+	setup_with(conf(2, 4));
+	ck_assert_int_eq(F.nspawn, 2);
+	ck_assert_uint_eq(stats().st_count[W_SPAWNING], 2);
+	ck_assert_int_eq(F.ready, 0);
+	hello(0);
+	ck_assert_int_eq(F.ready, 1);
+	hello(1);
+	ck_assert_int_eq(F.ready, 1);	/* once per gateway life */
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 2);
+	teardown();
+}
+END_TEST
+
+START_TEST(spawn_timeout_escalates_to_sigkill)
+{
+	pid_t	 pid;
+
+	setup_with(conf(1, 1));
+	pid = F.pid_of[0];
+	advance(5000);
+	ck_assert_int_eq(last_sig_for(pid), SIGTERM);
+	ck_assert_uint_eq(stats().st_count[W_KILLING], 1);
+	advance(2000);
+	ck_assert_int_eq(last_sig_for(pid), SIGKILL);
+	die(0, SIGKILL);
+	ck_assert_uint_eq(stats().st_count[W_EMPTY], 1);
+	ck_assert_int_eq(F.closed[0], 1);
+	ck_assert_int_eq(F.nspawn, 1);
+	advance(100);			/* first backoff step */
+	ck_assert_int_eq(F.nspawn, 2);
+	teardown();
+}
+END_TEST
+
+START_TEST(hello_twice_is_a_violation)
+{
+	setup_one();
+	hello(0);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
+/* ---- requests ---- */
+
+START_TEST(dispatch_chunks_done)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	ck_assert_int_eq(submit(&r, "r1"), 0);
+	ck_assert_uint_eq(last_sent()->type, PROTO_REQ_START);
+	ck_assert_str_eq(last_sent()->rqid, "r1");
+	ck_assert_uint_eq(stats().st_count[W_BUSY], 1);
+	chunk(0, "r1", 0);
+	chunk(0, "r1", 1);
+	ck_assert_int_eq(F.nchunks, 2);
+	done(0, "r1", RQ_OK);
+	ck_assert_int_eq(F.ndone, 1);
+	ck_assert_ptr_eq(F.last_done, &r);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_uint_eq(stats().st_served, 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(queue_then_on_demand_spawn)
+{
+	struct sup_req	 a, b, c;
+
+	setup_with(conf(1, 2));
+	hello(0);
+	submit(&a, "a1");
+	ck_assert_int_eq(F.nspawn, 1);
+	submit(&b, "b2");		/* queued; a second worker is started */
+	ck_assert_uint_eq(stats().st_queued, 1);
+	ck_assert_int_eq(F.nspawn, 2);
+	hello(1);
+	ck_assert_uint_eq(stats().st_queued, 0);
+	ck_assert_str_eq(last_sent()->rqid, "b2");
+	submit(&c, "c3");		/* no third slot: waits */
+	ck_assert_int_eq(F.nspawn, 2);
+	done(0, "a1", RQ_OK);
+	ck_assert_str_eq(last_sent()->rqid, "c3");
+	ck_assert_uint_eq(last_sent()->slot, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(queue_full_refused)
+{
+	struct sup_req	 r[6];
+	char		 id[16];
+	int		 i, st;
+	const char	*why;
+
+	setup_one();
+	for (i = 0; i < 5; i++) {	/* one running + queue_max 4 */
+		snprintf(id, sizeof(id), "q%d", i);
+		ck_assert_int_eq(submit(&r[i], id), 0);
+	}
+	mkreq(&r[5], "q5");
+	ck_assert_int_eq(sup_submit(S, &r[5], &st, &why), -1);
+	ck_assert_int_eq(st, 503);
+	ck_assert_ptr_nonnull(strstr(why, "queue is full"));
+	teardown();
+}
+END_TEST
+
+START_TEST(queue_timeout_fails_503)
+{
+	struct sup_req	 a, b;
+
+	setup_one();
+	submit(&a, "a1");
+	submit(&b, "b2");
+	heartbeat(0, "a1");
+	advance(4000);
+	heartbeat(0, "a1");
+	ck_assert_int_eq(F.nfail, 0);
+	/* keep the worker alive past the queue timeout */
+	while (F.nfail == 0 && F.now < 400000) {
+		advance(1000);
+		heartbeat(0, "a1");
+	}
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(F.fail_status, 503);
+	ck_assert_uint_eq(stats().st_queued, 0);
+	ck_assert_uint_ge(F.now, 1000 + 300000);
+	teardown();
+}
+END_TEST
+
+/* ---- hangs, pauses, deadlines ---- */
+
+START_TEST(hang_is_killed_and_request_failed)
+{
+	struct sup_req	 r;
+	pid_t		 pid;
+
+	setup_one();
+	pid = F.pid_of[0];
+	submit(&r, "r1");
+	advance(3000);
+	heartbeat(0, "r1");		/* a slow backend is not a hang */
+	advance(4900);
+	ck_assert_int_eq(F.nfail, 0);
+	advance(200);
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(F.fail_status, 502);
+	ck_assert_ptr_nonnull(strstr(F.fail_why, "stopped responding"));
+	ck_assert_int_eq(last_sig_for(pid), SIGTERM);
+	ck_assert_uint_eq(stats().st_hung, 1);
+	die(0, SIGTERM);
+	advance(100);
+	ck_assert_int_eq(F.nspawn, 2);	/* replaced */
+	teardown();
+}
+END_TEST
+
+START_TEST(paused_worker_is_not_hung)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	sup_pause(S, &r, true);
+	ck_assert_int_eq(F.paused[0], 1);
+	advance(60000);
+	ck_assert_int_eq(F.nfail, 0);
+	sup_pause(S, &r, false);
+	ck_assert_int_eq(F.paused[0], 0);
+	advance(4000);
+	ck_assert_int_eq(F.nfail, 0);
+	advance(1500);
+	ck_assert_int_eq(F.nfail, 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(deadline_cancels_and_answers_504)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	mkreq(&r, "r1");
+	r.sr_deadline = F.now + 2500;
+	{
+		int st; const char *why;
+		ck_assert_int_eq(sup_submit(S, &r, &st, &why), 0);
+	}
+	advance(1000);
+	heartbeat(0, "r1");
+	advance(1600);
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(F.fail_status, 504);
+	ck_assert_uint_eq(last_sent()->type, PROTO_CANCEL);
+	ck_assert_uint_eq(stats().st_count[W_CANCELLING], 1);
+	done(0, "r1", RQ_CANCELLED);
+	ck_assert_int_eq(F.ndone, 0);	/* owner already answered */
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	teardown();
+}
+END_TEST
+
+/* ---- cancellation ---- */
+
+START_TEST(cancel_then_ack_reuses_worker)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	chunk(0, "r1", 0);
+	sup_cancel(S, &r);
+	ck_assert_uint_eq(last_sent()->type, PROTO_CANCEL);
+	ck_assert_str_eq(last_sent()->rqid, "r1");
+	chunk(0, "r1", 1);		/* in flight: dropped, no callback */
+	ck_assert_int_eq(F.nchunks, 1);
+	done(0, "r1", RQ_CANCELLED);
+	ck_assert_int_eq(F.ndone, 0);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_int_eq(F.nkills, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(cancel_without_ack_kills)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	sup_cancel(S, &r);
+	advance(2000);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	ck_assert_int_eq(F.nfail, 0);	/* owner left: no callback */
+	teardown();
+}
+END_TEST
+
+START_TEST(cancel_queued_request)
+{
+	struct sup_req	 a, b;
+
+	setup_one();
+	submit(&a, "a1");
+	submit(&b, "b2");
+	sup_cancel(S, &b);
+	ck_assert_uint_eq(stats().st_queued, 0);
+	done(0, "a1", RQ_OK);
+	ck_assert_uint_eq(last_sent()->type, PROTO_REQ_START);
+	ck_assert_str_eq(last_sent()->rqid, "a1");	/* b never sent */
+	teardown();
+}
+END_TEST
+
+/* ---- deaths ---- */
+
+START_TEST(death_before_output_retries_once)
+{
+	struct sup_req	 r;
+
+	setup_two();
+	submit(&r, "r1");
+	ck_assert_uint_eq(last_sent()->slot, 1);
+	die(1, SIGKILL);
+	ck_assert_int_eq(F.nfail, 0);
+	ck_assert_str_eq(last_sent()->rqid, "r1");
+	ck_assert_uint_eq(last_sent()->slot, 0);	/* retried */
+	ck_assert_uint_eq(stats().st_retried, 1);
+	die(0, SIGKILL);		/* second death: give up */
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(F.fail_status, 502);
+	teardown();
+}
+END_TEST
+
+START_TEST(death_after_output_fails)
+{
+	struct sup_req	 r;
+
+	setup_two();
+	submit(&r, "r1");
+	chunk(1, "r1", 0);		/* f_chunk marks it forwarded */
+	sup_chan_eof(S, 1);		/* EOF before the exit is reaped */
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(F.fail_status, 502);
+	ck_assert_uint_eq(stats().st_count[W_DEAD], 1);
+	sup_child_exit(S, F.pid_of[1], SIGKILL);
+	ck_assert_uint_eq(stats().st_count[W_DEAD], 0);
+	ck_assert_uint_eq(stats().st_crashes, 1);
+	advance(100);
+	ck_assert_int_eq(F.nspawn, 3);
+	teardown();
+}
+END_TEST
+
+START_TEST(frames_after_exit_still_count)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	/* SIGCHLD handled before the channel's last frames were read */
+	sup_child_exit(S, F.pid_of[0], 0);
+	ck_assert_int_eq(F.nfail, 0);
+	done(0, "r1", RQ_OK);
+	ck_assert_int_eq(F.ndone, 1);
+	sup_chan_eof(S, 0);
+	ck_assert_int_eq(F.nfail, 0);
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	ck_assert_int_eq(F.nspawn, 2);
+	teardown();
+}
+END_TEST
+
+START_TEST(eof_without_exit_gets_sigkill)
+{
+	setup_one();
+	sup_chan_eof(S, 0);
+	ck_assert_uint_eq(stats().st_count[W_DEAD], 1);
+	advance(2000);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGKILL);
+	sup_child_exit(S, F.pid_of[0], SIGKILL);
+	ck_assert_uint_eq(stats().st_count[W_EMPTY], 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(exit_without_eof_closes_channel)
+{
+	setup_one();
+	sup_child_exit(S, F.pid_of[0], SIGSEGV);
+	ck_assert_int_eq(F.closed[0], 0);	/* channel may hold frames */
+	advance(1999);
+	ck_assert_int_eq(F.closed[0], 0);
+	advance(1);
+	ck_assert_int_eq(F.closed[0], 1);
+	ck_assert_uint_eq(stats().st_crashes, 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(ignoring_sigterm_gets_sigkill)
+{
+	struct sup_req	 r;
+	pid_t		 pid;
+
+	setup_one();
+	pid = F.pid_of[0];
+	submit(&r, "r1");
+	advance(5100);			/* hang */
+	ck_assert_int_eq(last_sig_for(pid), SIGTERM);
+	advance(1800);
+	ck_assert_int_eq(last_sig_for(pid), SIGTERM);
+	advance(200);
+	ck_assert_int_eq(last_sig_for(pid), SIGKILL);
+	teardown();
+}
+END_TEST
+
+/* ---- protocol violations ---- */
+
+START_TEST(foreign_request_id_kills)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	chunk(0, "other", 0);
+	ck_assert_int_eq(F.nchunks, 0);
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
+START_TEST(out_of_sequence_kills)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	chunk(0, "r1", 0);
+	chunk(0, "r1", 5);
+	ck_assert_int_eq(F.nchunks, 1);
+	ck_assert_int_eq(F.nfail, 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(wrong_direction_kills)
+{
+	struct proto_msg m;
+
+	setup_one();
+	proto_msg_init(&m, PROTO_SHUTDOWN, NULL);
+	frame(0, &m);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
+START_TEST(malformed_frame_kills)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	sup_chan_error(S, 0, false, "oversize frame");
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	die(0, SIGTERM);
+	advance(100);
+	ck_assert_int_eq(F.nspawn, 2);	/* ordinary respawn */
+	teardown();
+}
+END_TEST
+
+START_TEST(version_mismatch_not_respawned)
+{
+	setup_with(conf(1, 1));
+	sup_chan_error(S, 0, true, "protocol version 9, expected 1");
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	die(0, SIGTERM);
+	advance(60000);
+	ck_assert_int_eq(F.nspawn, 1);
+	ck_assert(stats().st_broken);
+	{
+		struct sup_req r; int st; const char *why;
+		mkreq(&r, "r1");
+		ck_assert_int_eq(sup_submit(S, &r, &st, &why), -1);
+		ck_assert_ptr_nonnull(strstr(why, "version"));
+	}
+	teardown();
+}
+END_TEST
+
+START_TEST(ex_config_not_respawned)
+{
+	setup_with(conf(1, 1));
+	die(0, EX_CONFIG << 8);		/* exited with code EX_CONFIG */
+	advance(60000);
+	ck_assert_int_eq(F.nspawn, 1);
+	ck_assert(stats().st_broken);
+	teardown();
+}
+END_TEST
+
+/* ---- backoff and crash loops ---- */
+
+START_TEST(backoff_doubles_and_resets)
+{
+	setup_with(conf(1, 1));
+	die(0, SIGSEGV);		/* never said HELLO */
+	advance(99);
+	ck_assert_int_eq(F.nspawn, 1);
+	advance(1);
+	ck_assert_int_eq(F.nspawn, 2);
+	die(0, SIGSEGV);
+	advance(199);
+	ck_assert_int_eq(F.nspawn, 2);
+	advance(1);
+	ck_assert_int_eq(F.nspawn, 3);
+	die(0, SIGSEGV);
+	advance(400);
+	ck_assert_int_eq(F.nspawn, 4);
+	hello(0);			/* healthy for a while: reset */
+	advance(5000);
+	die(0, SIGSEGV);
+	advance(100);
+	ck_assert_int_eq(F.nspawn, 5);
+	teardown();
+}
+END_TEST
+
+START_TEST(backoff_is_capped)
+{
+	int	 i;
+
+	setup_with(conf(1, 1));
+	for (i = 0; i < 12; i++) {
+		die(0, SIGSEGV);
+		advance(30000);
+	}
+	ck_assert_int_eq(F.nspawn, 13);
+	die(0, SIGSEGV);
+	advance(29999);
+	ck_assert_int_eq(F.nspawn, 13);
+	advance(1);
+	ck_assert_int_eq(F.nspawn, 14);
+	teardown();
+}
+END_TEST
+
+START_TEST(crash_loop_marks_degraded)
+{
+	struct sup_conf	 c = conf(4, 4);
+	int		 i;
+
+	c.backoff_max_ms = 100;
+	setup_with(c);
+	ck_assert(!stats().st_degraded);
+	for (i = 0; i < 10; i++) {
+		die((unsigned)(i % 4), SIGSEGV);
+		advance(100);
+	}
+	ck_assert(stats().st_degraded);
+	ck_assert_uint_eq(stats().st_crashes, 10);
+	advance(61000);			/* quiet: healthy again */
+	ck_assert(!stats().st_degraded);
+	teardown();
+}
+END_TEST
+
+/* ---- sizing and recycling ---- */
+
+START_TEST(idle_reaping_above_min)
+{
+	struct sup_req	 a, b;
+
+	setup_with(conf(1, 3));
+	hello(0);
+	submit(&a, "a1");
+	submit(&b, "b2");
+	hello(1);
+	done(0, "a1", RQ_OK);
+	done(1, "b2", RQ_OK);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 2);
+	advance(10000);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
+	ck_assert_uint_eq(last_sent()->type, PROTO_SHUTDOWN);
+	die(last_sent()->slot, 0);
+	advance(60000);
+	ck_assert_uint_eq(stats().st_live, 1);	/* never below min */
+	ck_assert_int_eq(F.nspawn, 2);
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(retire_then_clean_respawn)
+{
+	struct sup_conf	 c = conf(1, 1);
+	struct proto_msg m;
+	struct sup_req	 r;
+
+	c.max_requests = 1;
+	setup_with(c);
+	ck_assert_uint_eq(F.maxreq_of[0], 1);
+	hello(0);
+	submit(&r, "r1");
+	done(0, "r1", RQ_OK);
+	proto_msg_init(&m, PROTO_RETIRE, NULL);
+	frame(0, &m);
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
+	die(0, 0);
+	ck_assert_int_eq(F.nspawn, 2);	/* at once, no backoff */
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(max_requests_jitter_in_range)
+{
+	struct sup_conf	 c = conf(4, 4);
+	int		 i;
+
+	c.max_requests = 100;
+	c.max_requests_jitter = 10;
+	setup_with(c);
+	for (i = 0; i < 4; i++) {
+		ck_assert_uint_ge(F.maxreq_of[i], 100);
+		ck_assert_uint_le(F.maxreq_of[i], 110);
+	}
+	teardown();
+}
+END_TEST
+
+/* ---- stopping ---- */
+
+START_TEST(drain_finishes_work_then_stops)
+{
+	struct sup_req	 a, b;
+
+	unsigned	 slot;
+
+	setup_two();
+	submit(&a, "a1");
+	slot = last_sent()->slot;
+	sup_drain(S);
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);	/* the idle */
+	{
+		int st; const char *why;
+		mkreq(&b, "b2");
+		ck_assert_int_eq(sup_submit(S, &b, &st, &why), -1);
+	}
+	chunk(slot, "a1", 0);
+	done(slot, "a1", RQ_OK);
+	ck_assert_int_eq(F.ndone, 1);
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 2);
+	ck_assert_int_eq(F.stopped, 0);
+	die(0, 0);
+	die(1, 0);
+	ck_assert_int_eq(F.stopped, 1);
+	ck_assert_int_eq(F.nspawn, 2);
+	teardown();
+}
+END_TEST
+
+START_TEST(drain_timeout_terminates)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	sup_drain(S);
+	while (F.now < 40000) {
+		advance(1000);
+		if (F.nfail == 0)
+			heartbeat(0, "a1");
+	}
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(F.fail_status, 503);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGKILL);
+	die(0, SIGKILL);
+	ck_assert_int_eq(F.stopped, 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(terminate_fails_queue)
+{
+	struct sup_req	 a, b;
+
+	setup_one();
+	submit(&a, "a1");
+	submit(&b, "b2");
+	sup_terminate(S);
+	ck_assert_int_eq(F.nfail, 2);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	die(0, SIGTERM);
+	ck_assert_int_eq(F.stopped, 1);
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(workers_listing)
+{
+	struct sup_winfo wi[4];
+	struct sup_req	 r;
+
+	setup_two();
+	submit(&r, "r9");
+	heartbeat(1, "r9");
+	ck_assert_uint_eq(sup_workers(S, wi, 4), 2);
+	ck_assert_str_eq(sup_state_name(wi[1].wi_state), "busy");
+	ck_assert_str_eq(wi[1].wi_rqid, "r9");
+	ck_assert_str_eq(wi[1].wi_phase, "waiting");
+	teardown();
+}
+END_TEST
+
+static Suite *
+sup_suite(void)
+{
+	Suite	*s = suite_create("sup");
+	TCase	*tc;
+
+#define TC(name, ...) do {						\
+	tc = tcase_create(name);					\
+	__VA_ARGS__							\
+	suite_add_tcase(s, tc);						\
+} while (0)
+#define T(fn)	tcase_add_test(tc, fn);
+	TC("startup", T(spawns_min_and_becomes_ready)
+	    T(spawn_timeout_escalates_to_sigkill) T(hello_twice_is_a_violation));
+	TC("requests", T(dispatch_chunks_done) T(queue_then_on_demand_spawn)
+	    T(queue_full_refused) T(queue_timeout_fails_503));
+	TC("timeouts", T(hang_is_killed_and_request_failed)
+	    T(paused_worker_is_not_hung) T(deadline_cancels_and_answers_504));
+	TC("cancel", T(cancel_then_ack_reuses_worker)
+	    T(cancel_without_ack_kills) T(cancel_queued_request));
+	TC("deaths", T(death_before_output_retries_once)
+	    T(death_after_output_fails) T(frames_after_exit_still_count)
+	    T(eof_without_exit_gets_sigkill) T(exit_without_eof_closes_channel)
+	    T(ignoring_sigterm_gets_sigkill));
+	TC("violations", T(foreign_request_id_kills) T(out_of_sequence_kills)
+	    T(wrong_direction_kills) T(malformed_frame_kills)
+	    T(version_mismatch_not_respawned) T(ex_config_not_respawned));
+	TC("backoff", T(backoff_doubles_and_resets) T(backoff_is_capped)
+	    T(crash_loop_marks_degraded));
+	TC("sizing", T(idle_reaping_above_min) T(retire_then_clean_respawn)
+	    T(max_requests_jitter_in_range));
+	TC("stopping", T(drain_finishes_work_then_stops)
+	    T(drain_timeout_terminates) T(terminate_fails_queue)
+	    T(workers_listing));
+#undef T
+#undef TC
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr = srunner_create(sup_suite());
+	int	 failed;
+
+	log_init(LOG_LVL_ERR);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
