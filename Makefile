@@ -18,6 +18,15 @@ BUILD_ID	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 LLHTTP_DIR	?= /usr/share/llhttp
 LLHTTP_INC	?= /usr/share/include/llhttp
 ASAN_O		?= build-asan
+V		?= 0
+
+ifeq ($(V),0)
+Q		:= @
+say		= @printf '  %-7s %s\n' $(1) $(2)
+else
+Q		:=
+say		= @:
+endif
 
 WARN	:= -Wall -Wextra -Wformat=2 -Wimplicit-fallthrough \
 	   -Wno-unused-parameter -Wshadow -Wpointer-arith -Wcast-qual \
@@ -86,12 +95,14 @@ all: $(BINS) $(MOCK)
 
 $(O)/%.o: %.c $(O)/config.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # llhttp is Node's parser, shipped as C sources by Debian's node-llhttp.
 $(O)/llhttp/%.o: $(LLHTTP_DIR)/%.c $(O)/config.mk
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 $(CFLAGS) -w -I$(LLHTTP_INC) \
+	$(call say,CC,$<)
+	$(Q)$(CC) -std=c11 $(CFLAGS) -w -I$(LLHTTP_INC) \
 	    $(if $(SANITIZER),-fsanitize=$(SANITIZER) -fno-omit-frame-pointer) \
 	    -c -o $@ $<
 
@@ -100,21 +111,25 @@ $(O)/tests/check_http.o: ALL_CFLAGS += -I$(LLHTTP_INC)
 
 $(GATEWAY): $(call obj,gateway/main.c) $(GATEWAY_LIB) $(PROTO_OBJS) \
 	    $(COMMON_OBJS) $(LLHTTP_OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_GATEWAY)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_GATEWAY)
 
 $(WORKER): $(call obj,worker/main.c) $(WORKER_LIB) $(PROTO_OBJS) \
 	    $(COMMON_OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_WORKER)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_WORKER)
 
 $(MOCK): $(call obj,tests/mock_llm.c) $(call obj,common/log.c \
 	    common/xmem.c common/buf.c common/clock.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK)
 
 $(LOADGEN): $(call obj,bench/loadgen.c) $(call obj,common/log.c \
 	    common/xmem.c common/buf.c common/clock.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK) -lcurl -lm
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK) -lcurl -lm
 
 # ---- tests -----------------------------------------------------------
 # Each unit suite links only its module's objects (plus stubs), so a
@@ -123,19 +138,28 @@ $(LOADGEN): $(call obj,bench/loadgen.c) $(call obj,common/log.c \
 BASE	:= $(call obj,common/log.c common/xmem.c common/buf.c common/clock.c \
 	    common/uuid.c)
 
-check_buf_OBJS		:= $(BASE)
+check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/names.c \
+			    common/modelsel.c common/conf.c common/json.c \
+			    common/jsonw.c)
 check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)
 check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/sup.c)
-check_http_OBJS		:= $(BASE) $(call obj,gateway/http.c) $(LLHTTP_OBJS)
+check_http_OBJS		:= $(BASE) $(call obj,gateway/http.c gateway/http_parse.c) \
+			    $(LLHTTP_OBJS)
 check_sse_OBJS		:= $(BASE) $(call obj,worker/sse.c)
 check_conf_OBJS		:= $(BASE) $(call obj,common/conf.c common/json.c \
 			    common/names.c)
-check_resp_OBJS		:= $(BASE) $(call obj,gateway/resp.c \
-			    gateway/api_openai.c common/json.c)
+check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
+			    gateway/api_openai.c common/json.c common/jsonw.c)
+check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
+			    gateway/sup.c common/conf.c common/json.c \
+			    common/names.c tests/stubs_gwconf.c)
+check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
+			    worker/msgs.c worker/llm_openai.c common/jsonw.c \
+			    tests/stubs_worker.c)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 
-UNIT_TESTS	:= check_buf check_proto check_sup check_http check_sse \
-		   check_conf check_resp
+UNIT_TESTS	:= check_common check_proto check_sup check_http check_sse \
+		   check_conf check_api check_gwconf check_worker
 IT_TESTS	:= check_it
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
@@ -143,7 +167,8 @@ TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 define TEST_template
 $(O)/tests/$(1): $(call obj,tests/$(1).c) $$($(1)_OBJS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS_CHECK) -lm
+	$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS_CHECK) -lm
 endef
 $(foreach t,$(TESTS),$(eval $(call TEST_template,$(t))))
 

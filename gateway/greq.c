@@ -1,0 +1,352 @@
+/* greq.c - one client request in flight: from HTTP to the pool and back. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "../common/clock.h"
+#include "../common/log.h"
+#include "../common/modelsel.h"
+#include "../common/names.h"
+#include "../common/xmem.h"
+#include "api.h"
+#include "greq.h"
+#include "gw.h"
+#include "resp.h"
+
+struct greq {
+	TAILQ_ENTRY(greq)	 q_entry;
+	struct gw		*q_gw;
+	struct http_conn	*q_conn;	/* NULL: client gone or answered */
+	struct sup_req		 q_sr;
+	struct api_req		 q_api;
+	struct resp_ctx		 q_rc;
+	char			 q_id[UUID_BUFLEN];
+	char			 q_cmpl_id[64];
+	char			*q_model;	/* echoed model */
+	bool			 q_submitted;	/* the pool knows it */
+	bool			 q_head_sent;
+	bool			 q_done;	/* finished, waiting for reaper */
+	struct buf		 q_text;	/* non-streaming accumulation */
+	struct buf		 q_reasoning;
+	struct buf		 q_out;		/* scratch for formatting */
+	struct event		*q_hb;		/* stream heartbeat */
+	uint64_t		 q_last_write;
+	uint64_t		 q_started;
+};
+
+#define SR_TO_GREQ(sr)	((struct greq *)((char *)(sr) - \
+	offsetof(struct greq, q_sr)))
+
+static void
+reaper_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw	*g = arg;
+	struct greq	*q;
+
+	while ((q = TAILQ_FIRST(&g->g_dead)) != NULL) {
+		TAILQ_REMOVE(&g->g_dead, q, q_entry);
+		if (q->q_hb != NULL)
+			event_free(q->q_hb);
+		api_req_clear(&q->q_api);
+		buf_free(&q->q_text);
+		buf_free(&q->q_reasoning);
+		buf_free(&q->q_out);
+		free(q->q_model);
+		free(q);
+	}
+}
+
+int
+greq_init(struct gw *g)
+{
+	TAILQ_INIT(&g->g_live);
+	TAILQ_INIT(&g->g_dead);
+	g->g_reaper = event_new(g->g_base, -1, 0, reaper_cb, g);
+	return g->g_reaper != NULL ? 0 : -1;
+}
+
+void
+greq_shutdown(struct gw *g)
+{
+	struct greq	*q;
+
+	while ((q = TAILQ_FIRST(&g->g_live)) != NULL) {
+		TAILQ_REMOVE(&g->g_live, q, q_entry);
+		TAILQ_INSERT_TAIL(&g->g_dead, q, q_entry);
+	}
+	reaper_cb(-1, 0, g);
+	if (g->g_reaper != NULL)
+		event_free(g->g_reaper);
+	g->g_reaper = NULL;
+}
+
+/* Never free inside a callback chain: the reaper does it next pass. */
+static void
+finish(struct greq *q)
+{
+	struct gw	*g = q->q_gw;
+
+	if (q->q_done)
+		return;
+	q->q_done = true;
+	q->q_conn = NULL;
+	if (q->q_hb != NULL)
+		event_del(q->q_hb);
+	TAILQ_REMOVE(&g->g_live, q, q_entry);
+	TAILQ_INSERT_TAIL(&g->g_dead, q, q_entry);
+	event_active(g->g_reaper, EV_TIMEOUT, 0);
+}
+
+static bool
+is_ollama(int api)
+{
+	return api == API_OLLAMA_CHAT || api == API_OLLAMA_GENERATE;
+}
+
+static void
+send_error(struct greq *q, int status, const char *message)
+{
+	struct buf	 b = BUF_INIT;
+
+	if (q->q_conn == NULL)
+		return;
+	if (!q->q_head_sent) {
+		resp_error(&b, is_ollama(q->q_rc.rc_api), status, message);
+		http_reply(q->q_conn, status, "application/json",
+		    status == 503 ? "Retry-After: 1\r\n" : NULL, b.b_data,
+		    b.b_len);
+	} else {
+		resp_stream_error(&b, &q->q_rc, status, message);
+		http_stream_write(q->q_conn, b.b_data, b.b_len);
+		http_stream_end(q->q_conn);
+	}
+	buf_free(&b);
+}
+
+static void
+stream_write(struct greq *q)
+{
+	if (q->q_conn == NULL || q->q_out.b_len == 0)
+		return;
+	http_stream_write(q->q_conn, q->q_out.b_data, q->q_out.b_len);
+	buf_reset(&q->q_out);
+	q->q_last_write = clock_mono_ms();
+}
+
+/* Commit to 200 and the stream's first event. */
+static void
+stream_head(struct greq *q)
+{
+	if (q->q_head_sent || q->q_conn == NULL)
+		return;
+	q->q_head_sent = true;
+	http_stream_begin(q->q_conn, 200, resp_stream_type(q->q_rc.rc_api),
+	    "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\n");
+	resp_stream_open(&q->q_out, &q->q_rc);
+	stream_write(q);
+}
+
+static void
+heartbeat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct greq	*q = arg;
+	uint64_t	 iv = q->q_gw->g_conf.c_stream_heartbeat_ms;
+
+	if (q->q_done || q->q_conn == NULL)
+		return;
+	if (!q->q_head_sent) {
+		stream_head(q);
+		return;
+	}
+	if (clock_mono_ms() - q->q_last_write + 10 >= iv) {
+		resp_stream_heartbeat(&q->q_out, &q->q_rc);
+		stream_write(q);
+	}
+}
+
+static void
+on_gone(void *owner)
+{
+	struct greq	*q = owner;
+
+	q->q_conn = NULL;
+	if (q->q_done)
+		return;
+	log_info("[rq %s] client went away after %llu ms; cancelling", q->q_id,
+	    (unsigned long long)(clock_mono_ms() - q->q_started));
+	q->q_gw->g_cnt.gc_client_gone++;
+	if (q->q_submitted)
+		sup_cancel(q->q_gw->g_sup, &q->q_sr);
+	finish(q);
+}
+
+static void
+on_drain(void *owner)
+{
+	struct greq	*q = owner;
+
+	if (!q->q_done && q->q_submitted)
+		sup_pause(q->q_gw->g_sup, &q->q_sr, false);
+}
+
+void
+greq_sup_chunk(void *arg, struct sup_req *sr, const struct proto_msg *m)
+{
+	struct greq	*q = SR_TO_GREQ(sr);
+	const struct proto_req_chunk *c = &m->m_u.req_chunk;
+
+	if (q->q_done || q->q_conn == NULL)
+		return;
+	if (!q->q_api.ar_stream) {
+		buf_add(&q->q_text, c->content.p, c->content.n);
+		buf_add(&q->q_reasoning, c->reasoning.p, c->reasoning.n);
+		return;
+	}
+	stream_head(q);
+	resp_stream_chunk(&q->q_out, &q->q_rc, c);
+	if (q->q_out.b_len > 0)
+		sr->sr_forwarded = true;
+	stream_write(q);
+	if (q->q_conn != NULL && http_out_full(q->q_conn))
+		sup_pause(q->q_gw->g_sup, sr, true);
+}
+
+static void
+answer_ok(struct greq *q, const struct proto_req_done *d)
+{
+	if (q->q_api.ar_stream) {
+		stream_head(q);
+		resp_stream_close(&q->q_out, &q->q_rc, d);
+		stream_write(q);
+		if (q->q_conn != NULL)
+			http_stream_end(q->q_conn);
+		return;
+	}
+	resp_whole(&q->q_out, &q->q_rc, &q->q_text, &q->q_reasoning, d);
+	http_reply(q->q_conn, 200, "application/json", NULL, q->q_out.b_data,
+	    q->q_out.b_len);
+}
+
+void
+greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
+{
+	struct greq			*q = SR_TO_GREQ(sr);
+	const struct proto_req_done	*d = &m->m_u.req_done;
+	char				 msg[1024];
+
+	q->q_submitted = false;
+	if (q->q_done)
+		return;
+	if (d->status == RQ_OK) {
+		q->q_gw->g_cnt.gc_ok++;
+		if (q->q_conn != NULL)
+			answer_ok(q, d);
+	} else {
+		q->q_gw->g_cnt.gc_errors++;
+		snprintf(msg, sizeof(msg), "%.*s", (int)d->message.n,
+		    d->message.p ? d->message.p : "the request was cancelled");
+		log_info("[rq %s] failed: %s", q->q_id, msg);
+		send_error(q, d->http_status >= 400 && d->http_status < 600 ?
+		    (int)d->http_status : 502, msg);
+	}
+	finish(q);
+}
+
+void
+greq_sup_fail(void *arg, struct sup_req *sr, int status, const char *why)
+{
+	struct greq	*q = SR_TO_GREQ(sr);
+
+	q->q_submitted = false;
+	if (q->q_done)
+		return;
+	q->q_gw->g_cnt.gc_errors++;
+	log_warnx("[rq %s] %s", q->q_id, why);
+	send_error(q, status, why);
+	finish(q);
+}
+
+static struct greq *
+greq_new(struct gw *g, struct http_conn *conn, const struct http_request *hr)
+{
+	struct greq	*q = xcalloc(1, sizeof(*q));
+
+	q->q_gw = g;
+	q->q_conn = conn;
+	q->q_started = q->q_last_write = clock_mono_ms();
+	snprintf(q->q_id, sizeof(q->q_id), "%s", hr->id);
+	TAILQ_INSERT_TAIL(&g->g_live, q, q_entry);
+	http_set_owner(conn, q, on_gone, on_drain);
+	return q;
+}
+
+/* Response context: ids, the echoed model, the creation time. */
+static void
+setup_ctx(struct greq *q)
+{
+	struct gw	*g = q->q_gw;
+	char		 wf[NAME_MAX_LEN + 1];
+
+	snprintf(q->q_cmpl_id, sizeof(q->q_cmpl_id), "chatcmpl-%s", q->q_id);
+	if (modelsel_workflow(g->g_conf.c_config_dir, g->g_shared_folder,
+	    q->q_api.ar_model, wf, sizeof(wf)))
+		q->q_model = modelsel_echo(g->g_conf.c_user, wf);
+	else
+		q->q_model = modelsel_echo(g->g_conf.c_user, NULL);
+	q->q_rc = (struct resp_ctx){ q->q_api.ar_api, q->q_cmpl_id,
+	    q->q_model, (int64_t)time(NULL), q->q_api.ar_include_usage };
+}
+
+static void
+start_heartbeat(struct greq *q)
+{
+	uint64_t	 iv = q->q_gw->g_conf.c_stream_heartbeat_ms;
+	struct timeval	 tv = { (time_t)(iv / 1000),
+			    (suseconds_t)(iv % 1000) * 1000 };
+
+	if (iv == 0)
+		return;
+	q->q_hb = event_new(q->q_gw->g_base, -1, EV_PERSIST, heartbeat_cb, q);
+	if (q->q_hb != NULL)
+		event_add(q->q_hb, &tv);
+}
+
+void
+greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
+    int api)
+{
+	struct greq	*q = greq_new(g, conn, hr);
+	char		 err[API_ERRLEN];
+	const char	*why;
+	int		 status;
+	uint64_t	 budget = g->g_conf.c_request_timeout_ms;
+
+	g->g_cnt.gc_completions++;
+	q->q_rc.rc_api = api;
+	if (api_openai_chat(hr->body, hr->body_len, q->q_id, budget, &q->q_api,
+	    &status, err) == -1) {
+		g->g_cnt.gc_rejected++;
+		send_error(q, status, err);
+		finish(q);
+		return;
+	}
+	setup_ctx(q);
+	snprintf(q->q_sr.sr_id, sizeof(q->q_sr.sr_id), "%s", q->q_id);
+	q->q_sr.sr_start = q->q_api.ar_start.b_data;
+	q->q_sr.sr_start_len = q->q_api.ar_start.b_len;
+	q->q_sr.sr_deadline = budget ? q->q_started + budget : 0;
+	if (sup_submit(g->g_sup, &q->q_sr, &status, &why) == -1) {
+		g->g_cnt.gc_rejected++;
+		log_warnx("[rq %s] refused: %s", q->q_id, why);
+		send_error(q, status, why);
+		finish(q);
+		return;
+	}
+	q->q_submitted = true;
+	if (q->q_api.ar_stream && !q->q_done)
+		start_heartbeat(q);
+}

@@ -1,0 +1,28 @@
+/* greq.h - one client request in flight: from HTTP to the pool and back. */
+#ifndef SLUICE_GREQ_H
+#define SLUICE_GREQ_H
+
+#include "../proto/proto.h"
+#include "http.h"
+#include "sup.h"
+
+struct gw;
+
+/* Serve a generation request of the given API kind on conn: parse the
+ * body, submit it to the pool and answer when the worker is done. Every
+ * error is answered here; nothing is left to the caller. */
+void	greq_start(struct gw *, struct http_conn *,
+	    const struct http_request *, int api);
+
+/* Set up the reaper that frees finished requests outside callbacks. */
+int	greq_init(struct gw *);
+
+/* Free every request (at exit, after the server is gone). */
+void	greq_shutdown(struct gw *);
+
+/* Supervisor callbacks (see struct sup_ops). */
+void	greq_sup_chunk(void *arg, struct sup_req *, const struct proto_msg *);
+void	greq_sup_done(void *arg, struct sup_req *, const struct proto_msg *);
+void	greq_sup_fail(void *arg, struct sup_req *, int status, const char *why);
+
+#endif

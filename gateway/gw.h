@@ -1,0 +1,52 @@
+/* gw.h - the gateway process: its event loop, pool, server and counters. */
+#ifndef SLUICE_GW_H
+#define SLUICE_GW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "gwconf.h"
+
+struct event_base;
+struct event;
+struct http_server;
+struct sup;
+struct chan;
+struct greq;
+
+/* Counters for /health and /metrics. */
+struct gw_counters {
+	uint64_t	 gc_requests;		/* HTTP requests routed */
+	uint64_t	 gc_completions;	/* chat/completion requests */
+	uint64_t	 gc_ok;			/* answered by a worker */
+	uint64_t	 gc_errors;		/* failed after dispatch */
+	uint64_t	 gc_rejected;		/* 4xx before dispatch */
+	uint64_t	 gc_client_gone;	/* client left first */
+};
+
+TAILQ_HEAD(greq_list, greq);
+
+struct gw {
+	struct event_base	*g_base;
+	struct gw_conf		 g_conf;
+	struct http_server	*g_http;
+	struct sup		*g_sup;
+	struct chan		**g_chans;	/* one per worker slot */
+	unsigned		 g_nchans;
+	struct event		*g_sup_timer;
+	struct event		*g_sigchld;
+	struct event		*g_reaper;	/* frees closed requests */
+	struct greq_list	 g_live;	/* requests in flight */
+	struct greq_list	 g_dead;	/* waiting for the reaper */
+	char			 g_worker_bin[4096];
+	char			*g_shared_folder;	/* user's shared workflows */
+	bool			 g_allow_shared;	/* list them in /v1/models */
+	struct event		*g_sigs[8];
+	uint64_t		 g_started_ms;
+	bool			 g_ready;	/* a worker said HELLO */
+	bool			 g_stopping;
+	struct gw_counters	 g_cnt;
+};
+
+#endif

@@ -1,0 +1,450 @@
+/* gwconf.c - gateway settings: defaults, sluice.json, user "sluice" section, command line. */
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "../common/conf.h"
+#include "../common/log.h"
+#include "../common/names.h"
+#include "../common/xmem.h"
+#include "gwconf.h"
+
+enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL };
+
+/* One setting: its key in sluice.json, its type and where it lives. A
+ * command-line flag that sets the same thing wins over the files. */
+struct setting {
+	const char	*s_key;
+	enum stype	 s_type;
+	size_t		 s_off;
+	size_t		 s_width;	/* for S_UINT / S_SIZE */
+};
+
+#define SET(key, type, mem)						\
+	{ key, type, offsetof(struct gw_conf, mem),			\
+	    sizeof(((struct gw_conf *)0)->mem) }
+
+static const struct setting settings[] = {
+	SET("listen",			S_STR,	c_listen),
+	SET("state_dir",		S_STR,	c_state_dir),
+	SET("log_level",		S_LEVEL, c_log_level),
+	SET("api_keys",			S_KEYS,	c_api_keys),
+	SET("request_timeout_s",	S_MS,	c_request_timeout_ms),
+	SET("stream_heartbeat_s",	S_MS,	c_stream_heartbeat_ms),
+	SET("min_workers",		S_UINT,	c_sup.min_workers),
+	SET("max_workers",		S_UINT,	c_sup.max_workers),
+	SET("max_requests",		S_UINT,	c_sup.max_requests),
+	SET("max_requests_jitter",	S_UINT,	c_sup.max_requests_jitter),
+	SET("queue_max",		S_UINT,	c_sup.queue_max),
+	SET("queue_timeout_s",		S_MS,	c_sup.queue_timeout_ms),
+	SET("spawn_timeout_s",		S_MS,	c_sup.spawn_timeout_ms),
+	SET("hang_timeout_s",		S_MS,	c_sup.hang_timeout_ms),
+	SET("cancel_grace_s",		S_MS,	c_sup.cancel_grace_ms),
+	SET("kill_grace_s",		S_MS,	c_sup.kill_grace_ms),
+	SET("idle_timeout_s",		S_MS,	c_sup.idle_timeout_ms),
+	SET("drain_timeout_s",		S_MS,	c_sup.drain_timeout_ms),
+	SET("max_body_bytes",		S_SIZE,	c_http.max_body),
+	SET("max_header_bytes",		S_SIZE,	c_http.max_header_bytes),
+	SET("max_headers",		S_SIZE,	c_http.max_headers),
+	SET("max_url_bytes",		S_SIZE,	c_http.max_url),
+	SET("header_timeout_s",		S_MS,	c_http.header_timeout_ms),
+	SET("body_timeout_s",		S_MS,	c_http.body_timeout_ms),
+	SET("keepalive_timeout_s",	S_MS,	c_http.keepalive_timeout_ms),
+	SET("max_connections",		S_UINT,	c_http.max_conns),
+};
+#define NSETTINGS	(sizeof(settings) / sizeof(settings[0]))
+
+/* Which settings the command line gave (bit per settings[] index). */
+static uint64_t	 cli_set;
+
+static int
+setting_index(const char *key)
+{
+	size_t	 i;
+
+	for (i = 0; i < NSETTINGS; i++)
+		if (strcmp(settings[i].s_key, key) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void
+defaults(struct gw_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->c_config_dir = xstrdup("configs");
+	c->c_listen = xstrdup("127.0.0.1:5050");
+	c->c_state_dir = xstrdup("state");
+	c->c_log_level = LOG_LVL_INFO;
+	c->c_request_timeout_ms = 3600 * 1000;
+	c->c_stream_heartbeat_ms = 1000;
+	http_limits_default(&c->c_http);
+	sup_conf_default(&c->c_sup);
+	cli_set = 0;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: sluice-gateway [options] [config-dir [user]]\n"
+"  --config-dir DIR   WilmerAI-layout config folder (default ./configs)\n"
+"  --user NAME        user whose workflows run (default: Users/_current-user.json)\n"
+"  --listen ADDR:PORT address to serve (default 127.0.0.1:5050)\n"
+"  --port PORT        port, keeping the address of --listen\n"
+"  --workers N        run exactly N workers (min_workers = max_workers = N)\n"
+"  --state-dir DIR    database and runtime files (default ./state)\n"
+"  --worker-bin PATH  worker binary (default: sluice-worker beside this one)\n"
+"  --check-config     load and check every configuration file, then exit\n"
+"  -v, --verbose      debug logging\n"
+"  --version, --help\n"
+"WilmerAI's --ConfigDirectory and --User are accepted as aliases.\n"
+"Settings files: <config-dir>/sluice.json, then the \"sluice\" object of\n"
+"the user file; command-line options win. See docs/configuration.md.\n");
+}
+
+static void
+replace(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+/* --port keeps the host of the current listen address. */
+static void
+set_port(struct gw_conf *c, const char *port)
+{
+	char	*colon = strrchr(c->c_listen, ':');
+	char	*host = colon ? xstrndup(c->c_listen,
+		    (size_t)(colon - c->c_listen)) : xstrdup(c->c_listen);
+
+	free(c->c_listen);
+	c->c_listen = xasprintf("%s:%s", host, port);
+	free(host);
+}
+
+/* WilmerAI's --listen takes a bare address; ours takes addr:port. */
+static void
+set_listen(struct gw_conf *c, const char *v)
+{
+	const char	*colon = strrchr(v, ':');
+	const char	*oldport = strrchr(c->c_listen, ':');
+
+	if (colon != NULL && (v[0] != '[' || colon > strchr(v, ']')))
+		replace(&c->c_listen, v);
+	else {
+		char	*n = xasprintf("%s:%s", v, oldport ? oldport + 1 : "5050");
+
+		free(c->c_listen);
+		c->c_listen = n;
+	}
+}
+
+static int
+parse_uint(const char *v, unsigned *out)
+{
+	char		*end;
+	unsigned long	 n = strtoul(v, &end, 10);
+
+	if (*v == '\0' || *end != '\0' || n > 4096)
+		return -1;
+	*out = (unsigned)n;
+	return 0;
+}
+
+enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
+    O_WBIN, O_CHECK, O_VERSION, O_HELP };
+
+static const struct option longopts[] = {
+	{ "config-dir", required_argument, NULL, O_CONFIG },
+	{ "ConfigDirectory", required_argument, NULL, O_CONFIG },
+	{ "user", required_argument, NULL, O_USER },
+	{ "User", required_argument, NULL, O_USER },
+	{ "listen", required_argument, NULL, O_LISTEN },
+	{ "port", required_argument, NULL, O_PORT },
+	{ "workers", required_argument, NULL, O_WORKERS },
+	{ "state-dir", required_argument, NULL, O_STATE },
+	{ "worker-bin", required_argument, NULL, O_WBIN },
+	{ "check-config", no_argument, NULL, O_CHECK },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int
+apply_opt(struct gw_conf *c, int ch, const char *arg)
+{
+	unsigned	 n;
+
+	switch (ch) {
+	case O_CONFIG:	replace(&c->c_config_dir, arg); return 0;
+	case O_USER:	replace(&c->c_user, arg); return 0;
+	case O_STATE:	replace(&c->c_state_dir, arg);
+			cli_set |= 1ull << setting_index("state_dir"); return 0;
+	case O_WBIN:	replace(&c->c_worker_bin, arg); return 0;
+	case O_CHECK:	c->c_check_only = true; return 0;
+	case 'v':	c->c_log_level = LOG_LVL_DEBUG;
+			cli_set |= 1ull << setting_index("log_level"); return 0;
+	case O_LISTEN:	set_listen(c, arg);
+			cli_set |= 1ull << setting_index("listen"); return 0;
+	case O_PORT:	set_port(c, arg);
+			cli_set |= 1ull << setting_index("listen"); return 0;
+	case O_WORKERS:
+		if (parse_uint(arg, &n) == -1 || n == 0) {
+			fprintf(stderr, "sluice-gateway: --workers needs a "
+			    "number from 1 to 4096\n");
+			return -1;
+		}
+		c->c_sup.min_workers = c->c_sup.max_workers = n;
+		cli_set |= 1ull << setting_index("min_workers");
+		cli_set |= 1ull << setting_index("max_workers");
+		return 0;
+	}
+	return -1;
+}
+
+int
+gwconf_args(struct gw_conf *c, int argc, char **argv)
+{
+	int	 ch;
+
+	defaults(c);
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+		if (ch == O_HELP) {
+			usage(stdout);
+			return 1;
+		}
+		if (ch == O_VERSION) {
+			printf("sluice-gateway %s (build %s, protocol %d)\n",
+			    SLUICE_VERSION, SLUICE_BUILD, PROTO_VERSION);
+			return 1;
+		}
+		if (ch == '?' || apply_opt(c, ch, optarg) == -1) {
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc)		/* WilmerAI's positional form */
+		replace(&c->c_config_dir, argv[optind++]);
+	if (optind < argc)
+		replace(&c->c_user, argv[optind++]);
+	if (optind < argc) {
+		fprintf(stderr, "sluice-gateway: unexpected argument '%s'\n",
+		    argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+set_keys(struct gw_conf *c, const struct jfile *jf, json_t *v,
+    char err[CONF_ERRLEN])
+{
+	size_t	 i;
+	json_t	*k;
+
+	if (!json_is_array(v) || json_array_size(v) > GW_MAX_KEYS)
+		return jfile_err(jf, "api_keys", err, "'api_keys' must be a "
+		    "list of at most %d strings", GW_MAX_KEYS);
+	json_array_foreach(v, i, k) {
+		if (!json_is_string(k) || json_string_length(k) < 8)
+			return jfile_err(jf, "api_keys", err, "each API key "
+			    "must be a string of at least 8 characters");
+	}
+	for (i = 0; c->c_api_keys[i] != NULL; i++)
+		xfree_secret(c->c_api_keys[i]);
+	json_array_foreach(v, i, k)
+		c->c_api_keys[i] = xstrdup(json_string_value(k));
+	c->c_api_keys[json_array_size(v)] = NULL;
+	return 0;
+}
+
+static int
+set_level(struct gw_conf *c, const struct jfile *jf, json_t *v,
+    char err[CONF_ERRLEN])
+{
+	static const struct { const char *n; int l; } lv[] = {
+		{ "debug", LOG_LVL_DEBUG }, { "info", LOG_LVL_INFO },
+		{ "warn", LOG_LVL_WARN }, { "error", LOG_LVL_ERR } };
+	size_t	 i;
+
+	for (i = 0; json_is_string(v) && i < 4; i++)
+		if (strcasecmp(json_string_value(v), lv[i].n) == 0) {
+			c->c_log_level = lv[i].l;
+			return 0;
+		}
+	return jfile_err(jf, "log_level", err,
+	    "'log_level' must be one of debug, info, warn, error");
+}
+
+static int
+set_number(struct gw_conf *c, const struct setting *s, const struct jfile *jf,
+    json_t *v, char err[CONF_ERRLEN])
+{
+	double	 d = json_number_value(v);
+	char	*p = (char *)c + s->s_off;
+
+	if (!json_is_number(v) || d < 0 || d > 1e12 ||
+	    (s->s_type != S_MS && d != (double)(uint64_t)d))
+		return jfile_err(jf, s->s_key, err, "'%s' must be a %s",
+		    s->s_key, s->s_type == S_MS ? "number of seconds" :
+		    "non-negative integer");
+	if (s->s_type == S_MS)
+		d *= 1000;
+	if (s->s_width == sizeof(uint64_t))
+		*(uint64_t *)p = (uint64_t)d;
+	else if (d > 4294967295.0)
+		return jfile_err(jf, s->s_key, err, "'%s' is too large",
+		    s->s_key);
+	else
+		*(unsigned *)p = (unsigned)d;
+	return 0;
+}
+
+/* Apply every key of obj (sluice.json or the user's "sluice" object). */
+static int
+apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
+    char err[CONF_ERRLEN])
+{
+	const char	*key;
+	json_t		*v;
+	int		 i;
+
+	if (!json_is_object(obj))
+		return jfile_err(jf, NULL, err, "settings must be an object");
+	json_object_foreach(obj, key, v) {
+		if ((i = setting_index(key)) == -1)
+			return jfile_err(jf, key, err, "unknown setting '%s' "
+			    "(see docs/configuration.md)", key);
+		if (cli_set & (1ull << i))
+			continue;
+		if (settings[i].s_type == S_STR) {
+			if (!json_is_string(v))
+				return jfile_err(jf, key, err, "'%s' must be "
+				    "a string", key);
+			replace((char **)((char *)c + settings[i].s_off),
+			    json_string_value(v));
+		} else if (settings[i].s_type == S_KEYS) {
+			if (set_keys(c, jf, v, err) == -1)
+				return -1;
+		} else if (settings[i].s_type == S_LEVEL) {
+			if (set_level(c, jf, v, err) == -1)
+				return -1;
+		} else if (set_number(c, &settings[i], jf, v, err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+resolve_user(struct gw_conf *c, char err[CONF_ERRLEN])
+{
+	char	 name[NAME_MAX_LEN + 1];
+
+	if (c->c_user == NULL) {
+		if (conf_current_user(c->c_config_dir, name, sizeof(name),
+		    err) == -1)
+			return -1;
+		c->c_user = xstrdup(name);
+	}
+	if (!name_is_safe(c->c_user, strlen(c->c_user))) {
+		snprintf(err, CONF_ERRLEN, "invalid user name '%s'", c->c_user);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_sanity(struct gw_conf *c, char err[CONF_ERRLEN])
+{
+	if (c->c_sup.max_workers == 0)
+		c->c_sup.max_workers = 1;
+	if (c->c_sup.min_workers > c->c_sup.max_workers) {
+		snprintf(err, CONF_ERRLEN, "min_workers (%u) is above "
+		    "max_workers (%u)", c->c_sup.min_workers,
+		    c->c_sup.max_workers);
+		return -1;
+	}
+	if (c->c_sup.hang_timeout_ms < 2000) {
+		snprintf(err, CONF_ERRLEN, "hang_timeout_s must be at least 2 "
+		    "(workers send a heartbeat every second)");
+		return -1;
+	}
+	if (!gwconf_is_loopback(c->c_listen) && c->c_api_keys[0] == NULL) {
+		snprintf(err, CONF_ERRLEN, "refusing to listen on %s without "
+		    "API keys: set \"api_keys\" in sluice.json or listen on "
+		    "127.0.0.1", c->c_listen);
+		return -1;
+	}
+	return 0;
+}
+
+int
+gwconf_load(struct gw_conf *c, char err[CONF_ERRLEN])
+{
+	struct conf_user	*u = NULL;
+	struct jfile		 jf;
+	char			*path;
+	int			 r = -1;
+
+	memset(&jf, 0, sizeof(jf));
+	if (resolve_user(c, err) == -1)
+		return -1;
+	path = xasprintf("%s/sluice.json", c->c_config_dir);
+	if (access(path, F_OK) == 0) {
+		if (jfile_load(path, &jf, err) == -1 ||
+		    apply_object(c, &jf, jf.jf_root, err) == -1)
+			goto out;
+	}
+	if (conf_user_load(c->c_config_dir, c->c_user, &u, err) == -1)
+		goto out;
+	if (u->u_sluice != NULL &&
+	    apply_object(c, &u->u_file, u->u_sluice, err) == -1)
+		goto out;
+	r = check_sanity(c, err);
+out:
+	conf_user_free(u);
+	jfile_free(&jf);
+	free(path);
+	return r;
+}
+
+bool
+gwconf_is_loopback(const char *addr)
+{
+	char		 host[64];
+	const char	*colon = strrchr(addr, ':');
+	size_t		 n = colon ? (size_t)(colon - addr) : strlen(addr);
+	struct in_addr	 a4;
+
+	if (n >= sizeof(host))
+		return false;
+	memcpy(host, addr, n);
+	host[n] = '\0';
+	if (strcmp(host, "[::1]") == 0 || strcmp(host, "localhost") == 0)
+		return true;
+	return inet_pton(AF_INET, host, &a4) == 1 &&
+	    (ntohl(a4.s_addr) >> 24) == 127;
+}
+
+void
+gwconf_free(struct gw_conf *c)
+{
+	size_t	 i;
+
+	free(c->c_config_dir);
+	free(c->c_user);
+	free(c->c_listen);
+	free(c->c_state_dir);
+	free(c->c_worker_bin);
+	for (i = 0; c->c_api_keys[i] != NULL; i++)
+		xfree_secret(c->c_api_keys[i]);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,45 @@
+/* gwconf.h - gateway settings: defaults, sluice.json, user "sluice" section, command line. */
+#ifndef SLUICE_GWCONF_H
+#define SLUICE_GWCONF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/json.h"
+#include "http.h"
+#include "sup.h"
+
+#define GW_MAX_KEYS	32
+
+struct gw_conf {
+	char			*c_config_dir;	/* WilmerAI-layout folder */
+	char			*c_user;	/* the user whose workflows run */
+	char			*c_listen;	/* "127.0.0.1:5050" */
+	char			*c_state_dir;	/* database and runtime files */
+	char			*c_worker_bin;	/* NULL: next to the gateway */
+	int			 c_log_level;
+	uint64_t		 c_request_timeout_ms;
+	uint64_t		 c_stream_heartbeat_ms;
+	struct http_limits	 c_http;
+	struct sup_conf		 c_sup;
+	char			*c_api_keys[GW_MAX_KEYS + 1];	/* NULL-terminated */
+	bool			 c_check_only;	/* --check-config */
+};
+
+/* Parse the command line into c (defaults first). Returns 0 to go on,
+ * 1 when the caller should exit 0 (--help, --version), -1 on a usage
+ * error (message printed). Owned strings are freed by gwconf_free. */
+int	gwconf_args(struct gw_conf *c, int argc, char **argv);
+
+/* Resolve the user (when not given: Users/_current-user.json), then
+ * apply <config-dir>/sluice.json and the user file's "sluice" section
+ * under the command-line values. Returns 0 or -1 with err
+ * ("path:line:col: message"). */
+int	gwconf_load(struct gw_conf *c, char err[CONF_ERRLEN]);
+
+/* True when addr ("host:port") binds only loopback. */
+bool	gwconf_is_loopback(const char *addr);
+
+void	gwconf_free(struct gw_conf *c);
+
+#endif

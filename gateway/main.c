@@ -1,0 +1,188 @@
+/* main.c - sluice-gateway: set up the loop, the HTTP server and the worker pool. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "../common/clock.h"
+#include "../common/conf.h"
+#include "../common/log.h"
+#include "../common/xmem.h"
+#include "confcheck.h"
+#include "greq.h"
+#include "gw.h"
+#include "pool.h"
+#include "route.h"
+#include "sup.h"
+
+/* A daemon started with a closed stdin/stdout/stderr would hand those
+ * numbers to sockets; keep 0-2 occupied. */
+static void
+sane_stdio(void)
+{
+	int	 fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+}
+
+static void
+on_stop_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct gw	*g = arg;
+
+	if (g->g_stopping) {
+		log_warnx("second %s: stopping now", strsignal((int)sig));
+		sup_terminate(g->g_sup);
+		return;
+	}
+	g->g_stopping = true;
+	log_info("%s: graceful stop (drain up to %llu s; send again to stop "
+	    "now)", strsignal((int)sig), (unsigned long long)
+	    (g->g_conf.c_sup.drain_timeout_ms / 1000));
+	sd_notify(0, "STOPPING=1\nSTATUS=draining");
+	http_server_stop_accepting(g->g_http);
+	sup_drain(g->g_sup);
+}
+
+static void
+on_hup(evutil_socket_t sig, short what, void *arg)
+{
+	log_warnx("SIGHUP: configuration reload is not available in this "
+	    "version; restart the service to apply gateway settings "
+	    "(workflow and endpoint files are read on every request)");
+}
+
+static int
+add_signal(struct gw *g, unsigned i, int sig, event_callback_fn fn)
+{
+	g->g_sigs[i] = evsignal_new(g->g_base, sig, fn, g);
+	return g->g_sigs[i] != NULL && evsignal_add(g->g_sigs[i], NULL) == 0 ?
+	    0 : -1;
+}
+
+/* Under systemd socket activation the listening socket is inherited. */
+static int
+open_listener(struct gw *g)
+{
+	char	 err[256];
+	int	 n = sd_listen_fds(1);
+
+	if (n > 1) {
+		log_warnx("expected one socket from systemd, got %d", n);
+		return -1;
+	}
+	if (n == 1) {
+		if (http_server_adopt(g->g_http, SD_LISTEN_FDS_START, err,
+		    sizeof(err)) == -1) {
+			log_warnx("inherited socket: %s", err);
+			return -1;
+		}
+	} else if (http_server_listen(g->g_http, g->g_conf.c_listen, err,
+	    sizeof(err)) == -1) {
+		log_warnx("cannot listen on %s: %s", g->g_conf.c_listen, err);
+		return -1;
+	}
+	log_info("listening on %s", http_server_addr(g->g_http));
+	return 0;
+}
+
+static int
+load_user_bits(struct gw *g)
+{
+	struct conf_user	*u;
+	char			 err[CONF_ERRLEN];
+
+	if (conf_user_load(g->g_conf.c_config_dir, g->g_conf.c_user, &u,
+	    err) == -1) {
+		log_warnx("%s", err);
+		return -1;
+	}
+	g->g_shared_folder = xstrdup(u->u_shared_folder);
+	g->g_allow_shared = u->u_allow_shared;
+	conf_user_free(u);
+	return 0;
+}
+
+static int
+setup(struct gw *g)
+{
+	g->g_started_ms = clock_mono_ms();
+	if (load_user_bits(g) == -1)
+		return EX_CONFIG;
+	if ((g->g_base = event_base_new()) == NULL)
+		fatalx("event_base_new failed");
+	g->g_http = http_server_new(g->g_base, &g->g_conf.c_http,
+	    route_request, route_error_body, g);
+	if (g->g_http == NULL || greq_init(g) == -1 || pool_init(g) == -1)
+		return EX_SOFTWARE;
+	if (add_signal(g, 0, SIGTERM, on_stop_signal) == -1 ||
+	    add_signal(g, 1, SIGINT, on_stop_signal) == -1 ||
+	    add_signal(g, 2, SIGHUP, on_hup) == -1)
+		fatalx("cannot install signal handlers");
+	if (open_listener(g) == -1)
+		return EX_UNAVAILABLE;
+	return 0;
+}
+
+static void
+teardown(struct gw *g)
+{
+	unsigned	 i;
+
+	if (g->g_http != NULL)
+		http_server_free(g->g_http);
+	greq_shutdown(g);
+	pool_free(g);
+	for (i = 0; i < sizeof(g->g_sigs) / sizeof(g->g_sigs[0]); i++)
+		if (g->g_sigs[i] != NULL)
+			event_free(g->g_sigs[i]);
+	if (g->g_base != NULL)
+		event_base_free(g->g_base);
+	free(g->g_shared_folder);
+	gwconf_free(&g->g_conf);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct gw	 g;
+	char		 err[CONF_ERRLEN];
+	int		 r;
+
+	memset(&g, 0, sizeof(g));
+	sane_stdio();
+	log_init(LOG_LVL_INFO);
+	log_procinit("gateway");
+	if ((r = gwconf_args(&g.g_conf, argc, argv)) != 0)
+		return r > 0 ? 0 : EX_USAGE;
+	log_init(g.g_conf.c_log_level);
+	if (gwconf_load(&g.g_conf, err) == -1) {
+		log_warnx("%s", err);
+		gwconf_free(&g.g_conf);
+		return EX_CONFIG;
+	}
+	if (g.g_conf.c_check_only) {
+		r = confcheck_run(&g.g_conf);
+		gwconf_free(&g.g_conf);
+		return r;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if ((r = setup(&g)) == 0) {
+		pool_start(&g);
+		event_base_dispatch(g.g_base);
+		log_info("stopped after %llu requests",
+		    (unsigned long long)g.g_cnt.gc_requests);
+	}
+	teardown(&g);
+	return r;
+}

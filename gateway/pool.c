@@ -1,0 +1,299 @@
+/* pool.c - the supervisor wired to the real world: fork+exec, signals, timers, channels. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <systemd/sd-daemon.h>
+
+#include "../common/clock.h"
+#include "../common/log.h"
+#include "../common/xmem.h"
+#include "chan.h"
+#include "greq.h"
+#include "http.h"
+#include "gw.h"
+#include "pool.h"
+#include "sup.h"
+
+extern char	**environ;
+
+/* Variables that belong to the gateway alone: workers must not talk to
+ * systemd or think they were socket-activated. */
+static const char *const private_env[] = {
+	"NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID=", "LISTEN_FDS=",
+	"LISTEN_PID=", "LISTEN_FDNAMES=", NULL,
+};
+
+static char **
+worker_env(void)
+{
+	size_t	 n = 0, i, j, k = 0;
+	char	**env;
+
+	while (environ[n] != NULL)
+		n++;
+	env = xcalloc(n + 1, sizeof(*env));
+	for (i = 0; i < n; i++) {
+		for (j = 0; private_env[j] != NULL; j++)
+			if (strncmp(environ[i], private_env[j],
+			    strlen(private_env[j])) == 0)
+				break;
+		if (private_env[j] == NULL)
+			env[k++] = environ[i];
+	}
+	return env;
+}
+
+/* The worker's end must not land on fd 3 before the dup2, or the dup2
+ * would be a no-op that leaves close-on-exec set. */
+static int
+child_end(int fd)
+{
+	int	 nfd;
+
+	if (fd != 3)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, 4);
+	close(fd);
+	return nfd;
+}
+
+static int
+spawn_attrs(posix_spawnattr_t *at, posix_spawn_file_actions_t *fa, int fd)
+{
+	sigset_t	 none, def;
+
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGCHLD);
+	if (posix_spawnattr_init(at) != 0)
+		return -1;
+	posix_spawnattr_setsigmask(at, &none);
+	posix_spawnattr_setsigdefault(at, &def);
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF);
+	if (posix_spawn_file_actions_init(fa) != 0)
+		return -1;
+	posix_spawn_file_actions_adddup2(fa, fd, 3);
+	posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+	return 0;
+}
+
+static int
+op_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
+{
+	struct gw		*g = arg;
+	posix_spawnattr_t	 at;
+	posix_spawn_file_actions_t fa;
+	char			 sslot[16], smax[16], sppid[16];
+	char			**env;
+	int			 sv[2], r;
+	char			*argv[] = { g->g_worker_bin, "--slot", sslot,
+				    "--config-dir", g->g_conf.c_config_dir,
+				    "--user", g->g_conf.c_user,
+				    "--max-requests", smax, "--parent", sppid,
+				    g->g_conf.c_log_level >= LOG_LVL_DEBUG ?
+				    "--verbose" : NULL, NULL };
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+		log_warn("socketpair");
+		return -1;
+	}
+	if ((sv[1] = child_end(sv[1])) == -1 ||
+	    spawn_attrs(&at, &fa, sv[1]) == -1) {
+		log_warn("spawn setup");
+		close(sv[0]);
+		if (sv[1] != -1)
+			close(sv[1]);
+		return -1;
+	}
+	snprintf(sslot, sizeof(sslot), "%u", slot);
+	snprintf(smax, sizeof(smax), "%u", maxreq);
+	snprintf(sppid, sizeof(sppid), "%d", (int)getpid());
+	env = worker_env();
+	r = posix_spawn(pid, g->g_worker_bin, &fa, &at, argv, env);
+	free(env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(sv[1]);
+	if (r != 0) {
+		errno = r;
+		log_warn("spawn %s", g->g_worker_bin);
+		close(sv[0]);
+		return -1;
+	}
+	chan_close(g->g_chans[slot]);
+	g->g_chans[slot] = chan_new(g->g_base, sv[0], slot, g->g_sup);
+	log_debug("worker %u pid %d spawned", slot, (int)*pid);
+	return g->g_chans[slot] != NULL ? 0 : -1;
+}
+
+static void
+op_kill(void *arg, pid_t pid, int sig)
+{
+	if (pid > 0 && kill(pid, sig) == -1 && errno != ESRCH)
+		log_warn("kill %d", (int)pid);
+}
+
+static int
+op_send(void *arg, unsigned slot, const void *frame, size_t len)
+{
+	struct gw	*g = arg;
+
+	return chan_send(g->g_chans[slot], frame, len);
+}
+
+static void
+op_close(void *arg, unsigned slot)
+{
+	struct gw	*g = arg;
+
+	chan_close(g->g_chans[slot]);
+	g->g_chans[slot] = NULL;
+}
+
+static void
+op_pause(void *arg, unsigned slot, bool paused)
+{
+	struct gw	*g = arg;
+
+	chan_pause(g->g_chans[slot], paused);
+}
+
+static uint64_t
+op_now(void *arg)
+{
+	return clock_mono_ms();
+}
+
+static void
+op_arm(void *arg, uint64_t at)
+{
+	struct gw	*g = arg;
+	uint64_t	 t = clock_mono_ms(), d = at > t ? at - t : 0;
+	struct timeval	 tv = { (time_t)(d / 1000), (suseconds_t)(d % 1000) * 1000 };
+
+	if (at == 0)
+		evtimer_del(g->g_sup_timer);
+	else
+		evtimer_add(g->g_sup_timer, &tv);
+}
+
+static void
+op_event(void *arg, enum sup_event ev)
+{
+	struct gw	*g = arg;
+
+	if (ev == SUP_EV_READY) {
+		g->g_ready = true;
+		log_info("ready: serving on %s", http_server_addr(g->g_http));
+		sd_notify(0, "READY=1\nSTATUS=serving");
+	} else {
+		log_info("all workers stopped");
+		event_base_loopbreak(g->g_base);
+	}
+}
+
+static void
+sup_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw	*g = arg;
+
+	sup_timer(g->g_sup);
+}
+
+static void
+sigchld_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct gw	*g = arg;
+	pid_t		 pid;
+	int		 st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		sup_child_exit(g->g_sup, pid, st);
+}
+
+static int
+find_worker_bin(struct gw *g)
+{
+	char	 self[4096];
+	ssize_t	 n;
+
+	if (g->g_conf.c_worker_bin != NULL) {
+		snprintf(g->g_worker_bin, sizeof(g->g_worker_bin), "%s",
+		    g->g_conf.c_worker_bin);
+	} else {
+		if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
+			log_warn("readlink /proc/self/exe");
+			return -1;
+		}
+		self[n] = '\0';
+		snprintf(g->g_worker_bin, sizeof(g->g_worker_bin),
+		    "%s/sluice-worker", dirname(self));
+	}
+	if (access(g->g_worker_bin, X_OK) == -1) {
+		log_warn("worker binary %s", g->g_worker_bin);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct sup_ops real_ops = {
+	op_spawn, op_kill, op_send, op_close, op_pause, op_now, op_arm,
+	greq_sup_chunk, greq_sup_done, greq_sup_fail, op_event,
+};
+
+int
+pool_init(struct gw *g)
+{
+	struct event	*sigchld;
+
+	if (find_worker_bin(g) == -1)
+		return -1;
+	g->g_nchans = g->g_conf.c_sup.max_workers;
+	g->g_chans = xcalloc(g->g_nchans, sizeof(*g->g_chans));
+	g->g_sup = sup_new(&g->g_conf.c_sup, &real_ops, g);
+	g->g_sup_timer = evtimer_new(g->g_base, sup_timer_cb, g);
+	sigchld = evsignal_new(g->g_base, SIGCHLD, sigchld_cb, g);
+	g->g_sigchld = sigchld;
+	if (g->g_sup_timer == NULL || sigchld == NULL ||
+	    evsignal_add(sigchld, NULL) == -1) {
+		log_warnx("cannot set up the supervisor events");
+		return -1;
+	}
+	return 0;
+}
+
+void
+pool_start(struct gw *g)
+{
+	sup_start(g->g_sup);
+}
+
+void
+pool_free(struct gw *g)
+{
+	unsigned	 i;
+
+	for (i = 0; i < g->g_nchans; i++)
+		chan_close(g->g_chans[i]);
+	free(g->g_chans);
+	g->g_chans = NULL;
+	sup_free(g->g_sup);
+	g->g_sup = NULL;
+	if (g->g_sup_timer != NULL)
+		event_free(g->g_sup_timer);
+	if (g->g_sigchld != NULL)
+		event_free(g->g_sigchld);
+	g->g_sup_timer = g->g_sigchld = NULL;
+}

@@ -1,0 +1,512 @@
+/* check_it.c - integration: real gateway, real workers, mock backend, real HTTP. */
+#include <check.h>
+#include <curl/curl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "it/harness.h"
+
+static struct it	 T;
+
+static void
+start(const char *settings)
+{
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, settings, NULL);
+	it_gateway_start(&T, NULL);
+}
+
+static void
+stop_clean(void)
+{
+	int	 st = it_stop(&T, 15000);
+
+	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "gateway did not exit cleanly (status %d)", st);
+}
+
+/* A chat body whose user message scripts the mock. */
+static char *
+chat_body(bool stream, const char *mock_json)
+{
+	json_t	*b = json_pack("{s:s,s:b,s:[{s:s,s:s},{s:s,s:s+}]}", "model",
+		    "anything", "stream", stream, "messages", "role", "system",
+		    "content", "Be terse.", "role", "user", "content",
+		    "#mock ", mock_json);
+	char	*s = json_dumps(b, 0);
+
+	json_decref(b);
+	return s;
+}
+
+static json_t *
+last_mock_body(void)
+{
+	struct it_resp	 r;
+	json_t		*a, *body;
+
+	ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/requests", NULL,
+	    &r), 0);
+	a = it_json(r.r_body.b_data);
+	body = json_incref(json_object_get(json_array_get(a,
+	    json_array_size(a) - 1), "body"));
+	json_decref(a);
+	it_resp_free(&r);
+	return body;
+}
+
+START_TEST(nonstream_chat)
+{
+	struct it_resp	 r;
+	json_t		*j, *sent;
+	char		*body = chat_body(false, "{\"text\": \"Hello there, friend.\"}");
+	char		 h[128];
+
+	start(NULL);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	ck_assert_str_eq(it_header(&r, "Content-Type", h, sizeof(h)),
+	    "application/json");
+	ck_assert_uint_eq(strlen(it_header(&r, "X-Request-Id", h, sizeof(h))),
+	    36);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "object")),
+	    "chat.completion");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "model")), "it");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(json_object_get(j, "choices"), 0), "message"),
+	    "content")), "Hello there, friend.");
+	ck_assert_int_gt(json_integer_value(json_object_get(json_object_get(j,
+	    "usage"), "total_tokens")), 0);
+	json_decref(j);
+	/* What the backend received. */
+	sent = last_mock_body();
+	ck_assert_str_eq(json_string_value(json_object_get(sent, "model")),
+	    "mock-model");
+	ck_assert(json_is_false(json_object_get(sent, "stream")));
+	ck_assert_int_eq(json_integer_value(json_object_get(sent, "max_tokens")),
+	    300);
+	ck_assert(json_real_value(json_object_get(sent, "temperature")) == 0.5);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(sent, "messages"), 0), "content")), "Be terse.");
+	ck_assert_uint_eq(json_array_size(json_object_get(sent, "messages")), 2);
+	json_decref(sent);
+	it_resp_free(&r);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(stream_chat)
+{
+	struct it_stream	 s;
+	struct sse_summary	 ss;
+	char			*body = chat_body(true, "{\"text\": \"one two "
+				    "three four five six\", \"delay_ms\": 5}");
+
+	start(NULL);
+	memset(&s, 0, sizeof(s));
+	s.s_body = body;
+	it_streams(&T, &s, 1, 10000, NULL, NULL);
+	ck_assert_int_eq(s.s_status, 200);
+	ck_assert(s.s_finished);
+	it_sse_parse(s.s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "one two three four five six");
+	ck_assert(ss.ss_first_has_role);
+	ck_assert(ss.ss_one_id);
+	ck_assert(ss.ss_done);
+	ck_assert(!ss.ss_error);
+	ck_assert_str_eq(ss.ss_finish, "stop");
+	ck_assert_int_ge(ss.ss_chunks, 8);	/* role + 6 words + final */
+	free(ss.ss_text);
+	buf_free(&s.s_out);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(concurrent_streams)
+{
+	struct it_stream	 s[32];
+	struct sse_summary	 ss;
+	char			*bodies[32], text[64], mock[128];
+	int			 i;
+
+	start("\"min_workers\": 8, \"max_workers\": 8");
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 32; i++) {
+		snprintf(text, sizeof(text), "stream %d says alpha beta gamma", i);
+		snprintf(mock, sizeof(mock), "{\"text\": \"%s\", \"delay_ms\": 10}",
+		    text);
+		s[i].s_body = bodies[i] = chat_body(true, mock);
+	}
+	it_streams(&T, s, 32, 30000, NULL, NULL);
+	for (i = 0; i < 32; i++) {
+		snprintf(text, sizeof(text), "stream %d says alpha beta gamma", i);
+		ck_assert_msg(s[i].s_status == 200 && s[i].s_finished,
+		    "stream %d: status %ld", i, s[i].s_status);
+		it_sse_parse(s[i].s_out.b_data, &ss);
+		ck_assert_str_eq(ss.ss_text, text);
+		ck_assert(ss.ss_done && !ss.ss_error);
+		free(ss.ss_text);
+		buf_free(&s[i].s_out);
+		free(bodies[i]);
+	}
+	stop_clean();
+}
+END_TEST
+
+struct kill_plan {
+	int		 kp_sig;
+	bool		 kp_done;
+	size_t		 kp_log;	/* log offset at the kill */
+	size_t		 kp_min_bytes;
+};
+
+/* Once every stream has begun, signal one busy worker. */
+static void
+kill_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
+{
+	struct kill_plan	*kp = arg;
+	size_t			 i;
+	pid_t			 pid;
+
+	if (kp->kp_done)
+		return;
+	for (i = 0; i < n; i++)
+		if (s[i].s_out.b_len < kp->kp_min_bytes)
+			return;
+	if ((pid = it_busy_worker(t)) == 0)
+		return;
+	kp->kp_log = it_log_size(t);
+	kill(pid, kp->kp_sig);
+	kp->kp_done = true;
+}
+
+START_TEST(kill9_worker_midstream)
+{
+	struct it_stream	 s[4];
+	struct sse_summary	 ss;
+	struct kill_plan	 kp = { SIGKILL, false, 0, 300 };
+	const char		*words = "a1 b2 c3 d4 e5 f6 g7 h8 i9 j10 k11 "
+				    "l12 m13 n14 o15 p16 q17 r18 s19 t20";
+	char			 mock[256], *body;
+	int			 i, errors = 0, complete = 0;
+	uint64_t		 t0;
+
+	start("\"min_workers\": 4, \"max_workers\": 4");
+	snprintf(mock, sizeof(mock), "{\"text\": \"%s\", \"delay_ms\": 60}",
+	    words);
+	body = chat_body(true, mock);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < 4; i++)
+		s[i].s_body = body;
+	it_streams(&T, s, 4, 20000, kill_tick, &kp);
+	ck_assert(kp.kp_done);
+	t0 = it_now();
+	for (i = 0; i < 4; i++) {
+		it_sse_parse(s[i].s_out.b_data, &ss);
+		ck_assert_msg(ss.ss_done, "stream %d did not end properly", i);
+		if (ss.ss_error)
+			errors++;
+		else if (strcmp(ss.ss_text, words) == 0)
+			complete++;
+		free(ss.ss_text);
+		buf_free(&s[i].s_out);
+	}
+	ck_assert_int_eq(errors, 1);
+	ck_assert_int_eq(complete, 3);
+	/* The replacement said HELLO within a second of the kill. */
+	ck_assert_msg(it_log_wait(&T, "ready in", &kp.kp_log, 1000) ||
+	    it_now() - t0 > 1000, "no replacement worker");
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(sigstop_worker_is_replaced)
+{
+	struct it_stream	 s;
+	struct kill_plan	 kp = { SIGSTOP, false, 0, 0 };
+	char			*body = chat_body(false, "{\"text\": \"x\", "
+				    "\"head_delay_ms\": 20000}");
+	json_t			*j;
+	size_t			 from;
+
+	start("\"min_workers\": 2, \"max_workers\": 2, \"hang_timeout_s\": 2,"
+	    " \"kill_grace_s\": 1");
+	memset(&s, 0, sizeof(s));
+	s.s_body = body;
+	it_streams(&T, &s, 1, 15000, kill_tick, &kp);
+	ck_assert(kp.kp_done);
+	ck_assert_int_eq(s.s_status, 502);
+	j = it_json(s.s_out.b_data);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(
+	    json_object_get(j, "error"), "message")), "stopped responding"));
+	json_decref(j);
+	ck_assert_uint_lt(s.s_end_ms, 6000);
+	from = kp.kp_log;
+	ck_assert(it_log_wait(&T, "hung", &from, 1000));
+	ck_assert(it_log_wait(&T, "ready in", &from, 3000));
+	buf_free(&s.s_out);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+static void
+expect_error(const char *method, const char *path, const char *body,
+    long status, const char *needle)
+{
+	struct it_resp	 r;
+	json_t		*j;
+	const char	*msg;
+	char		 h[64];
+
+	ck_assert_int_eq(it_request(&T, method, path, body, &r), 0);
+	ck_assert_int_eq(r.r_status, status);
+	ck_assert_ptr_nonnull(it_header(&r, "X-Request-Id", h, sizeof(h)));
+	j = it_json(r.r_body.b_data);
+	msg = json_string_value(json_object_get(json_object_get(j, "error"),
+	    "message"));
+	ck_assert_msg(msg != NULL && strstr(msg, needle) != NULL,
+	    "%ld body: %s", status, r.r_body.b_data);
+	json_decref(j);
+	it_resp_free(&r);
+}
+
+START_TEST(bad_requests_get_json_errors)
+{
+	char	*big = malloc(100001);
+
+	start("\"max_body_bytes\": 65536");
+	expect_error("POST", "/v1/chat/completions", "{not json", 400,
+	    "Invalid JSON");
+	expect_error("POST", "/v1/chat/completions", "{\"model\": \"x\"}",
+	    400, "The 'messages' field is required.");
+	expect_error("POST", "/v1/chat/completions",
+	    "{\"messages\": [{\"content\": \"hi\"}]}", 400, "'role'");
+	memset(big, 'a', 100000);
+	big[100000] = '\0';
+	expect_error("POST", "/v1/chat/completions", big, 413, "");
+	expect_error("GET", "/nope", NULL, 404, "No route");
+	expect_error("GET", "/v1/chat/completions", NULL, 405, "not allowed");
+	free(big);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(backend_down_names_endpoint)
+{
+	char	*body = chat_body(false, "{}");
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, NULL, "http://127.0.0.1:1");
+	it_gateway_start(&T, NULL);
+	expect_error("POST", "/v1/chat/completions", body, 502,
+	    "endpoint 'Mock' (http://127.0.0.1:1)");
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(backend_errors_are_502)
+{
+	char	*e500 = chat_body(false, "{\"status\": 500}");
+	char	*garbage = chat_body(false, "{\"garbage\": true}");
+	char	*sgarbage = chat_body(true, "{\"garbage\": true}");
+
+	start(NULL);
+	expect_error("POST", "/v1/chat/completions", e500, 502,
+	    "answered HTTP 500");
+	expect_error("POST", "/v1/chat/completions", garbage, 502, "Mock");
+	expect_error("POST", "/v1/chat/completions", sgarbage, 502, "Mock");
+	free(e500);
+	free(garbage);
+	free(sgarbage);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(backend_cut_midstream)
+{
+	struct it_stream	 s;
+	struct sse_summary	 ss;
+	char			*body = chat_body(true, "{\"text\": \"a b c d e f\","
+				    " \"disconnect_after\": 3, \"delay_ms\": 5}");
+
+	start(NULL);
+	memset(&s, 0, sizeof(s));
+	s.s_body = body;
+	it_streams(&T, &s, 1, 10000, NULL, NULL);
+	ck_assert_int_eq(s.s_status, 200);
+	it_sse_parse(s.s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "a b c");
+	ck_assert(ss.ss_error);
+	ck_assert(ss.ss_done);
+	free(ss.ss_text);
+	buf_free(&s.s_out);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+static json_t *
+get_json(const char *path)
+{
+	struct it_resp	 r;
+	json_t		*j;
+
+	ck_assert_int_eq(it_request(&T, "GET", path, NULL, &r), 0);
+	j = it_json(r.r_body.b_data);
+	it_resp_free(&r);
+	return j;
+}
+
+START_TEST(disconnect_cancels_backend_call)
+{
+	char		*body = chat_body(true, "{\"forever\": true, "
+			    "\"delay_ms\": 20}");
+	char		*req;
+	struct buf	 resp = BUF_INIT;
+	json_t		*j;
+	uint64_t	 t0;
+	int		 gone = 0, busy = 1;
+
+	start(NULL);
+	if (asprintf(&req, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+	    strlen(body), body) == -1)
+		abort();
+	it_raw(&T, req, strlen(req), &resp, 400);	/* then hang up */
+	ck_assert_ptr_nonnull(strstr(resp.b_data, "data: "));
+	t0 = it_now();
+	while (it_now() - t0 < 2000 && (gone == 0 || busy != 0)) {
+		j = get_json("mock:/mock/stats");
+		gone = (int)json_integer_value(json_object_get(j, "client_gone"));
+		json_decref(j);
+		j = get_json("/health");
+		busy = (int)json_integer_value(json_object_get(json_object_get(j,
+		    "workers"), "busy"));
+		json_decref(j);
+		it_sleep(20);
+	}
+	ck_assert_int_eq(gone, 1);	/* the backend saw us leave */
+	ck_assert_int_eq(busy, 0);	/* and the worker is free again */
+	ck_assert_uint_lt(it_now() - t0, 1000);
+	buf_free(&resp);
+	free(req);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(models_and_health)
+{
+	json_t	*j;
+
+	start(NULL);
+	j = get_json("/v1/models");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(j, "data"), 0), "id")), "it");
+	json_decref(j);
+	j = get_json("/models");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "object")), "list");
+	json_decref(j);
+	j = get_json("/health");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
+	json_decref(j);
+	stop_clean();
+}
+END_TEST
+
+static void
+term_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
+{
+	bool	*sent = arg;
+
+	if (!*sent && s[0].s_out.b_len > 200) {
+		kill(t->it_gw, SIGTERM);
+		*sent = true;
+	}
+}
+
+START_TEST(graceful_stop_finishes_streams)
+{
+	struct it_stream	 s;
+	struct sse_summary	 ss;
+	bool			 sent = false;
+	char			*body = chat_body(true, "{\"text\": \"w1 w2 w3 w4 "
+				    "w5 w6 w7 w8 w9 w10\", \"delay_ms\": 50}");
+	pid_t			 pids[16];
+	size_t			 n, i;
+
+	start(NULL);
+	n = it_worker_pids(&T, pids, 16);
+	ck_assert_uint_ge(n, 1);
+	memset(&s, 0, sizeof(s));
+	s.s_body = body;
+	it_streams(&T, &s, 1, 10000, term_tick, &sent);
+	ck_assert(sent);
+	it_sse_parse(s.s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10");
+	ck_assert(ss.ss_done && !ss.ss_error);
+	free(ss.ss_text);
+	buf_free(&s.s_out);
+	free(body);
+	stop_clean();
+	for (i = 0; i < n; i++)		/* every worker is gone too */
+		ck_assert_msg(kill(pids[i], 0) == -1, "worker %d survived",
+		    (int)pids[i]);
+}
+END_TEST
+
+static Suite *
+it_suite(void)
+{
+	Suite	*s = suite_create("integration");
+	TCase	*tc;
+
+#define TC(name, fn) do {						\
+	tc = tcase_create(name);					\
+	tcase_set_timeout(tc, 60);					\
+	tcase_add_test(tc, fn);						\
+	suite_add_tcase(s, tc);						\
+} while (0)
+	TC("nonstream", nonstream_chat);
+	TC("stream", stream_chat);
+	TC("concurrency", concurrent_streams);
+	TC("kill9", kill9_worker_midstream);
+	TC("sigstop", sigstop_worker_is_replaced);
+	TC("bad_requests", bad_requests_get_json_errors);
+	TC("backend_down", backend_down_names_endpoint);
+	TC("backend_errors", backend_errors_are_502);
+	TC("backend_cut", backend_cut_midstream);
+	TC("disconnect", disconnect_cancels_backend_call);
+	TC("models_health", models_and_health);
+	TC("graceful_stop", graceful_stop_finishes_streams);
+#undef TC
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr;
+	int	 failed;
+
+	curl_global_init(CURL_GLOBAL_ALL);
+	signal(SIGPIPE, SIG_IGN);
+	sr = srunner_create(it_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	curl_global_cleanup();
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

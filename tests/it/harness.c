@@ -1,0 +1,564 @@
+/* harness.c - integration tests: start the mock, the gateway and its workers; speak HTTP. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../common/clock.h"
+#include "harness.h"
+
+uint64_t
+it_now(void)
+{
+	return clock_mono_ms();
+}
+
+void
+it_sleep(int ms)
+{
+	struct timespec	 ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+static void
+build_dir(struct it *t)
+{
+	const char	*b = getenv("SLUICE_BUILD");
+
+	snprintf(t->it_build, sizeof(t->it_build), "%s", b ? b : "build");
+}
+
+static void
+write_file(const char *dir, const char *rel, const char *text)
+{
+	char	 path[512], *slash;
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (slash = strchr(path + strlen(dir) + 1, '/'); slash != NULL;
+	    slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Read "mock-llm listening on 127.0.0.1:PORT" from the mock's stdout. */
+void
+it_mock_start(struct it *t)
+{
+	int	 p[2];
+	char	 bin[300], line[256];
+	FILE	*f;
+
+	build_dir(t);
+	snprintf(bin, sizeof(bin), "%s/tests/mock-llm", t->it_build);
+	ck_assert_int_eq(pipe(p), 0);
+	t->it_mock = fork();
+	ck_assert_int_ge(t->it_mock, 0);
+	if (t->it_mock == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(bin, bin, "--listen", "127.0.0.1:0", "--quiet", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	ck_assert_msg(fgets(line, sizeof(line), f) != NULL,
+	    "mock-llm did not start (%s)", bin);
+	ck_assert_msg(sscanf(line, "mock-llm listening on 127.0.0.1:%d",
+	    &t->it_mock_port) == 1, "unexpected mock output: %s", line);
+	fclose(f);
+}
+
+void
+it_config(struct it *t, const char *settings, const char *url)
+{
+	char	 text[2048], murl[128];
+
+	build_dir(t);
+	snprintf(t->it_dir, sizeof(t->it_dir), "/tmp/sluice-it.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(t->it_dir));
+	snprintf(murl, sizeof(murl), "http://127.0.0.1:%d", t->it_mock_port);
+	snprintf(text, sizeof(text), "{%s}\n", settings ? settings : "");
+	write_file(t->it_dir, "sluice.json", text);
+	write_file(t->it_dir, "Users/_current-user.json",
+	    "{\"currentUser\": \"it\"}\n");
+	write_file(t->it_dir, "Users/it.json",
+	    "{\"customWorkflowOverride\": true, \"customWorkflow\": \"Main\","
+	    " \"chatCompleteAddUserAssistant\": false,"
+	    " \"chatCompletionAddMissingAssistantGenerator\": false,"
+	    " \"endpointConfigsSubDirectory\": \"it\","
+	    " \"connectTimeoutInSeconds\": 2}\n");
+	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\","
+	    " \"apiTypeConfigFileName\": \"Open-AI-API\","
+	    " \"modelNameToSendToAPI\": \"mock-model\", \"promptTemplate\": null,"
+	    " \"maxContextTokenSize\": 4096}\n", url ? url : murl);
+	write_file(t->it_dir, "Endpoints/it/Mock.json", text);
+	write_file(t->it_dir, "ApiTypes/Open-AI-API.json",
+	    "{\"type\": \"openAIChatCompletion\", \"presetType\": \"OpenAI\","
+	    " \"maxNewTokensPropertyName\": \"max_tokens\","
+	    " \"streamPropertyName\": \"stream\"}\n");
+	write_file(t->it_dir, "Presets/OpenAI/it/Mock.json",
+	    "{\"temperature\": 0.5}\n");
+	write_file(t->it_dir, "Workflows/it/Main.json",
+	    "{\"nodes\": [{\"type\": \"Standard\", \"endpointName\": \"Mock\","
+	    " \"preset\": \"Mock\", \"systemPrompt\": \"{chat_system_prompt}\","
+	    " \"prompt\": \"\", \"lastMessagesToSendInsteadOfPrompt\": 20,"
+	    " \"maxResponseSizeInTokens\": 300}]}\n");
+}
+
+size_t
+it_log_size(struct it *t)
+{
+	struct stat	 st;
+
+	return stat(t->it_log, &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+static char *
+read_log(struct it *t, size_t *len)
+{
+	FILE	*f = fopen(t->it_log, "r");
+	char	*s;
+	long	 n;
+
+	*len = 0;
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	s = malloc((size_t)n + 1);
+	*len = fread(s, 1, (size_t)n, f);
+	s[*len] = '\0';
+	fclose(f);
+	return s;
+}
+
+bool
+it_log_wait(struct it *t, const char *needle, size_t *from, int timeout_ms)
+{
+	uint64_t	 end = it_now() + (uint64_t)timeout_ms;
+	size_t		 len;
+	char		*s, *hit;
+
+	do {
+		s = read_log(t, &len);
+		if (s != NULL && *from < len &&
+		    (hit = strstr(s + *from, needle)) != NULL) {
+			*from = (size_t)(hit - s) + strlen(needle);
+			free(s);
+			return true;
+		}
+		free(s);
+		it_sleep(10);
+	} while (it_now() < end);
+	return false;
+}
+
+void
+it_gateway_start(struct it *t, const char *env)
+{
+	char	 bin[300], line[64];
+	size_t	 from = 0;
+	int	 fd;
+
+	snprintf(bin, sizeof(bin), "%s/sluice-gateway", t->it_build);
+	snprintf(t->it_log, sizeof(t->it_log), "%s/gateway.log", t->it_dir);
+	t->it_gw = fork();
+	ck_assert_int_ge(t->it_gw, 0);
+	if (t->it_gw == 0) {
+		fd = open(t->it_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 2);
+		if (env != NULL)
+			putenv((char *)env);
+		execl(bin, bin, "--config-dir", t->it_dir, "--listen",
+		    "127.0.0.1:0", (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_msg(it_log_wait(t, "listening on 127.0.0.1:", &from, 5000),
+	    "gateway did not start; see %s", t->it_log);
+	{
+		size_t	 len;
+		char	*s = read_log(t, &len);
+
+		snprintf(line, sizeof(line), "%.10s", s + from);
+		free(s);
+	}
+	t->it_port = atoi(line);
+	ck_assert_int_gt(t->it_port, 0);
+	if (env == NULL || strstr(env, "no_hello") == NULL)
+		ck_assert_msg(it_log_wait(t, "ready", &from, 5000),
+		    "no worker became ready; see %s", t->it_log);
+}
+
+static int
+rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int
+wait_exit(pid_t pid, int timeout_ms)
+{
+	uint64_t	 end = it_now() + (uint64_t)timeout_ms;
+	int		 st;
+
+	while (it_now() < end) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		it_sleep(5);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+int
+it_stop(struct it *t, int timeout_ms)
+{
+	int	 st = 0;
+
+	if (t->it_gw > 0) {
+		kill(t->it_gw, SIGTERM);
+		st = wait_exit(t->it_gw, timeout_ms);
+		t->it_gw = 0;
+	}
+	if (t->it_mock > 0) {
+		kill(t->it_mock, SIGTERM);
+		wait_exit(t->it_mock, 2000);
+		t->it_mock = 0;
+	}
+	if (t->it_dir[0] != '\0' && getenv("IT_KEEP") == NULL)
+		nftw(t->it_dir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+	return st;
+}
+
+static size_t
+collect(char *p, size_t size, size_t n, void *arg)
+{
+	buf_add(arg, p, size * n);
+	return size * n;
+}
+
+int
+it_request(struct it *t, const char *method, const char *path,
+    const char *body, struct it_resp *r)
+{
+	CURL			*h = curl_easy_init();
+	struct curl_slist	*hd = NULL;
+	char			 url[512];
+	int			 mock = strncmp(path, "mock:", 5) == 0;
+	CURLcode		 rc;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s",
+	    mock ? t->it_mock_port : t->it_port, mock ? path + 5 : path);
+	hd = curl_slist_append(hd, "Content-Type: application/json");
+	hd = curl_slist_append(hd, "Expect:");
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
+	if (body != NULL)
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &r->r_body);
+	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, collect);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, &r->r_headers);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->r_status);
+	curl_slist_free_all(hd);
+	curl_easy_cleanup(h);
+	buf_adds(&r->r_body, "");
+	buf_adds(&r->r_headers, "");
+	return rc == CURLE_OK ? 0 : -1;
+}
+
+void
+it_resp_free(struct it_resp *r)
+{
+	buf_free(&r->r_body);
+	buf_free(&r->r_headers);
+}
+
+const char *
+it_header(const struct it_resp *r, const char *name, char *out, size_t len)
+{
+	const char	*p = r->r_headers.b_data;
+	size_t		 n = strlen(name), k;
+
+	for (; p != NULL && *p != '\0'; p = strchr(p, '\n') ? strchr(p, '\n') +
+	    1 : NULL) {
+		if (strncasecmp(p, name, n) != 0 || p[n] != ':')
+			continue;
+		p += n + 1;
+		while (*p == ' ')
+			p++;
+		for (k = 0; k + 1 < len && p[k] != '\r' && p[k] != '\n'; k++)
+			out[k] = p[k];
+		out[k] = '\0';
+		return out;
+	}
+	return NULL;
+}
+
+json_t *
+it_json(const char *text)
+{
+	json_error_t	 je;
+	json_t		*j = json_loads(text, 0, &je);
+
+	ck_assert_msg(j != NULL, "invalid JSON (%s): %.300s", je.text, text);
+	return j;
+}
+
+struct sctx {
+	struct it_stream	*sc_s;
+	uint64_t		 sc_t0;
+	CURL			*sc_h;
+};
+
+static size_t
+stream_data(char *p, size_t size, size_t n, void *arg)
+{
+	struct sctx	*sc = arg;
+
+	if (sc->sc_s->s_out.b_len == 0)
+		sc->sc_s->s_first_ms = it_now() - sc->sc_t0;
+	buf_add(&sc->sc_s->s_out, p, size * n);
+	return size * n;
+}
+
+static CURL *
+stream_handle(struct it *t, struct sctx *sc, struct curl_slist *hd)
+{
+	CURL	*h = curl_easy_init();
+	char	 url[128];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
+	    t->it_port);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, sc->sc_s->s_body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, sc);
+	curl_easy_setopt(h, CURLOPT_PRIVATE, sc);
+	return h;
+}
+
+void
+it_streams(struct it *t, struct it_stream *s, size_t n, int timeout_ms,
+    void (*tick)(struct it *, struct it_stream *, size_t, void *), void *arg)
+{
+	CURLM			*m = curl_multi_init();
+	struct curl_slist	*hd = NULL;
+	struct sctx		*sc = calloc(n, sizeof(*sc));
+	uint64_t		 t0 = it_now();
+	int			 running = 1, left;
+	size_t			 i;
+	CURLMsg			*msg;
+
+	hd = curl_slist_append(hd, "Content-Type: application/json");
+	for (i = 0; i < n; i++) {
+		sc[i] = (struct sctx){ &s[i], t0, NULL };
+		sc[i].sc_h = stream_handle(t, &sc[i], hd);
+		curl_multi_add_handle(m, sc[i].sc_h);
+	}
+	while (running > 0 && it_now() - t0 < (uint64_t)timeout_ms) {
+		curl_multi_perform(m, &running);
+		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+			struct sctx	*x;
+
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
+			curl_easy_getinfo(msg->easy_handle,
+			    CURLINFO_RESPONSE_CODE, &x->sc_s->s_status);
+			x->sc_s->s_finished = msg->data.result == CURLE_OK;
+			x->sc_s->s_end_ms = it_now() - t0;
+		}
+		if (tick != NULL)
+			tick(t, s, n, arg);
+		curl_multi_poll(m, NULL, 0, 10, NULL);
+	}
+	for (i = 0; i < n; i++) {
+		buf_adds(&s[i].s_out, "");
+		curl_multi_remove_handle(m, sc[i].sc_h);
+		curl_easy_cleanup(sc[i].sc_h);
+	}
+	curl_multi_cleanup(m);
+	curl_slist_free_all(hd);
+	free(sc);
+}
+
+static void
+sse_event(struct sse_summary *ss, json_t *j, char *id, size_t idlen)
+{
+	json_t		*ch = json_array_get(json_object_get(j, "choices"), 0);
+	json_t		*d = json_object_get(ch, "delta");
+	const char	*c = json_string_value(json_object_get(d, "content"));
+	const char	*jid = json_string_value(json_object_get(j, "id"));
+	const char	*fin = json_string_value(json_object_get(ch,
+			    "finish_reason"));
+	char		*old = ss->ss_text;
+
+	if (json_object_get(j, "error") != NULL) {
+		ss->ss_error = true;
+		return;
+	}
+	if (ss->ss_chunks++ == 0)
+		ss->ss_first_has_role = json_object_get(d, "role") != NULL;
+	if (jid != NULL) {
+		if (id[0] == '\0')
+			snprintf(id, idlen, "%s", jid);
+		else if (strcmp(id, jid) != 0)
+			ss->ss_one_id = false;
+	}
+	if (c != NULL) {
+		if (asprintf(&ss->ss_text, "%s%s", old, c) == -1)
+			abort();
+		free(old);
+	}
+	if (fin != NULL)
+		snprintf(ss->ss_finish, sizeof(ss->ss_finish), "%s", fin);
+}
+
+void
+it_sse_parse(const char *body, struct sse_summary *ss)
+{
+	const char	*p = body, *e;
+	char		 id[128] = "", *line;
+	json_t		*j;
+
+	memset(ss, 0, sizeof(*ss));
+	ss->ss_text = strdup("");
+	ss->ss_one_id = true;
+	while ((e = strstr(p, "\n\n")) != NULL) {
+		if (strncmp(p, "data: ", 6) == 0) {
+			line = strndup(p + 6, (size_t)(e - p - 6));
+			if (strcmp(line, "[DONE]") == 0)
+				ss->ss_done = true;
+			else if ((j = json_loads(line, 0, NULL)) != NULL) {
+				sse_event(ss, j, id, sizeof(id));
+				json_decref(j);
+			}
+			free(line);
+		}
+		p = e + 2;
+	}
+}
+
+size_t
+it_worker_pids(struct it *t, pid_t *out, size_t max)
+{
+	DIR		*d = opendir("/proc");
+	struct dirent	*de;
+	char		 path[64], buf[512], *rp;
+	size_t		 n = 0;
+	int		 ppid, fd;
+	ssize_t		 k;
+
+	while (d != NULL && (de = readdir(d)) != NULL && n < max) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fd = open(path, O_RDONLY)) == -1)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		/* pid (comm) state ppid ... ; comm may hold spaces */
+		if ((rp = strrchr(buf, ')')) == NULL ||
+		    sscanf(rp + 2, "%*c %d", &ppid) != 1)
+			continue;
+		if (ppid == t->it_gw && rp[2] != 'Z')
+			out[n++] = (pid_t)atoi(de->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+pid_t
+it_busy_worker(struct it *t)
+{
+	struct it_resp	 r;
+	json_t		*j, *w;
+	size_t		 i;
+	pid_t		 pid = 0;
+
+	if (it_request(t, "GET", "/admin/workers", NULL, &r) == -1 ||
+	    r.r_status != 200) {
+		it_resp_free(&r);
+		return 0;
+	}
+	j = it_json(r.r_body.b_data);
+	json_array_foreach(json_object_get(j, "workers"), i, w) {
+		const char *st = json_string_value(json_object_get(w, "state"));
+
+		if (st != NULL && strcmp(st, "busy") == 0) {
+			pid = (pid_t)json_integer_value(json_object_get(w, "pid"));
+			break;
+		}
+	}
+	json_decref(j);
+	it_resp_free(&r);
+	return pid;
+}
+
+size_t
+it_raw(struct it *t, const void *req, size_t n, struct buf *resp,
+    int timeout_ms)
+{
+	struct sockaddr_in	 sa;
+	struct pollfd		 pfd;
+	uint64_t		 end = it_now() + (uint64_t)timeout_ms;
+	char			 tmp[4096];
+	ssize_t			 k;
+	int			 fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)t->it_port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	if (n > 0)
+		(void)!write(fd, req, n);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (it_now() < end) {
+		if (poll(&pfd, 1, (int)(end - it_now())) <= 0)
+			break;
+		if ((k = read(fd, tmp, sizeof(tmp))) <= 0)
+			break;
+		buf_add(resp, tmp, (size_t)k);
+	}
+	close(fd);
+	buf_adds(resp, "");
+	return resp->b_len;
+}

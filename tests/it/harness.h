@@ -1,0 +1,118 @@
+/* harness.h - integration tests: start the mock, the gateway and its workers; speak HTTP. */
+#ifndef SLUICE_IT_HARNESS_H
+#define SLUICE_IT_HARNESS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../common/buf.h"
+
+struct it {
+	char	 it_dir[256];		/* temporary config folder */
+	char	 it_log[300];		/* gateway stderr */
+	char	 it_build[256];		/* where the binaries are */
+	pid_t	 it_mock;
+	int	 it_mock_port;
+	pid_t	 it_gw;
+	int	 it_port;
+};
+
+/* Start the mock backend on a free port. Fails the test on error. */
+void	it_mock_start(struct it *);
+
+/* Write a config folder: user "it" whose custom workflow has one
+ * streaming-capable Standard node on endpoint "Mock" (the mock, or
+ * endpoint_url when not NULL). settings is the body of sluice.json
+ * without braces, e.g. "\"min_workers\": 2" (NULL for none). */
+void	it_config(struct it *, const char *settings, const char *endpoint_url);
+
+/* Start the gateway on a free port with the config folder and wait
+ * until a worker is ready. env is NULL or "NAME=value" for the gateway
+ * and its workers (e.g. "SLUICE_FAULT=crash"). */
+void	it_gateway_start(struct it *, const char *env);
+
+/* Stop the gateway with SIGTERM and expect a clean exit within
+ * timeout_ms (returns its wait status), then the mock; remove the
+ * folder. */
+int	it_stop(struct it *, int timeout_ms);
+
+struct it_resp {
+	long		 r_status;
+	struct buf	 r_body;
+	struct buf	 r_headers;
+};
+
+/* One request to the gateway (or to the mock when path starts with
+ * "mock:"); body NULL for none. Returns 0 or -1 (transport error). */
+int	it_request(struct it *, const char *method, const char *path,
+	    const char *body, struct it_resp *);
+void	it_resp_free(struct it_resp *);
+
+/* Header value (first match, case-insensitive) or NULL; borrowed. */
+const char *it_header(const struct it_resp *, const char *name, char *out,
+	    size_t outlen);
+
+/* Concurrent streaming requests to /v1/chat/completions. */
+struct it_stream {
+	const char	*s_body;
+	struct buf	 s_out;
+	long		 s_status;
+	bool		 s_finished;
+	uint64_t	 s_first_ms;	/* ms from start to the first byte */
+	uint64_t	 s_end_ms;
+};
+
+/* Run n streams to completion (or timeout_ms). tick, if not NULL, runs
+ * every ~10 ms with the streams so a test can act mid-flight. */
+void	it_streams(struct it *, struct it_stream *, size_t n, int timeout_ms,
+	    void (*tick)(struct it *, struct it_stream *, size_t, void *),
+	    void *arg);
+
+/* Parse an OpenAI SSE body: concatenated delta.content, whether it ended
+ * with [DONE], whether an error event came, the chunk count and
+ * whether every chunk had the same id. Caller frees the text. */
+struct sse_summary {
+	char	*ss_text;
+	bool	 ss_done;
+	bool	 ss_error;
+	bool	 ss_first_has_role;
+	bool	 ss_one_id;
+	char	 ss_finish[32];
+	int	 ss_chunks;
+};
+void	it_sse_parse(const char *body, struct sse_summary *);
+
+/* Pids of the gateway's children (its workers). */
+size_t	it_worker_pids(struct it *, pid_t *, size_t max);
+
+/* Pid of a worker currently busy per /proc state: the one whose
+ * /health phase is not idle is unknowable, so tests pick any worker
+ * holding a TCP connection to the mock. 0 when none. */
+pid_t	it_busy_worker(struct it *);
+
+/* Wait for needle in the gateway log after byte *from; on success *from
+ * moves past the match. */
+bool	it_log_wait(struct it *, const char *needle, size_t *from,
+	    int timeout_ms);
+
+/* Size of the gateway log now. */
+size_t	it_log_size(struct it *);
+
+/* Send raw bytes on a new connection and read until the server closes or
+ * timeout_ms passes. Returns bytes read. */
+size_t	it_raw(struct it *, const void *req, size_t n, struct buf *resp,
+	    int timeout_ms);
+
+/* Parse JSON (test fails on invalid JSON). */
+json_t	*it_json(const char *text);
+
+/* Monotonic milliseconds. */
+uint64_t it_now(void);
+
+/* Sleep milliseconds. */
+void	it_sleep(int ms);
+
+#endif

@@ -1,0 +1,257 @@
+/* backend.c - one LLM call of a node: adapter choice, transport, errors that name the endpoint. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/log.h"
+#include "../common/xmem.h"
+#include "backend.h"
+#include "llm.h"
+#include "sse.h"
+
+#define MAX_LINE	(1024 * 1024)		/* one SSE line or event */
+#define MAX_BODY	(64 * 1024 * 1024)	/* a whole response */
+
+extern const struct adapter adapter_openai_chat;
+
+static const struct adapter *const adapters[] = {
+	&adapter_openai_chat,
+};
+
+const struct adapter *
+adapter_for(enum conf_apitype_kind t)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++)
+		if (adapters[i]->ad_type == t)
+			return adapters[i];
+	return NULL;
+}
+
+void
+node_out_init(struct node_out *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->no_prompt_tokens = o->no_completion_tokens = -1;
+}
+
+void
+node_out_free(struct node_out *o)
+{
+	buf_free(&o->no_text);
+}
+
+void
+call_token(struct call_state *cs, const char *p, size_t n)
+{
+	if (n == 0)
+		return;
+	cs->cs_any = true;
+	buf_add(&cs->cs_out->no_text, p, n);
+	if (cs->cs_nc->nc_stream)
+		wloop_emit(cs->cs_wc, (struct str){ p, n }, STR_NULL);
+}
+
+/* Transport state: either an SSE parser or a body accumulator. */
+struct xfer {
+	struct call_state	 x_cs;
+	const struct adapter	*x_ad;
+	struct sse		*x_sse;
+	struct buf		 x_body;
+	bool			 x_bad;		/* adapter rejected data */
+};
+
+static int
+sse_event(void *arg, const char *ev, size_t evlen, const char *data,
+    size_t n)
+{
+	struct xfer	*x = arg;
+
+	if (x->x_cs.cs_done)
+		return 0;		/* trailing events after [DONE] */
+	if (x->x_ad->ad_event(&x->x_cs, data, n) == -1) {
+		x->x_bad = true;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+on_data(void *arg, const char *p, size_t n)
+{
+	struct xfer	*x = arg;
+
+	if (x->x_sse != NULL)
+		return sse_feed(x->x_sse, p, n);
+	if (x->x_body.b_len + n > MAX_BODY) {
+		snprintf(x->x_cs.cs_error, sizeof(x->x_cs.cs_error),
+		    "the response is larger than %d MiB", MAX_BODY >> 20);
+		x->x_bad = true;
+		return -1;
+	}
+	buf_add(&x->x_body, p, n);
+	return 0;
+}
+
+static void fail(struct wresult *, const struct node_call *, int,
+    const char *, const char *, ...) __attribute__((format(printf, 5, 6)));
+
+/* Every backend error names the endpoint and its URL. */
+static void
+fail(struct wresult *res, const struct node_call *nc, int http,
+    const char *code, const char *fmt, ...)
+{
+	va_list	 ap;
+	size_t	 n;
+
+	res->r_status = RQ_ERROR;
+	res->r_http = (uint32_t)http;
+	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
+	snprintf(res->r_message, sizeof(res->r_message),
+	    "endpoint '%s' (%s): ", nc->nc_ep->e_name, nc->nc_ep->e_url);
+	n = strlen(res->r_message);
+	va_start(ap, fmt);
+	vsnprintf(res->r_message + n, sizeof(res->r_message) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* A short, single-line excerpt of a backend's error body. */
+static void
+excerpt(const struct buf *b, char *out, size_t len)
+{
+	size_t	 i, k = 0;
+
+	for (i = 0; i < b->b_len && k + 1 < len && k < 200; i++)
+		out[k++] = (b->b_data[i] == '\n' || b->b_data[i] == '\r') ? ' ' :
+		    b->b_data[i];
+	out[k] = '\0';
+}
+
+/* Turn the transport outcome into the request result. */
+static int
+judge(struct xfer *x, const struct llm_result *lr, const struct node_call *nc,
+    struct wresult *res)
+{
+	char	 detail[256];
+
+	switch (lr->outcome) {
+	case LLM_CANCELLED:
+		res->r_status = RQ_CANCELLED;
+		return -1;
+	case LLM_CONNECT:
+		fail(res, nc, 502, "backend_unavailable", "%s", lr->error);
+		return -1;
+	case LLM_TIMEOUT:
+		fail(res, nc, 504, "backend_timeout", "%s", lr->error);
+		return -1;
+	case LLM_NETWORK:
+		fail(res, nc, 502, "backend_error", "connection lost: %s",
+		    lr->error);
+		return -1;
+	case LLM_ABORTED:
+		fail(res, nc, 502, "backend_bad_response", "%s",
+		    x->x_cs.cs_error[0] ? x->x_cs.cs_error : "invalid response");
+		return -1;
+	case LLM_OK:
+		break;
+	}
+	if (lr->status < 200 || lr->status > 299) {
+		excerpt(&lr->err_body, detail, sizeof(detail));
+		fail(res, nc, 502, "backend_http_error", "answered HTTP %ld%s%s",
+		    lr->status, detail[0] ? ": " : "", detail);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+finish_body(struct xfer *x, const struct node_call *nc, struct wresult *res)
+{
+	if (x->x_sse != NULL) {
+		sse_finish(x->x_sse);
+		if (!x->x_cs.cs_done && x->x_cs.cs_out->no_finish[0] == '\0') {
+			fail(res, nc, 502, "backend_truncated", "%s",
+			    "the stream ended before it was complete");
+			return -1;
+		}
+		return 0;
+	}
+	if (x->x_ad->ad_whole(&x->x_cs, x->x_body.b_data ? x->x_body.b_data :
+	    "", x->x_body.b_len) == -1) {
+		fail(res, nc, 502, "backend_bad_response", "%s",
+		    x->x_cs.cs_error);
+		return -1;
+	}
+	return 0;
+}
+
+static char *
+url_for(const struct node_call *nc, const struct adapter *ad)
+{
+	const char	*base = nc->nc_ep->e_url;
+	size_t		 n = strlen(base);
+
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	return xasprintf("%.*s%s", (int)n, base, ad->ad_path(nc->nc_stream));
+}
+
+static int
+transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
+    struct wresult *res)
+{
+	char			*url = url_for(nc, x->x_ad), *body, *auth = NULL;
+	const char		*hdrs[4] = { "Content-Type: application/json",
+				    NULL, NULL, NULL };
+	struct llm_call		 call;
+	struct llm_hooks	 hooks = { wc->wc_fd, 250, wloop_on_wake, wc };
+	struct llm_result	 lr;
+	int			 r;
+
+	body = x->x_ad->ad_body(nc);
+	if (nc->nc_ep->e_api_key[0] != '\0') {
+		auth = xasprintf("Authorization: Bearer %s",
+		    nc->nc_ep->e_api_key);
+		hdrs[1] = auth;
+	}
+	memset(&call, 0, sizeof(call));
+	call = (struct llm_call){ url, hdrs, body, strlen(body),
+	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x };
+	memset(&lr, 0, sizeof(lr));
+	log_debug("[rq %s] POST %s (%zu bytes)", wc->wc_rqid, url,
+	    strlen(body));
+	llm_perform(&call, &hooks, &lr);
+	r = judge(x, &lr, nc, res);
+	if (r == 0)
+		r = finish_body(x, nc, res);
+	buf_free(&lr.err_body);
+	xfree_secret(auth);
+	free(body);
+	free(url);
+	return r;
+}
+
+int
+backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
+    struct wresult *res)
+{
+	struct xfer	 x;
+	int		 r;
+
+	memset(&x, 0, sizeof(x));
+	if ((x.x_ad = adapter_for(nc->nc_at->a_type)) == NULL) {
+		fail(res, nc, 501, "unsupported_api_type", "api type '%s' is "
+		    "not supported by this version of Sluice",
+		    nc->nc_at->a_type_name);
+		return -1;
+	}
+	x.x_cs = (struct call_state){ wc, nc, out, false, false, "" };
+	if (nc->nc_stream)
+		x.x_sse = sse_new(MAX_LINE, sse_event, &x);
+	r = transfer(wc, &x, nc, res);
+	sse_free(x.x_sse);
+	buf_free(&x.x_body);
+	return r;
+}

@@ -1,0 +1,78 @@
+/* backend.h - one LLM call of a node: adapter choice, transport, errors that name the endpoint. */
+#ifndef SLUICE_BACKEND_H
+#define SLUICE_BACKEND_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/buf.h"
+#include "../common/conf.h"
+#include "msgs.h"
+#include "wloop.h"
+
+/* Everything one call needs; all borrowed. */
+struct node_call {
+	const struct conf_user		*nc_user;
+	const struct conf_endpoint	*nc_ep;
+	const struct conf_apitype	*nc_at;
+	json_t				*nc_preset;	/* resolved, or NULL */
+	const struct wmsgs		*nc_msgs;	/* what to send */
+	long				 nc_max_tokens;	/* maxResponseSizeInTokens */
+	bool				 nc_stream;	/* stream to the client */
+	const char			*nc_tools;	/* JSON text or NULL */
+	const char			*nc_tool_choice;
+};
+
+/* What came back. */
+struct node_out {
+	struct buf	 no_text;
+	char		 no_finish[32];
+	int64_t		 no_prompt_tokens;	/* -1 unless reported */
+	int64_t		 no_completion_tokens;
+};
+
+void	node_out_init(struct node_out *);
+void	node_out_free(struct node_out *);
+
+/* Run the call. With nc_stream every token is emitted to the client as
+ * it arrives (wloop_emit). Returns 0, or -1 with res filled: RQ_CANCELLED
+ * when the gateway cancelled, RQ_ERROR with an HTTP status (502/504) and
+ * a message naming the endpoint otherwise. */
+int	backend_call(struct wctx *, const struct node_call *,
+	    struct node_out *, struct wresult *res);
+
+/* ---- adapters (one per api type; see backend_adapters.c) ---- */
+
+/* Parsing state shared by the transport and an adapter. */
+struct call_state {
+	struct wctx		*cs_wc;
+	const struct node_call	*cs_nc;
+	struct node_out		*cs_out;
+	bool			 cs_done;	/* end marker seen */
+	bool			 cs_any;	/* some token arrived */
+	char			 cs_error[512];	/* backend-reported error */
+};
+
+struct adapter {
+	enum conf_apitype_kind	 ad_type;
+	const char		*ad_name;
+	/* URL path after the endpoint base, e.g. "/v1/chat/completions" */
+	const char		*(*ad_path)(bool stream);
+	/* The request body as JSON text (caller frees). */
+	char			*(*ad_body)(const struct node_call *);
+	/* One SSE event's data (streaming). 0, or -1 with cs_error. */
+	int			 (*ad_event)(struct call_state *, const char *data,
+				    size_t n);
+	/* The whole response body (non-streaming). 0, or -1 with cs_error. */
+	int			 (*ad_whole)(struct call_state *, const char *body,
+				    size_t n);
+};
+
+/* The adapter for an api type, or NULL when it is not supported. */
+const struct adapter	*adapter_for(enum conf_apitype_kind);
+
+/* Hand a token to the node output (and to the client when streaming). */
+void	call_token(struct call_state *, const char *p, size_t n);
+
+#endif

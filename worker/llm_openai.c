@@ -1,0 +1,232 @@
+/* llm_openai.c - the openAIChatCompletion adapter: request body and response parsing. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/jsonw.h"
+#include "backend.h"
+
+static json_t *
+content_json(const struct wmsg *m)
+{
+	json_t	*parts;
+	size_t	 i;
+
+	if (m->m_nimages == 0)
+		return json_string(m->m_content);
+	parts = json_array();
+	json_array_append_new(parts, json_pack("{s:s,s:s}", "type", "text",
+	    "text", m->m_content));
+	for (i = 0; i < m->m_nimages; i++)
+		json_array_append_new(parts, json_pack("{s:s,s:{s:s}}", "type",
+		    "image_url", "image_url", "url", m->m_images[i]));
+	return parts;
+}
+
+static json_t *
+message_json(const struct wmsg *m)
+{
+	json_t	*o = json_object(), *tc;
+
+	/* WilmerAI's internal systemMes role is plain system to backends. */
+	json_object_set_new(o, "role", json_string(
+	    strcmp(m->m_role, "systemMes") == 0 ? "system" : m->m_role));
+	json_object_set_new(o, "content", content_json(m));
+	if (m->m_name != NULL)
+		json_object_set_new(o, "name", json_string(m->m_name));
+	if (m->m_tool_call_id != NULL)
+		json_object_set_new(o, "tool_call_id",
+		    json_string(m->m_tool_call_id));
+	if (m->m_tool_calls != NULL &&
+	    (tc = json_loads(m->m_tool_calls, 0, NULL)) != NULL)
+		json_object_set_new(o, "tool_calls", tc);
+	return o;
+}
+
+static json_t *
+messages_json(const struct wmsgs *l)
+{
+	json_t	*a = json_array();
+	size_t	 i, n = l->n;
+
+	/* A trailing empty assistant turn (a generation prompt) is not
+	 * sent to chat backends. */
+	if (n > 0 && strcmp(l->v[n - 1].m_role, "assistant") == 0 &&
+	    l->v[n - 1].m_content[0] == '\0' && l->v[n - 1].m_tool_calls == NULL)
+		n--;
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, message_json(&l->v[i]));
+	return a;
+}
+
+/* WilmerAI's set_gen_input: the preset, then stream, context size and
+ * max tokens under the api type's names unless the preset nulls them;
+ * then every null is dropped. */
+static void
+gen_input(json_t *root, const struct node_call *nc)
+{
+	const struct conf_apitype	*at = nc->nc_at;
+	json_t				*v;
+	const char			*key;
+	void				*tmp;
+
+	if (nc->nc_preset != NULL)
+		json_object_update(root, nc->nc_preset);
+	if (at->a_stream_prop[0] != '\0' &&
+	    !json_is_null(json_object_get(root, at->a_stream_prop)))
+		json_object_set_new(root, at->a_stream_prop,
+		    json_boolean(nc->nc_stream));
+	if (at->a_truncate_prop[0] != '\0' && nc->nc_ep->e_max_context >= 0 &&
+	    !json_is_null(json_object_get(root, at->a_truncate_prop)))
+		json_object_set_new(root, at->a_truncate_prop,
+		    json_integer(nc->nc_ep->e_max_context));
+	if (at->a_max_tokens_prop[0] != '\0' &&
+	    !json_is_null(json_object_get(root, at->a_max_tokens_prop)))
+		json_object_set_new(root, at->a_max_tokens_prop,
+		    json_integer(nc->nc_max_tokens));
+	json_object_foreach_safe(root, tmp, key, v)
+		if (json_is_null(v))
+			json_object_del(root, key);
+}
+
+static char *
+chat_body(const struct node_call *nc)
+{
+	json_t	*root = json_object(), *t;
+	char	*s;
+
+	if (!nc->nc_ep->e_dont_include_model)
+		json_object_set_new(root, "model",
+		    json_string(nc->nc_ep->e_model));
+	json_object_set_new(root, "messages", messages_json(nc->nc_msgs));
+	gen_input(root, nc);
+	if (nc->nc_tools != NULL && (t = json_loads(nc->nc_tools, 0, NULL)))
+		json_object_set_new(root, "tools", t);
+	if (nc->nc_tool_choice != NULL &&
+	    (t = json_loads(nc->nc_tool_choice, JSON_DECODE_ANY, NULL)))
+		json_object_set_new(root, "tool_choice", t);
+	/* Byte for byte what WilmerAI's requests.post(json=...) sends. */
+	s = jsonw_dumps(root, JSONW_PYTHON);
+	json_decref(root);
+	return s;
+}
+
+static const char *
+chat_path(bool stream)
+{
+	return "/v1/chat/completions";
+}
+
+/* {"error": {"message": ...}} or {"error": "..."} from the backend. */
+static bool
+backend_error(struct call_state *cs, json_t *root)
+{
+	json_t		*e = json_object_get(root, "error");
+	const char	*msg;
+
+	if (e == NULL || json_is_null(e))
+		return false;
+	msg = json_is_string(e) ? json_string_value(e) :
+	    json_string_value(json_object_get(e, "message"));
+	snprintf(cs->cs_error, sizeof(cs->cs_error), "the backend reported "
+	    "an error: %s", msg ? msg : "(no message)");
+	return true;
+}
+
+static void
+take_usage(struct call_state *cs, json_t *root)
+{
+	json_t	*u = json_object_get(root, "usage");
+
+	if (!json_is_object(u))
+		return;
+	if (json_is_integer(json_object_get(u, "prompt_tokens")))
+		cs->cs_out->no_prompt_tokens = json_integer_value(
+		    json_object_get(u, "prompt_tokens"));
+	if (json_is_integer(json_object_get(u, "completion_tokens")))
+		cs->cs_out->no_completion_tokens = json_integer_value(
+		    json_object_get(u, "completion_tokens"));
+}
+
+static void
+take_finish(struct call_state *cs, json_t *choice)
+{
+	const char	*f = json_string_value(json_object_get(choice,
+			    "finish_reason"));
+
+	if (f != NULL)
+		snprintf(cs->cs_out->no_finish, sizeof(cs->cs_out->no_finish),
+		    "%s", f);
+}
+
+static int
+chat_event(struct call_state *cs, const char *data, size_t n)
+{
+	json_t		*root, *choice, *c;
+	json_error_t	 je;
+
+	if (n == 6 && memcmp(data, "[DONE]", 6) == 0) {
+		cs->cs_done = true;
+		return 0;
+	}
+	if ((root = json_loadb(data, n, 0, &je)) == NULL ||
+	    !json_is_object(root)) {
+		snprintf(cs->cs_error, sizeof(cs->cs_error), "invalid JSON in "
+		    "the event stream: %.60s", data);
+		json_decref(root);
+		return -1;
+	}
+	if (backend_error(cs, root)) {
+		json_decref(root);
+		return -1;
+	}
+	choice = json_array_get(json_object_get(root, "choices"), 0);
+	c = json_object_get(json_object_get(choice, "delta"), "content");
+	if (json_is_string(c))
+		call_token(cs, json_string_value(c), json_string_length(c));
+	if (choice != NULL)
+		take_finish(cs, choice);
+	take_usage(cs, root);
+	json_decref(root);
+	return 0;
+}
+
+static int
+chat_whole(struct call_state *cs, const char *body, size_t n)
+{
+	json_t		*root, *choice, *c;
+	json_error_t	 je;
+
+	if ((root = json_loadb(body, n, 0, &je)) == NULL ||
+	    !json_is_object(root)) {
+		snprintf(cs->cs_error, sizeof(cs->cs_error), "the response is "
+		    "not JSON: %.60s", body);
+		json_decref(root);
+		return -1;
+	}
+	if (backend_error(cs, root)) {
+		json_decref(root);
+		return -1;
+	}
+	choice = json_array_get(json_object_get(root, "choices"), 0);
+	c = json_object_get(json_object_get(choice, "message"), "content");
+	if (!json_is_object(choice) || (!json_is_string(c) && !json_is_null(c))) {
+		snprintf(cs->cs_error, sizeof(cs->cs_error), "the response has "
+		    "no choices[0].message.content");
+		json_decref(root);
+		return -1;
+	}
+	if (json_is_string(c))
+		call_token(cs, json_string_value(c), json_string_length(c));
+	take_finish(cs, choice);
+	take_usage(cs, root);
+	cs->cs_done = true;
+	json_decref(root);
+	return 0;
+}
+
+const struct adapter adapter_openai_chat = {
+	APIT_OPENAI_CHAT, "openAIChatCompletion", chat_path, chat_body,
+	chat_event, chat_whole,
+};

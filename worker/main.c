@@ -1,0 +1,112 @@
+/* main.c - sluice-worker: started by the gateway, serves one request at a time on fd 3. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "../common/log.h"
+#include "fault.h"
+#include "llm.h"
+#include "wloop.h"
+
+#define CHAN_FD	3
+
+struct wargs {
+	const char	*wa_confdir;
+	const char	*wa_user;
+	unsigned	 wa_slot;
+	unsigned	 wa_max_requests;
+	pid_t		 wa_parent;
+	int		 wa_level;
+};
+
+static const struct option longopts[] = {
+	{ "config-dir", required_argument, NULL, 'c' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "slot", required_argument, NULL, 's' },
+	{ "max-requests", required_argument, NULL, 'm' },
+	{ "parent", required_argument, NULL, 'p' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int
+parse_args(struct wargs *a, int argc, char **argv)
+{
+	int	 ch;
+
+	memset(a, 0, sizeof(*a));
+	a->wa_level = LOG_LVL_INFO;
+	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': a->wa_confdir = optarg; break;
+		case 'u': a->wa_user = optarg; break;
+		case 's': a->wa_slot = (unsigned)strtoul(optarg, NULL, 10);
+			  break;
+		case 'm': a->wa_max_requests = (unsigned)strtoul(optarg, NULL,
+			      10);
+			  break;
+		case 'p': a->wa_parent = (pid_t)strtol(optarg, NULL, 10); break;
+		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
+		default: return -1;
+		}
+	}
+	return a->wa_confdir != NULL && a->wa_user != NULL ? 0 : -1;
+}
+
+/* Die with the gateway even if it is killed with SIGKILL. */
+static void
+tie_to_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
+		log_warn("prctl(PR_SET_PDEATHSIG)");
+	if (parent > 0 && getppid() != parent)
+		fatalx_code(0, "gateway already gone");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct wargs	 a;
+	struct wctx	 wc;
+	char		 role[32];
+	int		 r;
+
+	log_init(LOG_LVL_INFO);
+	log_procinit("worker");
+	if (parse_args(&a, argc, argv) == -1) {
+		fprintf(stderr, "sluice-worker is started by sluice-gateway; "
+		    "it is not meant to be run by hand\n");
+		return EX_USAGE;
+	}
+	log_init(a.wa_level);
+	snprintf(role, sizeof(role), "worker/%u", a.wa_slot);
+	log_procinit(role);
+	memset(&wc, 0, sizeof(wc));
+	if (wloop_init(&wc, CHAN_FD) == -1) {
+		log_warnx("fd %d is not a socket: sluice-worker is started by "
+		    "sluice-gateway", CHAN_FD);
+		return EX_USAGE;
+	}
+	tie_to_parent(a.wa_parent);
+	/* Terminal signals belong to the gateway, which stops us cleanly. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	fault_init(CHAN_FD);
+	fault_at_start();
+	if (llm_init() == -1)
+		fatalx("libcurl initialisation failed");
+	wc.wc_slot = a.wa_slot;
+	wc.wc_confdir = a.wa_confdir;
+	wc.wc_user = a.wa_user;
+	wc.wc_max_requests = a.wa_max_requests;
+	r = wloop_run(&wc);
+	wloop_free(&wc);
+	llm_cleanup();
+	return r;
+}

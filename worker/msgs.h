@@ -1,0 +1,40 @@
+/* msgs.h - the conversation as the worker holds it: owned, editable messages. */
+#ifndef SLUICE_MSGS_H
+#define SLUICE_MSGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../proto/proto.h"
+
+struct wmsg {
+	char	*m_role;
+	char	*m_content;		/* never NULL */
+	char	*m_name;		/* NULL when absent */
+	char	*m_tool_call_id;
+	char	*m_tool_calls;		/* JSON array text or NULL */
+	char	**m_images;
+	size_t	 m_nimages;
+};
+
+struct wmsgs {
+	struct wmsg	*v;
+	size_t		 n;
+};
+
+/* Copy the request's messages (the frame can then be freed). */
+void	wmsgs_from_proto(struct wmsgs *, const struct proto_req_start *);
+
+/* Append a copy of role/content as a new message. */
+void	wmsgs_add(struct wmsgs *, const char *role, const char *content);
+
+/* Append a deep copy of m. */
+void	wmsgs_add_copy(struct wmsgs *, const struct wmsg *m);
+
+/* WilmerAI drops messages whose content is only whitespace unless they
+ * carry tool calls, a tool call id or images. */
+void	wmsgs_drop_empty(struct wmsgs *);
+
+void	wmsgs_free(struct wmsgs *);	/* frees all, leaves it empty */
+
+#endif

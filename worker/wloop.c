@@ -1,0 +1,280 @@
+/* wloop.c - the worker's request loop: frames from the gateway, chunks back, cancel, heartbeats. */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/clock.h"
+#include "../common/log.h"
+#include "../common/xmem.h"
+#include "../proto/frame.h"
+#include "fault.h"
+#include "flow.h"
+#include "wloop.h"
+
+#define HEARTBEAT_MS	1000
+
+static struct frame_rd *
+reader(struct wctx *wc)
+{
+	return wc->wc_priv;
+}
+
+int
+wloop_init(struct wctx *wc, int fd)
+{
+	struct stat	 st;
+	struct frame_rd	*rd;
+
+	if (fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode))
+		return -1;
+	wc->wc_fd = fd;
+	rd = xmalloc(sizeof(*rd));
+	frame_rd_init(rd, 0);
+	wc->wc_priv = rd;
+	return 0;
+}
+
+void
+wloop_free(struct wctx *wc)
+{
+	if (wc->wc_priv != NULL) {
+		frame_rd_free(reader(wc));
+		free(wc->wc_priv);
+		wc->wc_priv = NULL;
+	}
+}
+
+/* The gateway is our only reason to live: if it is gone, so are we. */
+static void
+send_msg(struct wctx *wc, const struct proto_msg *m)
+{
+	struct buf	 b = BUF_INIT;
+
+	if (proto_encode(&b, m) == -1)
+		fatalx("%s frame too large", proto_type_name(m->m_type));
+	if (frame_write_all(wc->wc_fd, b.b_data, b.b_len) == -1) {
+		if (errno == EPIPE || errno == ECONNRESET)
+			fatalx_code(0, "gateway channel closed; exiting");
+		fatal("write to gateway");
+	}
+	buf_free(&b);
+	wc->wc_last_sent = clock_mono_ms();
+}
+
+static void
+send_simple(struct wctx *wc, uint32_t type, const char *phase)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, type, wc->wc_busy ? wc->wc_rqid : NULL);
+	if (type == PROTO_HEARTBEAT)
+		m.m_u.heartbeat.phase = str_from(phase);
+	else if (type == PROTO_RETIRE)
+		m.m_u.retire.reason = str_from(phase);
+	send_msg(wc, &m);
+}
+
+void
+wloop_emit(struct wctx *wc, struct str content, struct str reasoning)
+{
+	struct proto_msg m;
+
+	if (content.n == 0 && reasoning.n == 0)
+		return;
+	proto_msg_init(&m, PROTO_REQ_CHUNK, wc->wc_rqid);
+	m.m_u.req_chunk.seq = wc->wc_seq++;
+	if (content.n > 0)
+		m.m_u.req_chunk.content = content;
+	if (reasoning.n > 0)
+		m.m_u.req_chunk.reasoning = reasoning;
+	send_msg(wc, &m);
+}
+
+void
+wloop_phase(struct wctx *wc, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(wc->wc_phase, sizeof(wc->wc_phase), fmt, ap);
+	va_end(ap);
+	log_debug("[rq %s] %s", wc->wc_rqid, wc->wc_phase);
+	if (wc->wc_busy)
+		send_simple(wc, PROTO_HEARTBEAT, wc->wc_phase);
+}
+
+/* A message that arrives while a request runs. */
+static void
+busy_frame(struct wctx *wc, const struct proto_msg *m)
+{
+	switch (m->m_type) {
+	case PROTO_CANCEL:
+		if (str_eq(m->m_rqid, wc->wc_rqid) && !wc->wc_cancelled) {
+			log_debug("[rq %s] cancelled by the gateway",
+			    wc->wc_rqid);
+			wc->wc_cancelled = true;
+		}
+		break;
+	case PROTO_SHUTDOWN:
+		wc->wc_shutdown = true;
+		break;
+	default:
+		fatalx("gateway sent %s during a request",
+		    proto_type_name(m->m_type));
+	}
+}
+
+/* Decode every whole frame in the reader; fn handles each. */
+static void
+drain_frames(struct wctx *wc, void (*fn)(struct wctx *,
+    const struct proto_msg *))
+{
+	const unsigned char	*p;
+	size_t			 n;
+	struct proto_msg	 m;
+	char			 err[PROTO_ERRLEN];
+	int			 r;
+
+	while ((r = frame_rd_next(reader(wc), &p, &n)) == 1) {
+		if (proto_decode(p, n, &m, err) == -1)
+			fatalx("bad frame from gateway: %s", err);
+		if (proto_type_dir(m.m_type) != G2W)
+			fatalx("gateway sent %s", proto_type_name(m.m_type));
+		fn(wc, &m);
+		proto_msg_free(&m);
+	}
+	if (r == -1)
+		fatalx("oversize frame from gateway");
+}
+
+int
+wloop_on_wake(void *arg, bool readable)
+{
+	struct wctx	*wc = arg;
+	uint64_t	 now = clock_mono_ms();
+	ssize_t		 n;
+
+	if (readable) {
+		n = frame_rd_fill(reader(wc), wc->wc_fd);
+		if (n == 0)
+			fatalx_code(0, "gateway channel closed; exiting");
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			fatal("read from gateway");
+	}
+	/* Also frames that arrived together with REQ_START. */
+	drain_frames(wc, busy_frame);
+	if (wc->wc_busy && now - wc->wc_last_sent >= HEARTBEAT_MS)
+		send_simple(wc, PROTO_HEARTBEAT, wc->wc_phase);
+	if (wc->wc_deadline != 0 && now >= wc->wc_deadline)
+		wc->wc_cancelled = true;
+	return wc->wc_cancelled ? 1 : 0;
+}
+
+bool
+wloop_stopped(struct wctx *wc)
+{
+	struct pollfd	 pfd = { wc->wc_fd, POLLIN, 0 };
+	bool		 readable = poll(&pfd, 1, 0) == 1 &&
+			    (pfd.revents & (POLLIN | POLLHUP));
+
+	return wloop_on_wake(wc, readable) == 1;
+}
+
+static void
+send_done(struct wctx *wc, const struct wresult *r)
+{
+	struct proto_msg	 m;
+	struct proto_req_done	*d = &m.m_u.req_done;
+
+	proto_msg_init(&m, PROTO_REQ_DONE, wc->wc_rqid);
+	d->status = wc->wc_cancelled ? RQ_CANCELLED : r->r_status;
+	d->finish = str_from(r->r_finish[0] ? r->r_finish : "stop");
+	d->prompt_tokens = r->r_prompt_tokens;
+	d->completion_tokens = r->r_completion_tokens;
+	d->usage_estimated = r->r_usage_estimated;
+	if (d->status == RQ_ERROR) {
+		d->http_status = r->r_http ? r->r_http : 502;
+		d->code = str_from(r->r_code[0] ? r->r_code : "error");
+		d->message = str_from(r->r_message);
+	}
+	send_msg(wc, &m);
+}
+
+static void
+serve(struct wctx *wc, const struct proto_msg *m)
+{
+	const struct proto_req_start	*rs = &m->m_u.req_start;
+	struct wresult			 res;
+	uint64_t			 t0 = clock_mono_ms();
+
+	snprintf(wc->wc_rqid, sizeof(wc->wc_rqid), "%.*s", (int)m->m_rqid.n,
+	    m->m_rqid.p ? m->m_rqid.p : "");
+	wc->wc_busy = true;
+	wc->wc_cancelled = false;
+	wc->wc_seq = 0;
+	wc->wc_deadline = rs->deadline_ms ? t0 + rs->deadline_ms : 0;
+	memset(&res, 0, sizeof(res));
+	res.r_prompt_tokens = res.r_completion_tokens = -1;
+	fault_on_request();
+	flow_run(wc, rs, &res);
+	send_done(wc, &res);
+	log_debug("[rq %s] done in %llu ms", wc->wc_rqid,
+	    (unsigned long long)(clock_mono_ms() - t0));
+	wc->wc_busy = false;
+	wc->wc_phase[0] = '\0';
+	wc->wc_served++;
+}
+
+static void
+idle_frame(struct wctx *wc, const struct proto_msg *m)
+{
+	switch (m->m_type) {
+	case PROTO_REQ_START:
+		if (m->m_rqid.p == NULL)
+			fatalx("REQ_START without a request id");
+		serve(wc, m);
+		break;
+	case PROTO_CANCEL:		/* late: that request is over */
+		break;
+	case PROTO_SHUTDOWN:
+		wc->wc_shutdown = true;
+		break;
+	default:
+		fatalx("gateway sent %s", proto_type_name(m->m_type));
+	}
+}
+
+int
+wloop_run(struct wctx *wc)
+{
+	struct proto_msg m;
+	ssize_t		 n;
+
+	proto_msg_init(&m, PROTO_HELLO, NULL);
+	m.m_u.hello.version = PROTO_VERSION;
+	m.m_u.hello.pid = getpid();
+	m.m_u.hello.build = str_from(SLUICE_VERSION "+" SLUICE_BUILD);
+	send_msg(wc, &m);
+	while (!wc->wc_shutdown) {
+		if (wc->wc_max_requests != 0 &&
+		    wc->wc_served >= wc->wc_max_requests) {
+			send_simple(wc, PROTO_RETIRE, "max_requests reached");
+			return 0;
+		}
+		n = frame_rd_fill(reader(wc), wc->wc_fd);
+		if (n == 0)
+			return 0;	/* gateway gone: nothing left to do */
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fatal("read from gateway");
+		}
+		drain_frames(wc, idle_frame);
+	}
+	return 0;
+}

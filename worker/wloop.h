@@ -1,0 +1,73 @@
+/* wloop.h - the worker's request loop: frames from the gateway, chunks back, cancel, heartbeats. */
+#ifndef SLUICE_WLOOP_H
+#define SLUICE_WLOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/buf.h"
+#include "../proto/proto.h"
+
+#define WLOOP_MSGLEN	1024
+
+/* The outcome of one request, sent as REQ_DONE. */
+struct wresult {
+	uint32_t	 r_status;		/* enum proto_status */
+	uint32_t	 r_http;		/* for RQ_ERROR: 4xx/5xx */
+	char		 r_code[32];		/* "backend_error", ... */
+	char		 r_message[WLOOP_MSGLEN];
+	char		 r_finish[32];		/* "stop", "length", ... */
+	int64_t		 r_prompt_tokens;	/* -1 unknown */
+	int64_t		 r_completion_tokens;
+	bool		 r_usage_estimated;
+};
+
+/* Worker process state; one request at a time. */
+struct wctx {
+	int		 wc_fd;			/* channel, fd 3 */
+	unsigned	 wc_slot;
+	const char	*wc_confdir;
+	const char	*wc_user;
+	unsigned	 wc_max_requests;	/* 0 = unlimited */
+	unsigned	 wc_served;
+	bool		 wc_shutdown;		/* finish, then exit 0 */
+	/* the current request */
+	char		 wc_rqid[PROTO_MAX_RQID + 1];
+	bool		 wc_busy;
+	bool		 wc_cancelled;
+	uint64_t	 wc_seq;
+	uint64_t	 wc_deadline;		/* monotonic ms, 0 none */
+	uint64_t	 wc_last_sent;
+	char		 wc_phase[96];
+	void		*wc_priv;		/* the frame reader */
+};
+
+/* Set up; fd is the channel. Returns 0, or -1 if fd is not a socket. */
+int	wloop_init(struct wctx *, int fd);
+
+/* Release what wloop_init took (not the descriptor). */
+void	wloop_free(struct wctx *);
+
+/* Send HELLO, then serve requests until SHUTDOWN, EOF or max_requests
+ * (then RETIRE). Returns the process exit status. */
+int	wloop_run(struct wctx *);
+
+/* For the engine, during a request: send a REQ_CHUNK with these deltas
+ * (empty ones are skipped). fatal()s if the gateway is gone. */
+void	wloop_emit(struct wctx *, struct str content, struct str reasoning);
+
+/* Describe what the request is doing now; a heartbeat goes out at once
+ * with it. */
+void	wloop_phase(struct wctx *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* Keep the gateway informed and look for CANCEL: reads frames that are
+ * waiting (readable true) and sends a heartbeat when one is due.
+ * Returns 1 when the request must stop (cancelled or past its deadline).
+ * Shaped to be struct llm_hooks.on_wake; arg is the wctx. */
+int	wloop_on_wake(void *arg, bool readable);
+
+/* True once the current request was cancelled or timed out. */
+bool	wloop_stopped(struct wctx *);
+
+#endif
