@@ -189,8 +189,8 @@ check: $(O)/config.mk lint
 lint: $(O)/config.mk
 	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
 	    --enable=warning,performance,portability \
-	    --suppress=missingIncludeSystem -I common -I proto \
-	    common proto gateway worker tests bench
+	    --suppress=missingIncludeSystem --include=scripts/cppcheck.h \
+	    -I common -I proto common proto gateway worker tests bench
 
 run: $(O)/config.mk
 	$(MAKE) --no-print-directory all

@@ -451,7 +451,7 @@ dec_envelope(const msgpack_object *o, struct proto_msg *m, char *err)
 	m->m_type = (uint32_t)e[1].via.u64;
 	if (m->m_version != PROTO_VERSION) {
 		snprintf(err, PROTO_ERRLEN, "protocol version %u, expected %u",
-		    m->m_version, PROTO_VERSION);
+		    m->m_version, (unsigned)PROTO_VERSION);
 		return -1;
 	}
 	if (desc_of(m->m_type) == NULL) {
