@@ -1,0 +1,1568 @@
+/* mock_llm.c - scriptable mock OpenAI backend for the tests and bench. */
+#include <sys/queue.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+#include <jansson.h>
+
+#include "../common/buf.h"
+#include "../common/clock.h"
+#include "../common/log.h"
+#include "../common/xmem.h"
+
+#define LOG_MAX		256		/* requests kept for /mock/requests */
+#define OUT_HIWAT	(256 * 1024)	/* pause a stream above this output */
+#define MAX_BODY	(64 * 1024 * 1024)
+#define BACKLOG		1024
+#define MAX_DELAY_MS	(24 * 3600 * 1000)
+#define DEFAULT_TEXT	"The quick brown fox jumps over the lazy dog."
+#define MOCK_MARK	"#mock "
+#define MOCK_MARK_LEN	(sizeof(MOCK_MARK) - 1)
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+enum mkind { MK_CHAT, MK_COMPL };
+
+/* Stages of a reply; non-stream replies go from MS_HEAD straight out. */
+enum mstage {
+	MS_HEAD, MS_SILENT, MS_PIECES, MS_FINISH, MS_USAGE, MS_DONE, MS_END,
+	MS_CUT
+};
+
+/* What a stage did: go on, wait for a timer, or the request is gone. */
+enum step { STEP_NEXT, STEP_WAIT, STEP_GONE };
+
+/* An owned string that may hold NUL bytes. */
+struct mstr {
+	char	*ms_p;
+	size_t	 ms_n;
+};
+
+/* The per-request behaviour: flags, then "#mock {...}" overrides. */
+struct script {
+	struct mstr	 sc_text;
+	struct mstr	 sc_finish;
+	int		 sc_chunk;
+	int		 sc_delay_ms;
+	int		 sc_head_delay_ms;
+	int		 sc_silent_ms;
+	int		 sc_status;		/* 0: answer normally */
+	int		 sc_disconnect_after;	/* -1: never */
+	int		 sc_split;		/* 0: whole events */
+	bool		 sc_hang;
+	bool		 sc_garbage;
+	bool		 sc_usage;
+	bool		 sc_no_done;
+	bool		 sc_forever;
+	bool		 sc_crlf;
+	bool		 sc_echo;
+};
+
+struct piece {
+	size_t	 p_off;
+	size_t	 p_len;
+};
+
+/* One LLM request being answered. Freed exactly once, by whoever ends
+ * it: the reply's end, the client leaving, a cut, or shutdown. */
+struct mreq {
+	TAILQ_ENTRY(mreq)	 m_entry;
+	struct evhttp_request	*m_req;
+	struct evhttp_connection *m_evcon;
+	json_t			*m_rec;		/* log record, one ref */
+	struct script		 m_sc;
+	enum mkind		 m_kind;
+	enum mstage		 m_stage;
+	bool			 m_stream;
+	bool			 m_usage;
+	bool			 m_delayed;	/* delay_ms done for next */
+	struct event		*m_timer;
+	struct event		*m_watch;	/* EOF watch before the head */
+	struct piece		*m_pieces;
+	size_t			 m_npieces;
+	size_t			 m_next;	/* next piece index */
+	size_t			 m_sent;	/* content pieces sent */
+	size_t			 m_ptokens;
+	long long		 m_created;
+	struct buf		 m_model;	/* JSON-encoded model name */
+	struct buf		 m_prefix;	/* chunk JSON up to choices */
+	struct buf		 m_ev;		/* event being built */
+	struct buf		 m_out;		/* split: bytes still to send */
+};
+
+TAILQ_HEAD(mreq_list, mreq);
+
+struct mock {
+	struct event_base	*mk_base;
+	struct evhttp		*mk_http;
+	struct evconnlistener	*mk_lev;
+	struct event		*mk_relisten;
+	struct event		*mk_sigterm;
+	struct event		*mk_sigint;
+	struct evbuffer		*mk_scratch;
+	struct mreq_list	 mk_active;
+	json_t			*mk_log[LOG_MAX];
+	size_t			 mk_log_head;	/* index of the oldest */
+	size_t			 mk_log_len;
+	unsigned long long	 mk_nrequests;
+	unsigned long long	 mk_nactive;
+	unsigned long long	 mk_ngone;
+	const char		*mk_listen;
+	const char		*mk_text;
+	int			 mk_chunk;
+	int			 mk_delay_ms;
+	bool			 mk_quiet;
+};
+
+static struct mock	 mk;
+
+static void	stream_run(struct mreq *);
+
+/* ---- small helpers ---------------------------------------------- */
+
+static void
+mstr_set(struct mstr *s, const char *p, size_t n)
+{
+	free(s->ms_p);
+	s->ms_p = xmalloc(n + 1);
+	if (n > 0)
+		memcpy(s->ms_p, p, n);
+	s->ms_p[n] = '\0';
+	s->ms_n = n;
+}
+
+/* Appends s as a JSON string literal; s is UTF-8 and may hold NULs. */
+static void
+json_str(struct buf *b, const char *s, size_t n)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 i, run = 0;
+	unsigned char		 c;
+	char			 esc[7];
+
+	buf_reserve(b, n + 2);
+	buf_addc(b, '"');
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_add(b, s + run, i - run);
+		run = i + 1;
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			buf_add(b, esc, 2);
+		} else if (c == '\n')
+			buf_adds(b, "\\n");
+		else if (c == '\r')
+			buf_adds(b, "\\r");
+		else if (c == '\t')
+			buf_adds(b, "\\t");
+		else {
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			buf_add(b, esc, 6);
+		}
+	}
+	buf_add(b, s + run, n - run);
+	buf_addc(b, '"');
+}
+
+/* A JSON string for untrusted bytes: invalid UTF-8 becomes '?'. */
+static json_t *
+json_lossy(const char *s, size_t n)
+{
+	json_t	*j;
+	char	*copy;
+	size_t	 i;
+
+	if ((j = json_stringn(s, n)) != NULL)
+		return j;
+	copy = xmalloc(n + 1);
+	for (i = 0; i < n; i++)
+		copy[i] = ((unsigned char)s[i] & 0x80) ? '?' : s[i];
+	j = json_stringn(copy, n);
+	free(copy);
+	return j != NULL ? j : json_string("");
+}
+
+static size_t
+utf8_len(const char *s, size_t n)
+{
+	size_t	 i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			k++;
+	return k;
+}
+
+static bool
+is_ws(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static const char *
+method_name(enum evhttp_cmd_type cmd)
+{
+	switch (cmd) {
+	case EVHTTP_REQ_GET:
+		return "GET";
+	case EVHTTP_REQ_POST:
+		return "POST";
+	case EVHTTP_REQ_HEAD:
+		return "HEAD";
+	case EVHTTP_REQ_PUT:
+		return "PUT";
+	case EVHTTP_REQ_DELETE:
+		return "DELETE";
+	default:
+		return "OTHER";
+	}
+}
+
+/* ---- plain replies ---------------------------------------------- */
+
+static void
+send_json(struct evhttp_request *req, int code, const char *body, size_t n)
+{
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Content-Type", "application/json");
+	evbuffer_add(mk.mk_scratch, body, n);
+	evhttp_send_reply(req, code, NULL, mk.mk_scratch);
+	evbuffer_drain(mk.mk_scratch, evbuffer_get_length(mk.mk_scratch));
+}
+
+static void
+error_body(struct buf *b, const char *msg, const char *type)
+{
+	buf_adds(b, "{\"error\":{\"message\":");
+	json_str(b, msg, strlen(msg));
+	buf_adds(b, ",\"type\":");
+	json_str(b, type, strlen(type));
+	buf_adds(b, "}}");
+}
+
+static void
+send_error(struct evhttp_request *req, int code, const char *msg)
+{
+	struct buf	 b = BUF_INIT;
+
+	error_body(&b, msg, "invalid_request_error");
+	send_json(req, code, b.b_data, b.b_len);
+	buf_free(&b);
+}
+
+/* ---- request log ------------------------------------------------ */
+
+static void
+log_push(json_t *rec)
+{
+	size_t	 i;
+
+	if (mk.mk_log_len == LOG_MAX) {
+		json_decref(mk.mk_log[mk.mk_log_head]);
+		mk.mk_log[mk.mk_log_head] = json_incref(rec);
+		mk.mk_log_head = (mk.mk_log_head + 1) % LOG_MAX;
+		return;
+	}
+	i = (mk.mk_log_head + mk.mk_log_len) % LOG_MAX;
+	mk.mk_log[i] = json_incref(rec);
+	mk.mk_log_len++;
+}
+
+static void
+log_clear(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < mk.mk_log_len; i++)
+		json_decref(mk.mk_log[(mk.mk_log_head + i) % LOG_MAX]);
+	mk.mk_log_head = mk.mk_log_len = 0;
+}
+
+/* Headers as an object; a repeated name gets its values joined. */
+static json_t *
+log_headers(struct evhttp_request *req)
+{
+	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
+	struct evkeyval		*kv;
+	json_t			*o = json_object(), *old;
+	char			*joined;
+
+	TAILQ_FOREACH(kv, h, next) {
+		old = json_object_get(o, kv->key);
+		if (old == NULL) {
+			json_object_set_new(o, kv->key,
+			    json_lossy(kv->value, strlen(kv->value)));
+			continue;
+		}
+		joined = xasprintf("%s, %s", json_string_value(old),
+		    kv->value);
+		json_object_set_new(o, kv->key,
+		    json_lossy(joined, strlen(joined)));
+		free(joined);
+	}
+	return o;
+}
+
+/* Records a request in the ring; returns a reference for the caller. */
+static json_t *
+log_record(struct evhttp_request *req, const char *path, json_t *body,
+    const char *raw, size_t rawlen)
+{
+	json_t	*r = json_object();
+
+	json_object_set_new(r, "t_ms", json_integer(
+	    (json_int_t)clock_mono_ms()));
+	json_object_set_new(r, "t_end_ms", json_null());
+	json_object_set_new(r, "method", json_string(
+	    method_name(evhttp_request_get_command(req))));
+	json_object_set_new(r, "path", json_lossy(path, strlen(path)));
+	json_object_set_new(r, "headers", log_headers(req));
+	json_object_set_new(r, "body", body != NULL ? json_incref(body) :
+	    json_lossy(raw, rawlen));
+	log_push(r);
+	return r;
+}
+
+/* Stamps the end time and drops the caller's reference. */
+static void
+rec_close(json_t *rec)
+{
+	json_object_set_new(rec, "t_end_ms", json_integer(
+	    (json_int_t)clock_mono_ms()));
+	json_decref(rec);
+}
+
+/* ---- script ----------------------------------------------------- */
+
+enum sk_type { SK_INT, SK_BOOL, SK_STR };
+
+struct skey {
+	const char	*k_name;
+	enum sk_type	 k_type;
+	size_t		 k_off;
+	int		 k_min;
+	int		 k_max;
+};
+
+#define SK(n, t, f, lo, hi)	{ n, t, offsetof(struct script, f), lo, hi }
+static const struct skey skeys[] = {
+	SK("text", SK_STR, sc_text, 0, 0),
+	SK("finish_reason", SK_STR, sc_finish, 0, 0),
+	SK("chunk", SK_INT, sc_chunk, 0, INT_MAX),
+	SK("delay_ms", SK_INT, sc_delay_ms, 0, MAX_DELAY_MS),
+	SK("head_delay_ms", SK_INT, sc_head_delay_ms, 0, MAX_DELAY_MS),
+	SK("silent_ms", SK_INT, sc_silent_ms, 0, MAX_DELAY_MS),
+	SK("status", SK_INT, sc_status, 100, 599),
+	SK("disconnect_after", SK_INT, sc_disconnect_after, 0, INT_MAX),
+	SK("split", SK_INT, sc_split, 0, INT_MAX),
+	SK("hang", SK_BOOL, sc_hang, 0, 0),
+	SK("garbage", SK_BOOL, sc_garbage, 0, 0),
+	SK("usage", SK_BOOL, sc_usage, 0, 0),
+	SK("no_done", SK_BOOL, sc_no_done, 0, 0),
+	SK("forever", SK_BOOL, sc_forever, 0, 0),
+	SK("crlf", SK_BOOL, sc_crlf, 0, 0),
+	SK("echo", SK_BOOL, sc_echo, 0, 0),
+};
+#undef SK
+
+static void
+script_init(struct script *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	mstr_set(&sc->sc_text, mk.mk_text, strlen(mk.mk_text));
+	mstr_set(&sc->sc_finish, "stop", 4);
+	sc->sc_chunk = mk.mk_chunk;
+	sc->sc_delay_ms = mk.mk_delay_ms;
+	sc->sc_disconnect_after = -1;
+}
+
+static void
+script_free(struct script *sc)
+{
+	free(sc->sc_text.ms_p);
+	free(sc->sc_finish.ms_p);
+	sc->sc_text.ms_p = sc->sc_finish.ms_p = NULL;
+}
+
+/* One "#mock" key; a bad key or value is reported and skipped. */
+static void
+script_set(struct script *sc, const char *key, const json_t *v)
+{
+	const struct skey	*k;
+	char			*base = (char *)sc;
+	json_int_t		 i;
+
+	for (k = skeys; k < skeys + nitems(skeys); k++)
+		if (strcmp(k->k_name, key) == 0)
+			break;
+	if (k == skeys + nitems(skeys)) {
+		log_warnx("#mock: unknown key \"%s\" ignored", key);
+		return;
+	}
+	switch (k->k_type) {
+	case SK_INT:
+		i = json_is_integer(v) ? json_integer_value(v) : -1;
+		if (!json_is_integer(v) || i < k->k_min || i > k->k_max)
+			break;
+		*(int *)(void *)(base + k->k_off) = (int)i;
+		return;
+	case SK_BOOL:
+		if (!json_is_boolean(v))
+			break;
+		*(bool *)(void *)(base + k->k_off) = json_is_true(v);
+		return;
+	case SK_STR:
+		if (!json_is_string(v))
+			break;
+		mstr_set((struct mstr *)(void *)(base + k->k_off),
+		    json_string_value(v), json_string_length(v));
+		return;
+	}
+	log_warnx("#mock: bad value for \"%s\" ignored", key);
+}
+
+/* echo: s without the "#mock" line (and the line break before it when
+ * it is the last line). */
+static void
+script_echo(struct script *sc, const char *s, size_t n, const char *mark)
+{
+	size_t		 pre = (size_t)(mark - s), post;
+	const char	*eol = memchr(mark, '\n', n - pre);
+	struct buf	 b = BUF_INIT;
+
+	post = eol != NULL ? (size_t)(eol - s) + 1 : n;
+	if (post == n && pre > 0 && s[pre - 1] == '\n') {
+		pre--;
+		if (pre > 0 && s[pre - 1] == '\r')
+			pre--;
+	}
+	buf_add(&b, s, pre);
+	buf_add(&b, s + post, n - post);
+	mstr_set(&sc->sc_text, b.b_data, b.b_len);
+	buf_free(&b);
+}
+
+/* Applies "#mock {json}" found in the user text s, if any. */
+static void
+script_parse(struct script *sc, const char *s, size_t n)
+{
+	const char	*mark, *js, *eol;
+	size_t		 jn;
+	json_t		*o;
+	void		*it;
+	json_error_t	 je;
+
+	if (s == NULL || (mark = memmem(s, n, MOCK_MARK,
+	    MOCK_MARK_LEN)) == NULL)
+		return;
+	js = mark + MOCK_MARK_LEN;
+	eol = memchr(js, '\n', n - (size_t)(js - s));
+	jn = (size_t)((eol != NULL ? eol : s + n) - js);
+	if (jn > 0 && js[jn - 1] == '\r')
+		jn--;
+	o = json_loadb(js, jn, 0, &je);
+	if (!json_is_object(o)) {
+		log_warnx("#mock: not a JSON object: %s", o != NULL ?
+		    "wrong type" : je.text);
+		json_decref(o);
+		return;
+	}
+	for (it = json_object_iter(o); it != NULL;
+	    it = json_object_iter_next(o, it))
+		script_set(sc, json_object_iter_key(it),
+		    json_object_iter_value(it));
+	json_decref(o);
+	if (sc->sc_echo)
+		script_echo(sc, s, n, mark);
+}
+
+/* ---- per-request state ------------------------------------------ */
+
+static void	on_close(struct evhttp_connection *, void *);
+static void	on_timer(evutil_socket_t, short, void *);
+static void	on_watch(evutil_socket_t, short, void *);
+
+static struct mreq *
+mreq_new(struct evhttp_request *req, json_t *rec, enum mkind kind)
+{
+	struct mreq	*m = xcalloc(1, sizeof(*m));
+
+	m->m_req = req;
+	m->m_evcon = evhttp_request_get_connection(req);
+	m->m_rec = rec;
+	m->m_kind = kind;
+	buf_init(&m->m_model);
+	buf_init(&m->m_prefix);
+	buf_init(&m->m_ev);
+	buf_init(&m->m_out);
+	script_init(&m->m_sc);
+	TAILQ_INSERT_TAIL(&mk.mk_active, m, m_entry);
+	mk.mk_nactive++;
+	evhttp_connection_set_closecb(m->m_evcon, on_close, m);
+	return m;
+}
+
+static void
+watch_stop(struct mreq *m)
+{
+	if (m->m_watch != NULL)
+		event_free(m->m_watch);
+	m->m_watch = NULL;
+}
+
+/* Forgets m; the caller has dealt with the request and closecb. */
+static void
+mreq_free(struct mreq *m)
+{
+	TAILQ_REMOVE(&mk.mk_active, m, m_entry);
+	mk.mk_nactive--;
+	if (m->m_timer != NULL)
+		event_free(m->m_timer);
+	watch_stop(m);
+	buf_free(&m->m_model);
+	buf_free(&m->m_prefix);
+	buf_free(&m->m_ev);
+	buf_free(&m->m_out);
+	script_free(&m->m_sc);
+	free(m->m_pieces);
+	json_decref(m->m_rec);
+	free(m);
+}
+
+static void
+rec_end(struct mreq *m)
+{
+	json_object_set_new(m->m_rec, "t_end_ms", json_integer(
+	    (json_int_t)clock_mono_ms()));
+}
+
+/* Answers the whole reply at once and frees m. */
+static void
+mreq_reply(struct mreq *m, int code, const char *body, size_t n)
+{
+	rec_end(m);
+	evhttp_connection_set_closecb(m->m_evcon, NULL, NULL);
+	send_json(m->m_req, code, body, n);
+	mreq_free(m);
+}
+
+static void
+mreq_error(struct mreq *m, int code, const char *msg)
+{
+	struct buf	 b = BUF_INIT;
+
+	error_body(&b, msg, "invalid_request_error");
+	mreq_reply(m, code, b.b_data, b.b_len);
+	buf_free(&b);
+}
+
+/* Ends a started stream normally and frees m. */
+static void
+mreq_end_stream(struct mreq *m)
+{
+	rec_end(m);
+	evhttp_connection_set_closecb(m->m_evcon, NULL, NULL);
+	evhttp_send_reply_end(m->m_req);
+	mreq_free(m);
+}
+
+/* Closes the connection without (finishing) a reply: a cut, or a client
+ * seen gone before the head. libevent frees the request with it. */
+static void
+mreq_drop(struct mreq *m, bool gone)
+{
+	struct evhttp_connection	*evcon = m->m_evcon;
+
+	if (gone)
+		mk.mk_ngone++;
+	rec_end(m);
+	evhttp_connection_set_closecb(evcon, NULL, NULL);
+	mreq_free(m);
+	evhttp_connection_free(evcon);
+}
+
+/* The connection is going away. A request detached from it (client
+ * gone mid-reply) is still ours to end, exactly once. */
+static void
+on_close(struct evhttp_connection *evcon, void *arg)
+{
+	struct mreq	*m = arg;
+
+	if (evhttp_request_get_connection(m->m_req) != NULL) {
+		mreq_free(m);
+		return;
+	}
+	mk.mk_ngone++;
+	rec_end(m);
+	evhttp_send_reply_end(m->m_req);
+	mreq_free(m);
+}
+
+static void
+arm(struct mreq *m, int ms)
+{
+	struct timeval	 tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	if (m->m_timer == NULL &&
+	    (m->m_timer = evtimer_new(mk.mk_base, on_timer, m)) == NULL)
+		fatalx("evtimer_new");
+	if (evtimer_add(m->m_timer, &tv) == -1)
+		fatalx("evtimer_add");
+}
+
+static void
+on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	stream_run(arg);
+}
+
+/* Before the head, evhttp does not read the socket, so it cannot see
+ * the client leave: peek at it ourselves. */
+static void
+watch_start(struct mreq *m)
+{
+	struct bufferevent	*bev;
+	evutil_socket_t		 fd;
+
+	bev = evhttp_connection_get_bufferevent(m->m_evcon);
+	fd = bufferevent_getfd(bev);
+	m->m_watch = event_new(mk.mk_base, fd, EV_READ | EV_PERSIST,
+	    on_watch, m);
+	if (m->m_watch == NULL || event_add(m->m_watch, NULL) == -1)
+		fatalx("watch_start: event_new");
+}
+
+static void
+on_watch(evutil_socket_t fd, short what, void *arg)
+{
+	struct mreq	*m = arg;
+	char		 c;
+	ssize_t		 n;
+
+	n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n > 0) {
+		/* Pipelined bytes: EOF can no longer be seen; stop. */
+		watch_stop(m);
+		return;
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR))
+		return;
+	mreq_drop(m, true);
+}
+
+static size_t
+out_len(const struct mreq *m)
+{
+	struct bufferevent	*bev;
+
+	bev = evhttp_connection_get_bufferevent(m->m_evcon);
+	return evbuffer_get_length(bufferevent_get_output(bev));
+}
+
+/* ---- reply bodies ----------------------------------------------- */
+
+/* {"id":..,"object":..,"created":..,"model":..,"choices": */
+static void
+add_head(struct buf *b, const struct mreq *m, const char *object)
+{
+	buf_printf(b, "{\"id\":\"%s\",\"object\":\"%s\",\"created\":%lld,"
+	    "\"model\":", m->m_kind == MK_CHAT ? "chatcmpl-mock" :
+	    "cmpl-mock", object, m->m_created);
+	buf_add(b, m->m_model.b_data, m->m_model.b_len);
+	buf_adds(b, ",\"choices\":");
+}
+
+static void
+add_usage(struct buf *b, const struct mreq *m, size_t ctokens)
+{
+	buf_printf(b, "\"usage\":{\"prompt_tokens\":%zu,"
+	    "\"completion_tokens\":%zu,\"total_tokens\":%zu}",
+	    m->m_ptokens, ctokens, m->m_ptokens + ctokens);
+}
+
+static void
+add_finish(struct buf *b, const struct mreq *m)
+{
+	buf_adds(b, "\"finish_reason\":");
+	json_str(b, m->m_sc.sc_finish.ms_p, m->m_sc.sc_finish.ms_n);
+}
+
+static void
+reply_status(struct mreq *m)
+{
+	struct buf	*b = &m->m_ev;
+	int		 code = m->m_sc.sc_status;
+
+	buf_reset(b);
+	buf_printf(b, "{\"error\":{\"message\":\"mock error %d\","
+	    "\"type\":\"server_error\",\"code\":%d}}", code, code);
+	mreq_reply(m, code, b->b_data, b->b_len);
+}
+
+/* The non-stream answer (or a cut, or garbage). */
+static void
+reply_full(struct mreq *m)
+{
+	struct buf	*b = &m->m_ev;
+	struct mstr	*t = &m->m_sc.sc_text;
+
+	if (m->m_sc.sc_disconnect_after >= 0) {
+		mreq_drop(m, false);
+		return;
+	}
+	buf_reset(b);
+	if (m->m_sc.sc_garbage) {
+		buf_adds(b, "this is not json");
+		mreq_reply(m, 200, b->b_data, b->b_len);
+		return;
+	}
+	if (m->m_kind == MK_CHAT) {
+		add_head(b, m, "chat.completion");
+		buf_adds(b, "[{\"index\":0,\"message\":{\"role\":"
+		    "\"assistant\",\"content\":");
+		json_str(b, t->ms_p, t->ms_n);
+		buf_adds(b, "},");
+	} else {
+		add_head(b, m, "text_completion");
+		buf_adds(b, "[{\"index\":0,\"text\":");
+		json_str(b, t->ms_p, t->ms_n);
+		buf_adds(b, ",\"logprobs\":null,");
+	}
+	add_finish(b, m);
+	buf_adds(b, "}],");
+	add_usage(b, m, m->m_npieces);
+	buf_addc(b, '}');
+	mreq_reply(m, 200, b->b_data, b->b_len);
+}
+
+/* ---- SSE events ------------------------------------------------- */
+
+static void
+send_chunk(struct mreq *m, const char *p, size_t n)
+{
+	evbuffer_add(mk.mk_scratch, p, n);
+	evhttp_send_reply_chunk(m->m_req, mk.mk_scratch);
+	evbuffer_drain(mk.mk_scratch, evbuffer_get_length(mk.mk_scratch));
+}
+
+/* Terminates the event in m_ev and sends it, or queues it for split. */
+static void
+ev_close(struct mreq *m)
+{
+	struct buf	*b = &m->m_ev;
+
+	buf_adds(b, m->m_sc.sc_crlf ? "\r\n\r\n" : "\n\n");
+	if (m->m_sc.sc_split > 0)
+		buf_add(&m->m_out, b->b_data, b->b_len);
+	else
+		send_chunk(m, b->b_data, b->b_len);
+}
+
+/* Starts a JSON event; in garbage mode sends a bad one, returns NULL. */
+static struct buf *
+ev_open(struct mreq *m)
+{
+	struct buf	*b = &m->m_ev;
+
+	buf_reset(b);
+	buf_adds(b, "data: ");
+	if (!m->m_sc.sc_garbage) {
+		buf_add(b, m->m_prefix.b_data, m->m_prefix.b_len);
+		return b;
+	}
+	buf_adds(b, "this is not json");
+	ev_close(m);
+	return NULL;
+}
+
+static void
+emit_role(struct mreq *m)
+{
+	struct buf	*b;
+
+	if ((b = ev_open(m)) == NULL)
+		return;
+	buf_adds(b, "[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+	    "\"content\":\"\"},\"finish_reason\":null}]}");
+	ev_close(m);
+}
+
+static void
+emit_piece(struct mreq *m, const char *s, size_t n)
+{
+	struct buf	*b;
+
+	if ((b = ev_open(m)) == NULL)
+		return;
+	if (m->m_kind == MK_CHAT) {
+		buf_adds(b, "[{\"index\":0,\"delta\":{\"content\":");
+		json_str(b, s, n);
+		buf_adds(b, "},\"finish_reason\":null}]}");
+	} else {
+		buf_adds(b, "[{\"index\":0,\"text\":");
+		json_str(b, s, n);
+		buf_adds(b, ",\"logprobs\":null,\"finish_reason\":null}]}");
+	}
+	ev_close(m);
+}
+
+static void
+emit_finish(struct mreq *m)
+{
+	struct buf	*b;
+
+	if ((b = ev_open(m)) == NULL)
+		return;
+	if (m->m_kind == MK_CHAT)
+		buf_adds(b, "[{\"index\":0,\"delta\":{},");
+	else
+		buf_adds(b, "[{\"index\":0,\"text\":\"\",\"logprobs\":null,");
+	add_finish(b, m);
+	buf_adds(b, "}]}");
+	ev_close(m);
+}
+
+static void
+emit_usage(struct mreq *m)
+{
+	struct buf	*b;
+
+	if ((b = ev_open(m)) == NULL)
+		return;
+	buf_adds(b, "[],");
+	add_usage(b, m, m->m_sent);
+	buf_addc(b, '}');
+	ev_close(m);
+}
+
+static void
+emit_done(struct mreq *m)
+{
+	buf_reset(&m->m_ev);
+	buf_adds(&m->m_ev, "data: [DONE]");
+	ev_close(m);
+}
+
+/* ---- the stream state machine ----------------------------------- */
+
+/* Sends the next split part of the queued bytes, then waits ~1 ms. */
+static enum step
+split_part(struct mreq *m)
+{
+	size_t	 n = m->m_out.b_len;
+
+	if (n > (size_t)m->m_sc.sc_split)
+		n = (size_t)m->m_sc.sc_split;
+	send_chunk(m, m->m_out.b_data, n);
+	buf_drain(&m->m_out, n);
+	arm(m, 1);
+	return STEP_WAIT;
+}
+
+static enum step
+stage_head(struct mreq *m)
+{
+	struct evkeyvalq	*oh;
+
+	watch_stop(m);
+	if (m->m_sc.sc_status != 0) {
+		reply_status(m);
+		return STEP_GONE;
+	}
+	if (!m->m_stream) {
+		reply_full(m);
+		return STEP_GONE;
+	}
+	oh = evhttp_request_get_output_headers(m->m_req);
+	evhttp_add_header(oh, "Content-Type", "text/event-stream");
+	evhttp_add_header(oh, "Cache-Control", "no-cache");
+	evhttp_send_reply_start(m->m_req, 200, "OK");
+	if (m->m_kind == MK_CHAT)
+		emit_role(m);
+	m->m_stage = MS_SILENT;
+	return STEP_NEXT;
+}
+
+static enum step
+stage_piece(struct mreq *m)
+{
+	const struct script	*sc = &m->m_sc;
+	const struct piece	*p;
+
+	if (sc->sc_disconnect_after >= 0 &&
+	    m->m_sent >= (size_t)sc->sc_disconnect_after) {
+		m->m_stage = MS_CUT;
+		return STEP_NEXT;
+	}
+	if (m->m_next >= m->m_npieces) {
+		if (!sc->sc_forever) {
+			m->m_stage = MS_FINISH;
+			return STEP_NEXT;
+		}
+		/* Empty text: idle until the client leaves. */
+		if (m->m_npieces == 0)
+			return STEP_WAIT;
+		m->m_next = 0;
+	}
+	if (m->m_sent > 0 && sc->sc_delay_ms > 0 && !m->m_delayed) {
+		m->m_delayed = true;
+		arm(m, sc->sc_delay_ms);
+		return STEP_WAIT;
+	}
+	if (out_len(m) >= OUT_HIWAT) {
+		arm(m, 1);		/* slow reader: let it drain */
+		return STEP_WAIT;
+	}
+	m->m_delayed = false;
+	p = &m->m_pieces[m->m_next++];
+	emit_piece(m, sc->sc_text.ms_p + p->p_off, p->p_len);
+	m->m_sent++;
+	return STEP_NEXT;
+}
+
+/* disconnect_after: let what was sent reach the socket, then close. */
+static enum step
+stage_cut(struct mreq *m)
+{
+	if (out_len(m) > 0) {
+		arm(m, 1);
+		return STEP_WAIT;
+	}
+	mreq_drop(m, false);
+	return STEP_GONE;
+}
+
+static enum step
+stream_stage(struct mreq *m)
+{
+	bool	 done = !m->m_sc.sc_no_done;
+
+	switch (m->m_stage) {
+	case MS_HEAD:
+		return stage_head(m);
+	case MS_SILENT:
+		m->m_stage = MS_PIECES;
+		if (m->m_sc.sc_silent_ms <= 0)
+			return STEP_NEXT;
+		arm(m, m->m_sc.sc_silent_ms);
+		return STEP_WAIT;
+	case MS_PIECES:
+		return stage_piece(m);
+	case MS_FINISH:
+		m->m_stage = MS_USAGE;
+		if (done)
+			emit_finish(m);
+		return STEP_NEXT;
+	case MS_USAGE:
+		m->m_stage = MS_DONE;
+		if (done && m->m_usage)
+			emit_usage(m);
+		return STEP_NEXT;
+	case MS_DONE:
+		m->m_stage = MS_END;
+		if (done)
+			emit_done(m);
+		return STEP_NEXT;
+	case MS_END:
+		mreq_end_stream(m);
+		return STEP_GONE;
+	case MS_CUT:
+		return stage_cut(m);
+	}
+	return STEP_GONE;
+}
+
+/* Runs m until it has to wait for a timer or is gone. */
+static void
+stream_run(struct mreq *m)
+{
+	enum step	 r;
+
+	do {
+		if (m->m_out.b_len > 0)
+			r = split_part(m);
+		else
+			r = stream_stage(m);
+	} while (r == STEP_NEXT);
+}
+
+/* ---- LLM routes ------------------------------------------------- */
+
+static void
+content_text(const json_t *c, struct buf *out)
+{
+	const json_t	*part, *t;
+	size_t		 i;
+
+	if (json_is_string(c)) {
+		buf_add(out, json_string_value(c), json_string_length(c));
+		return;
+	}
+	if (!json_is_array(c))
+		return;
+	for (i = 0; i < json_array_size(c); i++) {
+		part = json_array_get(c, i);
+		t = json_object_get(part, "text");
+		if (json_is_string(t))
+			buf_add(out, json_string_value(t),
+			    json_string_length(t));
+	}
+}
+
+static size_t
+prompt_tokens(size_t chars)
+{
+	return chars / 4 > 0 ? chars / 4 : 1;
+}
+
+/* Chat: counts all contents, copies the last user message to user. */
+static int
+chat_parse(struct mreq *m, const json_t *body, struct buf *user,
+    const char **err)
+{
+	const json_t	*msgs = json_object_get(body, "messages");
+	const json_t	*msg, *role, *last = NULL;
+	struct buf	 tmp = BUF_INIT;
+	size_t		 i, chars = 0;
+
+	if (!json_is_array(msgs)) {
+		*err = "messages must be an array";
+		return -1;
+	}
+	for (i = 0; i < json_array_size(msgs); i++) {
+		msg = json_array_get(msgs, i);
+		buf_reset(&tmp);
+		content_text(json_object_get(msg, "content"), &tmp);
+		chars += utf8_len(tmp.b_data, tmp.b_len);
+		role = json_object_get(msg, "role");
+		if (json_is_string(role) &&
+		    strcmp(json_string_value(role), "user") == 0)
+			last = msg;
+	}
+	buf_free(&tmp);
+	if (last != NULL)
+		content_text(json_object_get(last, "content"), user);
+	m->m_ptokens = prompt_tokens(chars);
+	return 0;
+}
+
+/* Completions: a string prompt, or strings (the last one is scripted). */
+static int
+compl_parse(struct mreq *m, const json_t *body, struct buf *user,
+    const char **err)
+{
+	const json_t	*p = json_object_get(body, "prompt"), *e;
+	size_t		 i, chars = 0;
+
+	*err = "prompt must be a string or an array of strings";
+	if (json_is_string(p)) {
+		buf_add(user, json_string_value(p), json_string_length(p));
+		chars = utf8_len(user->b_data, user->b_len);
+	} else if (json_is_array(p)) {
+		for (i = 0; i < json_array_size(p); i++) {
+			e = json_array_get(p, i);
+			if (!json_is_string(e))
+				return -1;
+			buf_reset(user);
+			buf_add(user, json_string_value(e),
+			    json_string_length(e));
+			chars += utf8_len(user->b_data, user->b_len);
+		}
+	} else
+		return -1;
+	m->m_ptokens = prompt_tokens(chars);
+	return 0;
+}
+
+static void
+piece_add(struct mreq *m, size_t off, size_t len, size_t *cap)
+{
+	if (m->m_npieces == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		m->m_pieces = xreallocarray(m->m_pieces, *cap,
+		    sizeof(*m->m_pieces));
+	}
+	m->m_pieces[m->m_npieces].p_off = off;
+	m->m_pieces[m->m_npieces].p_len = len;
+	m->m_npieces++;
+}
+
+/* chunk > 0: that many code points a piece; 0: a word and the
+ * whitespace before it. Trailing whitespace is a piece of its own. */
+static void
+pieces_split(struct mreq *m)
+{
+	const char	*s = m->m_sc.sc_text.ms_p;
+	size_t		 n = m->m_sc.sc_text.ms_n, i = 0, start, k, cap = 0;
+	size_t		 chunk = (size_t)m->m_sc.sc_chunk;
+
+	while (i < n) {
+		start = i;
+		if (chunk > 0) {
+			for (k = 0; i < n && k < chunk; k++) {
+				i++;
+				while (i < n &&
+				    ((unsigned char)s[i] & 0xC0) == 0x80)
+					i++;
+			}
+		} else {
+			while (i < n && is_ws(s[i]))
+				i++;
+			while (i < n && !is_ws(s[i]))
+				i++;
+		}
+		piece_add(m, start, i - start, &cap);
+	}
+}
+
+static void
+llm_options(struct mreq *m, const json_t *body)
+{
+	const json_t	*model = json_object_get(body, "model");
+	const json_t	*so = json_object_get(body, "stream_options");
+
+	m->m_stream = json_is_true(json_object_get(body, "stream"));
+	m->m_usage = m->m_sc.sc_usage ||
+	    json_is_true(json_object_get(so, "include_usage"));
+	m->m_created = (long long)time(NULL);
+	if (json_is_string(model))
+		json_str(&m->m_model, json_string_value(model),
+		    json_string_length(model));
+	else
+		buf_adds(&m->m_model, "\"mock\"");
+	if (m->m_stream)
+		add_head(&m->m_prefix, m, m->m_kind == MK_CHAT ?
+		    "chat.completion.chunk" : "text_completion");
+}
+
+/* Takes the caller's reference on rec. */
+static void
+llm_start(struct evhttp_request *req, json_t *rec, const json_t *body,
+    enum mkind kind)
+{
+	struct mreq	*m;
+	struct buf	 user = BUF_INIT;
+	const char	*err = NULL;
+	int		 rc;
+
+	if (!json_is_object(body)) {
+		rec_close(rec);
+		send_error(req, 400, "bad json");
+		return;
+	}
+	m = mreq_new(req, rec, kind);
+	if (kind == MK_CHAT)
+		rc = chat_parse(m, body, &user, &err);
+	else
+		rc = compl_parse(m, body, &user, &err);
+	if (rc == -1) {
+		buf_free(&user);
+		mreq_error(m, 400, err);
+		return;
+	}
+	script_parse(&m->m_sc, user.b_data, user.b_len);
+	buf_free(&user);
+	llm_options(m, body);
+	pieces_split(m);
+	m->m_stage = MS_HEAD;
+	if (m->m_sc.sc_hang || m->m_sc.sc_head_delay_ms > 0)
+		watch_start(m);
+	if (m->m_sc.sc_hang)
+		return;
+	if (m->m_sc.sc_head_delay_ms > 0)
+		arm(m, m->m_sc.sc_head_delay_ms);
+	else
+		stream_run(m);
+}
+
+/* The body as JSON (any value), or NULL with the raw bytes. */
+static json_t *
+body_parse(struct evhttp_request *req, const char **raw, size_t *rawlen)
+{
+	struct evbuffer	*in = evhttp_request_get_input_buffer(req);
+	json_error_t	 je;
+
+	*rawlen = evbuffer_get_length(in);
+	if (*rawlen == 0) {
+		*raw = "";
+		return NULL;
+	}
+	*raw = (const char *)evbuffer_pullup(in, -1);
+	return json_loadb(*raw, *rawlen, JSON_DECODE_ANY | JSON_ALLOW_NUL,
+	    &je);
+}
+
+static void
+on_v1(struct evhttp_request *req, const char *path,
+    enum evhttp_cmd_type cmd)
+{
+	static const char	 models[] = "{\"object\":\"list\",\"data\":"
+	    "[{\"id\":\"mock\",\"object\":\"model\"}]}";
+	json_t			*body, *rec;
+	const char		*raw;
+	size_t			 rawlen;
+	bool			 chat, compl;
+
+	mk.mk_nrequests++;
+	body = body_parse(req, &raw, &rawlen);
+	rec = log_record(req, path, body, raw, rawlen);
+	if (!mk.mk_quiet)
+		log_info("%s %s", method_name(cmd), path);
+	chat = strcmp(path, "/v1/chat/completions") == 0;
+	compl = strcmp(path, "/v1/completions") == 0;
+	if ((chat || compl) && cmd == EVHTTP_REQ_POST)
+		llm_start(req, rec, body, chat ? MK_CHAT : MK_COMPL);
+	else if (strcmp(path, "/v1/models") == 0 && cmd == EVHTTP_REQ_GET) {
+		rec_close(rec);
+		send_json(req, 200, models, sizeof(models) - 1);
+	} else {
+		rec_close(rec);
+		if (chat || compl)
+			send_error(req, 405, "method not allowed");
+		else
+			send_error(req, 404, "not found");
+	}
+	json_decref(body);
+}
+
+/* ---- /mock routes ----------------------------------------------- */
+
+static void
+on_mock_requests(struct evhttp_request *req, enum evhttp_cmd_type cmd)
+{
+	json_t	*a;
+	char	*s;
+	size_t	 i;
+
+	if (cmd == EVHTTP_REQ_DELETE) {
+		log_clear();
+		send_json(req, 200, "{\"cleared\":true}", 16);
+		return;
+	}
+	if (cmd != EVHTTP_REQ_GET) {
+		send_error(req, 405, "method not allowed");
+		return;
+	}
+	a = json_array();
+	for (i = 0; i < mk.mk_log_len; i++)
+		json_array_append(a, mk.mk_log[(mk.mk_log_head + i) %
+		    LOG_MAX]);
+	s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	if (s == NULL) {
+		send_error(req, 500, "cannot encode the log");
+		return;
+	}
+	send_json(req, 200, s, strlen(s));
+	free(s);
+}
+
+static void
+on_stats(struct evhttp_request *req)
+{
+	char	 s[160];
+	int	 n;
+
+	n = snprintf(s, sizeof(s), "{\"requests\":%llu,\"active\":%llu,"
+	    "\"client_gone\":%llu}", mk.mk_nrequests, mk.mk_nactive,
+	    mk.mk_ngone);
+	send_json(req, 200, s, (size_t)n);
+}
+
+static void
+on_request(struct evhttp_request *req, void *arg)
+{
+	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
+	const char		*path = NULL;
+	enum evhttp_cmd_type	 cmd = evhttp_request_get_command(req);
+
+	if (uri != NULL)
+		path = evhttp_uri_get_path(uri);
+	if (path == NULL || *path == '\0')
+		path = "/";
+	if (strncmp(path, "/v1/", 4) == 0)
+		on_v1(req, path, cmd);
+	else if (strcmp(path, "/mock/requests") == 0)
+		on_mock_requests(req, cmd);
+	else if (strcmp(path, "/mock/stats") == 0 && cmd == EVHTTP_REQ_GET)
+		on_stats(req);
+	else
+		send_error(req, 404, "not found");
+}
+
+/* ---- listening, signals, main ----------------------------------- */
+
+static void
+on_relisten(evutil_socket_t fd, short what, void *arg)
+{
+	evconnlistener_enable(mk.mk_lev);
+}
+
+/* accept() failed (EMFILE...): pause instead of spinning. */
+static void
+on_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct timeval	 tv = { 0, 100 * 1000 };
+
+	log_warn("accept");
+	evconnlistener_disable(lev);
+	evtimer_add(mk.mk_relisten, &tv);
+}
+
+static void
+print_addr(evutil_socket_t fd)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+	char			 host[INET6_ADDRSTRLEN], port[16];
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
+		fatal("getsockname");
+	if (getnameinfo((struct sockaddr *)&ss, len, host, sizeof(host),
+	    port, sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		fatalx("getnameinfo failed");
+	if (ss.ss_family == AF_INET6)
+		printf("mock-llm listening on [%s]:%s\n", host, port);
+	else
+		printf("mock-llm listening on %s:%s\n", host, port);
+	fflush(stdout);
+}
+
+static struct addrinfo *
+resolve(const char *spec)
+{
+	struct addrinfo	 hints, *ai;
+	char		*host = xstrdup(spec), *port, *h;
+	int		 e;
+
+	if ((port = strrchr(host, ':')) == NULL)
+		fatalx_code(EX_USAGE, "--listen %s: want HOST:PORT", spec);
+	*port++ = '\0';
+	h = host;
+	if (*h == '[' && port - host >= 3 && port[-2] == ']') {
+		h++;
+		port[-2] = '\0';
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if ((e = getaddrinfo(h, port, &hints, &ai)) != 0)
+		fatalx_code(EX_USAGE, "--listen %s: %s", spec,
+		    gai_strerror(e));
+	free(host);
+	return ai;
+}
+
+static void
+listen_on(const char *spec)
+{
+	struct addrinfo	*ai = resolve(spec);
+	evutil_socket_t	 fd;
+	int		 one = 1;
+
+	mk.mk_lev = evconnlistener_new_bind(mk.mk_base, NULL, NULL,
+	    LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC,
+	    BACKLOG, ai->ai_addr, (int)ai->ai_addrlen);
+	freeaddrinfo(ai);
+	if (mk.mk_lev == NULL)
+		fatal("listen on %s", spec);
+	fd = evconnlistener_get_fd(mk.mk_lev);
+	/* Accepted sockets inherit it: split parts must not be merged. */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == -1)
+		log_warn("TCP_NODELAY");
+	evconnlistener_set_error_cb(mk.mk_lev, on_accept_error);
+	if (evhttp_bind_listener(mk.mk_http, mk.mk_lev) == NULL)
+		fatalx("evhttp_bind_listener failed");
+	print_addr(fd);
+}
+
+static void
+on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	event_base_loopbreak(mk.mk_base);
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* A precise clock: libevent's default (CLOCK_MONOTONIC_COARSE) ticks
+ * every few ms and would turn the 1 ms split gaps into 4 ms. */
+static struct event_base *
+base_new(void)
+{
+	struct event_config	*cfg;
+	struct event_base	*base;
+
+	if ((cfg = event_config_new()) == NULL)
+		return NULL;
+	event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	return base;
+}
+
+static void
+setup(void)
+{
+	TAILQ_INIT(&mk.mk_active);
+	if ((mk.mk_base = base_new()) == NULL ||
+	    (mk.mk_http = evhttp_new(mk.mk_base)) == NULL ||
+	    (mk.mk_scratch = evbuffer_new()) == NULL)
+		fatalx("libevent setup failed");
+	evhttp_set_gencb(mk.mk_http, on_request, NULL);
+	evhttp_set_max_body_size(mk.mk_http, MAX_BODY);
+	evhttp_set_default_content_type(mk.mk_http, "application/json");
+	mk.mk_relisten = evtimer_new(mk.mk_base, on_relisten, NULL);
+	mk.mk_sigterm = evsignal_new(mk.mk_base, SIGTERM, on_signal, NULL);
+	mk.mk_sigint = evsignal_new(mk.mk_base, SIGINT, on_signal, NULL);
+	if (mk.mk_relisten == NULL || mk.mk_sigterm == NULL ||
+	    mk.mk_sigint == NULL || event_add(mk.mk_sigterm, NULL) == -1 ||
+	    event_add(mk.mk_sigint, NULL) == -1)
+		fatalx("libevent events setup failed");
+}
+
+/* Drops every request in flight, then everything else. */
+static void
+teardown(void)
+{
+	struct mreq	*m;
+
+	while ((m = TAILQ_FIRST(&mk.mk_active)) != NULL) {
+		evhttp_connection_set_closecb(m->m_evcon, NULL, NULL);
+		mreq_free(m);
+	}
+	evhttp_free(mk.mk_http);	/* connections, requests, listener */
+	log_clear();
+	event_free(mk.mk_relisten);
+	event_free(mk.mk_sigterm);
+	event_free(mk.mk_sigint);
+	evbuffer_free(mk.mk_scratch);
+	event_base_free(mk.mk_base);
+	libevent_global_shutdown();
+}
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: mock-llm [--listen HOST:PORT] [--text TEXT] "
+	    "[--chunk N] [--delay-ms N] [--quiet]\n");
+	exit(EX_USAGE);
+}
+
+static int
+num_arg(const char *name, const char *s, int max)
+{
+	char	*end;
+	long	 v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 0 || v > max)
+		fatalx_code(EX_USAGE, "--%s %s: want 0..%d", name, s, max);
+	return (int)v;
+}
+
+static void
+parse_args(int argc, char *argv[])
+{
+	static const struct option	 opts[] = {
+		{ "listen",	required_argument,	NULL, 'l' },
+		{ "text",	required_argument,	NULL, 't' },
+		{ "chunk",	required_argument,	NULL, 'c' },
+		{ "delay-ms",	required_argument,	NULL, 'd' },
+		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ NULL,		0,			NULL, 0 }
+	};
+	int				 ch;
+
+	mk.mk_listen = "127.0.0.1:0";
+	mk.mk_text = DEFAULT_TEXT;
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'l':
+			mk.mk_listen = optarg;
+			break;
+		case 't':
+			mk.mk_text = optarg;
+			break;
+		case 'c':
+			mk.mk_chunk = num_arg("chunk", optarg, INT_MAX);
+			break;
+		case 'd':
+			mk.mk_delay_ms = num_arg("delay-ms", optarg,
+			    MAX_DELAY_MS);
+			break;
+		case 'q':
+			mk.mk_quiet = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+}
+
+int
+main(int argc, char *argv[])
+{
+	json_t	*t;
+
+	parse_args(argc, argv);
+	log_procinit("mock-llm");
+	log_init(mk.mk_quiet ? LOG_LVL_WARN : LOG_LVL_INFO);
+	if ((t = json_string(mk.mk_text)) == NULL)
+		fatalx_code(EX_USAGE, "--text is not valid UTF-8");
+	json_decref(t);
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+	setup();
+	listen_on(mk.mk_listen);
+	event_base_dispatch(mk.mk_base);
+	if (!mk.mk_quiet)
+		log_info("exiting");
+	teardown();
+	return 0;
+}
