@@ -1,0 +1,227 @@
+/* check_gwconf.c - gateway settings: command line, sluice.json, user section, precedence. */
+#include <check.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/log.h"
+#include "../gateway/gwconf.h"
+
+static char	 dir[64];
+
+static void
+put(const char *rel, const char *text)
+{
+	char	 path[256];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+setup(void)
+{
+	char	 path[256];
+
+	snprintf(dir, sizeof(dir), "/tmp/check_gwconf.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/Users", dir);
+	mkdir(path, 0755);
+	put("Users/_current-user.json", "{\"currentUser\": \"ann\"}");
+	put("Users/ann.json", "{\"chatCompleteAddUserAssistant\": false,\n"
+	    " \"chatCompletionAddMissingAssistantGenerator\": false,\n"
+	    " \"sluice\": {\"max_workers\": 5}}\n");
+}
+
+static int
+rm_cb(const char *p, const struct stat *st, int f, struct FTW *w)
+{
+	return remove(p);
+}
+
+static void
+teardown(void)
+{
+	nftw(dir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Parse argv (NULL-terminated list after the program name). */
+static int
+args(struct gw_conf *c, const char *a0, ...)
+{
+	char		*argv[16] = { "sluice-gateway" };
+	int		 argc = 1;
+	va_list		 ap;
+	const char	*a;
+
+	va_start(ap, a0);
+	for (a = a0; a != NULL && argc < 15; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)(uintptr_t)a;
+	va_end(ap);
+	return gwconf_args(c, argc, argv);
+}
+
+START_TEST(defaults_and_aliases)
+{
+	struct gw_conf	 c;
+
+	ck_assert_int_eq(args(&c, NULL), 0);
+	ck_assert_str_eq(c.c_listen, "127.0.0.1:5050");
+	ck_assert_str_eq(c.c_config_dir, "configs");
+	ck_assert_uint_eq(c.c_sup.max_workers, 8);
+	ck_assert_uint_eq(c.c_http.max_body, 4194304);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--ConfigDirectory", "/x", "--User", "bob",
+	    "--port", "6000", NULL), 0);
+	ck_assert_str_eq(c.c_config_dir, "/x");
+	ck_assert_str_eq(c.c_user, "bob");
+	ck_assert_str_eq(c.c_listen, "127.0.0.1:6000");
+	gwconf_free(&c);
+	/* WilmerAI's --listen takes an address only. */
+	ck_assert_int_eq(args(&c, "--listen", "0.0.0.0", NULL), 0);
+	ck_assert_str_eq(c.c_listen, "0.0.0.0:5050");
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--listen", "[::1]:7000", "--workers", "3",
+	    "/cfg", "carl", NULL), 0);
+	ck_assert_str_eq(c.c_listen, "[::1]:7000");
+	ck_assert_uint_eq(c.c_sup.min_workers, 3);
+	ck_assert_uint_eq(c.c_sup.max_workers, 3);
+	ck_assert_str_eq(c.c_config_dir, "/cfg");
+	ck_assert_str_eq(c.c_user, "carl");
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--workers", "0", NULL), -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--bogus", NULL), -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "a", "b", "c", NULL), -1);
+	gwconf_free(&c);
+}
+END_TEST
+
+START_TEST(files_then_command_line)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", "{\"max_workers\": 9, \"min_workers\": 3,\n"
+	    " \"hang_timeout_s\": 2.5, \"max_body_bytes\": 1000,\n"
+	    " \"listen\": \"127.0.0.2:7777\"}\n");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--port", "6001", NULL),
+	    0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_user, "ann");		/* _current-user.json */
+	ck_assert_uint_eq(c.c_sup.max_workers, 5);	/* user section wins */
+	ck_assert_uint_eq(c.c_sup.min_workers, 3);	/* from sluice.json */
+	ck_assert_uint_eq(c.c_sup.hang_timeout_ms, 2500);
+	ck_assert_uint_eq(c.c_http.max_body, 1000);
+	ck_assert_str_eq(c.c_listen, "127.0.0.1:6001");	/* command line wins */
+	gwconf_free(&c);
+}
+END_TEST
+
+static void
+load_fails(const char *sluice_json, const char *needle)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", sluice_json);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), -1);
+	ck_assert_msg(strstr(err, needle) != NULL, "'%s' lacks '%s'", err,
+	    needle);
+	gwconf_free(&c);
+}
+
+START_TEST(bad_settings_are_positioned_errors)
+{
+	load_fails("{\n  \"max_wrokers\": 3\n}\n", "sluice.json:2:3: unknown "
+	    "setting 'max_wrokers'");
+	load_fails("{\"min_workers\": \"two\"}", "'min_workers' must be");
+	load_fails("{\"min_workers\": -1}", "'min_workers' must be");
+	load_fails("{\"log_level\": \"loud\"}", "'log_level' must be one of");
+	load_fails("{\"min_workers\": 9, \"max_workers\": 2}", "min_workers");
+	load_fails("{\"hang_timeout_s\": 1}", "hang_timeout_s");
+	load_fails("{\"listen\": \"0.0.0.0:5050\"}", "refusing to listen");
+	load_fails("{\"api_keys\": [\"short\"]}", "at least 8");
+	load_fails("{bad json", "sluice.json:1:");
+}
+END_TEST
+
+START_TEST(remote_bind_needs_keys)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", "{\"listen\": \"0.0.0.0:5050\", "
+	    "\"api_keys\": [\"sk-123456789\"]}");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_api_keys[0], "sk-123456789");
+	ck_assert_ptr_null(c.c_api_keys[1]);
+	gwconf_free(&c);
+	ck_assert(gwconf_is_loopback("127.0.0.1:1"));
+	ck_assert(gwconf_is_loopback("127.8.9.1:1"));
+	ck_assert(gwconf_is_loopback("[::1]:1"));
+	ck_assert(gwconf_is_loopback("localhost:1"));
+	ck_assert(!gwconf_is_loopback("0.0.0.0:1"));
+	ck_assert(!gwconf_is_loopback("[::]:1"));
+	ck_assert(!gwconf_is_loopback("10.0.0.1:1"));
+}
+END_TEST
+
+START_TEST(unknown_user_is_an_error)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--user", "zed", NULL),
+	    0);
+	ck_assert_int_eq(gwconf_load(&c, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "zed"));
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--user", "../x", NULL),
+	    0);
+	ck_assert_int_eq(gwconf_load(&c, err), -1);
+	gwconf_free(&c);
+}
+END_TEST
+
+static Suite *
+gwconf_suite(void)
+{
+	Suite	*s = suite_create("gwconf");
+	TCase	*tc = tcase_create("args");
+
+	tcase_add_test(tc, defaults_and_aliases);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("files");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, files_then_command_line);
+	tcase_add_test(tc, bad_settings_are_positioned_errors);
+	tcase_add_test(tc, remote_bind_needs_keys);
+	tcase_add_test(tc, unknown_user_is_an_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr = srunner_create(gwconf_suite());
+	int	 failed;
+
+	log_init(LOG_LVL_ERR);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
