@@ -193,7 +193,7 @@ it_gateway_start(struct it *t, const char *env)
 		fd = open(t->it_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 2);
 		if (env != NULL)
-			putenv((char *)env);
+			putenv(strdup(env));
 		execl(bin, bin, "--config-dir", t->it_dir, "--listen",
 		    "127.0.0.1:0", (char *)NULL);
 		_exit(127);
@@ -476,7 +476,7 @@ it_worker_pids(struct it *t, pid_t *out, size_t max)
 {
 	DIR		*d = opendir("/proc");
 	struct dirent	*de;
-	char		 path[64], buf[512], *rp;
+	char		 path[300], buf[512], *rp;
 	size_t		 n = 0;
 	int		 ppid, fd;
 	ssize_t		 k;
