@@ -80,28 +80,28 @@ START_TEST(defaults_and_aliases)
 	ck_assert_uint_eq(c.c_http.max_body, 4194304);
 	gwconf_free(&c);
 	ck_assert_int_eq(args(&c, "--ConfigDirectory", "/x", "--User", "bob",
-	    "--port", "6000", NULL), 0);
+	    "--port", "6000", (char *)NULL), 0);
 	ck_assert_str_eq(c.c_config_dir, "/x");
 	ck_assert_str_eq(c.c_user, "bob");
 	ck_assert_str_eq(c.c_listen, "127.0.0.1:6000");
 	gwconf_free(&c);
 	/* WilmerAI's --listen takes an address only. */
-	ck_assert_int_eq(args(&c, "--listen", "0.0.0.0", NULL), 0);
+	ck_assert_int_eq(args(&c, "--listen", "0.0.0.0", (char *)NULL), 0);
 	ck_assert_str_eq(c.c_listen, "0.0.0.0:5050");
 	gwconf_free(&c);
 	ck_assert_int_eq(args(&c, "--listen", "[::1]:7000", "--workers", "3",
-	    "/cfg", "carl", NULL), 0);
+	    "/cfg", "carl", (char *)NULL), 0);
 	ck_assert_str_eq(c.c_listen, "[::1]:7000");
 	ck_assert_uint_eq(c.c_sup.min_workers, 3);
 	ck_assert_uint_eq(c.c_sup.max_workers, 3);
 	ck_assert_str_eq(c.c_config_dir, "/cfg");
 	ck_assert_str_eq(c.c_user, "carl");
 	gwconf_free(&c);
-	ck_assert_int_eq(args(&c, "--workers", "0", NULL), -1);
+	ck_assert_int_eq(args(&c, "--workers", "0", (char *)NULL), -1);
 	gwconf_free(&c);
-	ck_assert_int_eq(args(&c, "--bogus", NULL), -1);
+	ck_assert_int_eq(args(&c, "--bogus", (char *)NULL), -1);
 	gwconf_free(&c);
-	ck_assert_int_eq(args(&c, "a", "b", "c", NULL), -1);
+	ck_assert_int_eq(args(&c, "a", "b", "c", (char *)NULL), -1);
 	gwconf_free(&c);
 }
 END_TEST
@@ -114,8 +114,8 @@ START_TEST(files_then_command_line)
 	put("sluice.json", "{\"max_workers\": 9, \"min_workers\": 3,\n"
 	    " \"hang_timeout_s\": 2.5, \"max_body_bytes\": 1000,\n"
 	    " \"listen\": \"127.0.0.2:7777\"}\n");
-	ck_assert_int_eq(args(&c, "--config-dir", dir, "--port", "6001", NULL),
-	    0);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--port", "6001",
+	    (char *)NULL), 0);
 	ck_assert_int_eq(gwconf_load(&c, err), 0);
 	ck_assert_str_eq(c.c_user, "ann");		/* _current-user.json */
 	ck_assert_uint_eq(c.c_sup.max_workers, 5);	/* user section wins */
@@ -134,7 +134,7 @@ load_fails(const char *sluice_json, const char *needle)
 	char		 err[CONF_ERRLEN];
 
 	put("sluice.json", sluice_json);
-	ck_assert_int_eq(args(&c, "--config-dir", dir, NULL), 0);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
 	ck_assert_int_eq(gwconf_load(&c, err), -1);
 	ck_assert_msg(strstr(err, needle) != NULL, "'%s' lacks '%s'", err,
 	    needle);
@@ -163,7 +163,7 @@ START_TEST(remote_bind_needs_keys)
 
 	put("sluice.json", "{\"listen\": \"0.0.0.0:5050\", "
 	    "\"api_keys\": [\"sk-123456789\"]}");
-	ck_assert_int_eq(args(&c, "--config-dir", dir, NULL), 0);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
 	ck_assert_int_eq(gwconf_load(&c, err), 0);
 	ck_assert_str_eq(c.c_api_keys[0], "sk-123456789");
 	ck_assert_ptr_null(c.c_api_keys[1]);
@@ -183,13 +183,13 @@ START_TEST(unknown_user_is_an_error)
 	struct gw_conf	 c;
 	char		 err[CONF_ERRLEN];
 
-	ck_assert_int_eq(args(&c, "--config-dir", dir, "--user", "zed", NULL),
-	    0);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--user", "zed",
+	    (char *)NULL), 0);
 	ck_assert_int_eq(gwconf_load(&c, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "zed"));
 	gwconf_free(&c);
-	ck_assert_int_eq(args(&c, "--config-dir", dir, "--user", "../x", NULL),
-	    0);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--user", "../x",
+	    (char *)NULL), 0);
 	ck_assert_int_eq(gwconf_load(&c, err), -1);
 	gwconf_free(&c);
 }

@@ -64,3 +64,9 @@ fault_on_request(void)
 		for (;;)
 			pause();
 }
+
+int
+fault_version_skew(void)
+{
+	return faults != NULL && has("bad_version") ? 1 : 0;
+}

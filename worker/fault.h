@@ -9,10 +9,12 @@
  *   no_hello     never send HELLO
  *   ignore_term  ignore SIGTERM (the gateway must escalate to SIGKILL)
  *   bad_frame    answer a request with a malformed frame
+ *   bad_version  say HELLO with the next protocol version
  * Integration tests use these the way Redis tests use DEBUG. Unset in
  * production, where every hook is a no-op. */
 void	fault_init(int chan_fd);
 void	fault_at_start(void);	/* exit_config, no_hello, ignore_term */
 void	fault_on_request(void);	/* crash, hang, bad_frame */
+int	fault_version_skew(void);	/* 1 with bad_version, else 0 */
 
 #endif

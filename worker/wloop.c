@@ -257,6 +257,7 @@ wloop_run(struct wctx *wc)
 
 	proto_msg_init(&m, PROTO_HELLO, NULL);
 	m.m_u.hello.version = PROTO_VERSION;
+	m.m_version = PROTO_VERSION + (uint32_t)fault_version_skew();
 	m.m_u.hello.pid = getpid();
 	m.m_u.hello.build = str_from(SLUICE_VERSION "+" SLUICE_BUILD);
 	send_msg(wc, &m);

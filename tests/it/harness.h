@@ -98,6 +98,12 @@ pid_t	it_busy_worker(struct it *);
 bool	it_log_wait(struct it *, const char *needle, size_t *from,
 	    int timeout_ms);
 
+/* Milliseconds between the log line holding `first` (after byte from)
+ * and the next line after it holding `second`, from the lines' own
+ * timestamps; -1 when either is missing. */
+long	it_log_gap(struct it *, size_t from, const char *first,
+	    const char *second);
+
 /* Size of the gateway log now. */
 size_t	it_log_size(struct it *);
 
