@@ -559,9 +559,11 @@ start_faulty(const char *settings, const char *fault)
 
 START_TEST(crashing_worker_costs_one_request)
 {
-	char	*body = chat_body(false, "{}");
-	json_t	*j;
-	size_t	 from = 0;
+	char		*body = chat_body(false, "{}");
+	json_t		*j;
+	size_t		 from = 0;
+	json_int_t	 crashes = 0;
+	uint64_t	 t0;
 
 	start_faulty("\"min_workers\": 2, \"max_workers\": 2",
 	    "SLUICE_FAULT=crash");
@@ -569,9 +571,13 @@ START_TEST(crashing_worker_costs_one_request)
 	ck_assert(it_log_wait(&T, "retrying on another worker", &from, 2000));
 	from = 0;
 	ck_assert(it_log_wait(&T, "exited on signal 6", &from, 2000));
-	j = get_json("/health");
-	ck_assert_int_ge(json_integer_value(json_object_get(j, "crashes")), 2);
-	json_decref(j);
+	/* Both deaths are counted once their exits are reaped. */
+	for (t0 = it_now(); crashes < 2 && it_now() - t0 < 2000; it_sleep(20)) {
+		j = get_json("/health");
+		crashes = json_integer_value(json_object_get(j, "crashes"));
+		json_decref(j);
+	}
+	ck_assert_int_ge(crashes, 2);
 	ck_assert(it_log_wait(&T, "ready in", &from, 3000));	/* replaced */
 	free(body);
 	stop_clean();
@@ -619,6 +625,66 @@ START_TEST(version_mismatch_is_not_respawned)
 }
 END_TEST
 
+START_TEST(silent_backend_is_not_a_hang)
+{
+	struct it_stream	 s;
+	struct sse_summary	 ss;
+	char			*body = chat_body(true, "{\"text\": \"late but "
+				    "fine\", \"silent_ms\": 3500}");
+	json_t			*j;
+
+	start("\"hang_timeout_s\": 2");
+	memset(&s, 0, sizeof(s));
+	s.s_body = body;
+	it_streams(&T, &s, 1, 15000, NULL, NULL);
+	ck_assert_int_eq(s.s_status, 200);
+	/* The head and SSE keep-alives went out while the backend was
+	 * silent, long before the first token. */
+	ck_assert_uint_lt(s.s_first_ms, 2000);
+	ck_assert_ptr_nonnull(strstr(s.s_out.b_data, "\n\n:\n\n"));
+	it_sse_parse(s.s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "late but fine");
+	ck_assert(ss.ss_done && !ss.ss_error);
+	free(ss.ss_text);
+	j = get_json("/health");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "hung")), 0);
+	json_decref(j);
+	buf_free(&s.s_out);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(deadline_answers_504_and_frees_worker)
+{
+	char	*body = chat_body(false, "{\"head_delay_ms\": 10000}");
+	json_t	*j;
+	uint64_t t0;
+	int	 busy = 1, gone = 0;
+
+	start("\"request_timeout_s\": 1");
+	t0 = it_now();
+	expect_error("POST", "/v1/chat/completions", body, 504, "deadline");
+	ck_assert_uint_lt(it_now() - t0, 3000);
+	/* The worker is free again and the backend saw its call end. */
+	while ((busy != 0 || gone != 1) && it_now() - t0 < 5000) {
+		j = get_json("/health");
+		busy = (int)json_integer_value(json_object_get(json_object_get(j,
+		    "workers"), "busy"));
+		json_decref(j);
+		j = get_json("mock:/mock/stats");
+		gone = (int)json_integer_value(json_object_get(j,
+		    "client_gone"));
+		json_decref(j);
+		it_sleep(20);
+	}
+	ck_assert_int_eq(busy, 0);
+	ck_assert_int_eq(gone, 1);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 it_suite(void)
 {
@@ -648,6 +714,8 @@ it_suite(void)
 	TC("crash", crashing_worker_costs_one_request);
 	TC("exit_config", config_exit_is_not_respawned);
 	TC("bad_version", version_mismatch_is_not_respawned);
+	TC("silent_backend", silent_backend_is_not_a_hang);
+	TC("deadline", deadline_answers_504_and_frees_worker);
 #undef TC
 	return s;
 }

@@ -170,8 +170,8 @@ wloop_on_wake(void *arg, bool readable)
 	drain_frames(wc, busy_frame);
 	if (wc->wc_busy && now - wc->wc_last_sent >= HEARTBEAT_MS)
 		send_simple(wc, PROTO_HEARTBEAT, wc->wc_phase);
-	if (wc->wc_deadline != 0 && now >= wc->wc_deadline)
-		wc->wc_cancelled = true;
+	if (wc->wc_deadline != 0 && now >= wc->wc_deadline && !wc->wc_cancelled)
+		wc->wc_cancelled = wc->wc_expired = true;
 	return wc->wc_cancelled ? 1 : 0;
 }
 
@@ -188,11 +188,20 @@ wloop_stopped(struct wctx *wc)
 static void
 send_done(struct wctx *wc, const struct wresult *r)
 {
+	static const struct wresult expired = { .r_status = RQ_ERROR,
+	    .r_http = 504, .r_code = "deadline",
+	    .r_message = "the request exceeded its deadline",
+	    .r_prompt_tokens = -1, .r_completion_tokens = -1 };
 	struct proto_msg	 m;
 	struct proto_req_done	*d = &m.m_u.req_done;
 
 	proto_msg_init(&m, PROTO_REQ_DONE, wc->wc_rqid);
 	d->status = wc->wc_cancelled ? RQ_CANCELLED : r->r_status;
+	if (wc->wc_expired) {
+		/* Our own clock ran out before the gateway's CANCEL came. */
+		d->status = RQ_ERROR;
+		r = &expired;
+	}
 	d->finish = str_from(r->r_finish[0] ? r->r_finish : "stop");
 	d->prompt_tokens = r->r_prompt_tokens;
 	d->completion_tokens = r->r_completion_tokens;
@@ -215,7 +224,7 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	snprintf(wc->wc_rqid, sizeof(wc->wc_rqid), "%.*s", (int)m->m_rqid.n,
 	    m->m_rqid.p ? m->m_rqid.p : "");
 	wc->wc_busy = true;
-	wc->wc_cancelled = false;
+	wc->wc_cancelled = wc->wc_expired = false;
 	wc->wc_seq = 0;
 	wc->wc_deadline = rs->deadline_ms ? t0 + rs->deadline_ms : 0;
 	memset(&res, 0, sizeof(res));

@@ -34,7 +34,8 @@ struct wctx {
 	/* the current request */
 	char		 wc_rqid[PROTO_MAX_RQID + 1];
 	bool		 wc_busy;
-	bool		 wc_cancelled;
+	bool		 wc_cancelled;	/* by the gateway, or expired */
+	bool		 wc_expired;	/* the request's deadline passed */
 	uint64_t	 wc_seq;
 	uint64_t	 wc_deadline;		/* monotonic ms, 0 none */
 	uint64_t	 wc_last_sent;
