@@ -138,6 +138,15 @@ static void
 teardown(struct gw *g)
 {
 	unsigned	 i;
+	sigset_t	 late;
+
+	/* Freeing the signal events restores the default actions; a late
+	 * SIGTERM must not kill a gateway that is already exiting, so it
+	 * stays blocked (and is dropped at exit). */
+	sigemptyset(&late);
+	sigaddset(&late, SIGTERM);
+	sigaddset(&late, SIGINT);
+	sigprocmask(SIG_BLOCK, &late, NULL);
 
 	if (g->g_http != NULL)
 		http_server_free(g->g_http);

@@ -292,6 +292,31 @@ dec_fail(struct dec *d, const char *key, const char *want)
 static int dec_fields(struct dec *, const struct field *, size_t,
     const msgpack_object *, void *);
 
+/* A zeroed zone array for the elements of array o, stored with its
+ * length in the field; NULL after dec_fail when o is not an array. */
+static void *
+dec_array(struct dec *d, const struct field *f, const msgpack_object *o,
+    char *base, size_t elsize, const char *want)
+{
+	size_t	 n = o->via.array.size ? o->via.array.size : 1;
+	void	*v;
+
+	if (o->type != MSGPACK_OBJECT_ARRAY) {
+		dec_fail(d, f->f_key, want);
+		return NULL;
+	}
+	if ((v = msgpack_zone_malloc(d->d_zone, n * elsize)) == NULL) {
+		dec_fail(d, f->f_key, "smaller (out of memory)");
+		return NULL;
+	}
+	memset(v, 0, n * elsize);
+	n = o->via.array.size;
+	/* memcpy: the member is a typed pointer, not a void *. */
+	memcpy(base + f->f_off, &v, sizeof(v));
+	memcpy(base + f->f_cnt, &n, sizeof(n));
+	return v;
+}
+
 static int
 dec_strarr(struct dec *d, const struct field *f, const msgpack_object *o,
     char *base)
@@ -299,12 +324,9 @@ dec_strarr(struct dec *d, const struct field *f, const msgpack_object *o,
 	struct str	*v;
 	uint32_t	 i;
 
-	if (o->type != MSGPACK_OBJECT_ARRAY)
-		return dec_fail(d, f->f_key, "an array of strings");
-	v = msgpack_zone_malloc(d->d_zone,
-	    (o->via.array.size ? o->via.array.size : 1) * sizeof(*v));
-	if (v == NULL)
-		return dec_fail(d, f->f_key, "smaller (out of memory)");
+	if ((v = dec_array(d, f, o, base, sizeof(*v),
+	    "an array of strings")) == NULL)
+		return -1;
 	for (i = 0; i < o->via.array.size; i++) {
 		const msgpack_object	*e = &o->via.array.ptr[i];
 
@@ -312,8 +334,6 @@ dec_strarr(struct dec *d, const struct field *f, const msgpack_object *o,
 			return dec_fail(d, f->f_key, "an array of strings");
 		v[i] = (struct str){ e->via.str.ptr, e->via.str.size };
 	}
-	*(struct str **)(base + f->f_off) = v;
-	*(size_t *)(base + f->f_cnt) = o->via.array.size;
 	return 0;
 }
 
@@ -324,20 +344,13 @@ dec_msgs(struct dec *d, const struct field *f, const msgpack_object *o,
 	struct proto_message	*v;
 	uint32_t		 i;
 
-	if (o->type != MSGPACK_OBJECT_ARRAY)
-		return dec_fail(d, f->f_key, "an array of maps");
-	v = msgpack_zone_malloc(d->d_zone,
-	    (o->via.array.size ? o->via.array.size : 1) * sizeof(*v));
-	if (v == NULL)
-		return dec_fail(d, f->f_key, "smaller (out of memory)");
-	memset(v, 0, (o->via.array.size ? o->via.array.size : 1) *
-	    sizeof(*v));
+	if ((v = dec_array(d, f, o, base, sizeof(*v),
+	    "an array of maps")) == NULL)
+		return -1;
 	for (i = 0; i < o->via.array.size; i++)
 		if (dec_fields(d, fields_message, nitems(fields_message),
 		    &o->via.array.ptr[i], &v[i]) == -1)
 			return -1;
-	*(struct proto_message **)(base + f->f_off) = v;
-	*(size_t *)(base + f->f_cnt) = o->via.array.size;
 	return 0;
 }
 

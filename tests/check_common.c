@@ -15,6 +15,7 @@
 #include "../common/names.h"
 #include "../common/tokens.h"
 #include "../common/uuid.h"
+#include "testmain.h"
 
 START_TEST(buf_grows_and_stays_terminated)
 {
@@ -223,12 +224,5 @@ common_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(common_suite());
-	int	 failed;
-
-	log_init(LOG_LVL_ERR);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(common_suite());
 }

@@ -16,6 +16,7 @@
 #include "../common/json.h"
 #include "../common/names.h"
 #include "../common/xmem.h"
+#include "testmain.h"
 
 static char	 tmpdir[64];
 
@@ -1322,11 +1323,5 @@ conf_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(conf_suite());
-	int	 nfailed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nfailed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(conf_suite());
 }

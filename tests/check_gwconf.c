@@ -10,6 +10,7 @@
 
 #include "../common/log.h"
 #include "../gateway/gwconf.h"
+#include "testmain.h"
 
 static char	 dir[64];
 
@@ -216,12 +217,5 @@ gwconf_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(gwconf_suite());
-	int	 failed;
-
-	log_init(LOG_LVL_ERR);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(gwconf_suite());
 }

@@ -26,6 +26,7 @@
 #include "../common/log.h"
 #include "../common/xmem.h"
 #include "../gateway/http.h"
+#include "testmain.h"
 
 #define FLOOD_TOTAL	(8u * 1024 * 1024)
 #define MAXH		32
@@ -1866,11 +1867,5 @@ http_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(http_suite());
-	int	 nfail;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nfail = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfail == 0 ? 0 : 1;
+	return check_main(http_suite());
 }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "it/harness.h"
+#include "testmain.h"
 
 static struct it	 T;
 
@@ -723,15 +724,11 @@ it_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 failed;
+	int	 r;
 
 	curl_global_init(CURL_GLOBAL_ALL);
 	signal(SIGPIPE, SIG_IGN);
-	sr = srunner_create(it_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	r = check_main(it_suite());
 	curl_global_cleanup();
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return r;
 }

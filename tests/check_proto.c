@@ -9,6 +9,7 @@
 #include "../proto/frame.h"
 #include "../proto/mpscan.h"
 #include "../proto/proto.h"
+#include "testmain.h"
 
 static struct str	 imgs[2] = { { "aW1n", 4 }, { "data:x", 6 } };
 static struct proto_message msgs[2] = {
@@ -381,11 +382,5 @@ proto_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(proto_suite());
-	int	 failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(proto_suite());
 }

@@ -5,6 +5,7 @@
 
 #include "../common/buf.h"
 #include "../worker/sse.h"
+#include "testmain.h"
 
 /* Every event as "<event>=<data>;" (data may hold "\n" and NUL). */
 struct rec {
@@ -436,12 +437,5 @@ sse_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 failed;
-
-	sr = srunner_create(sse_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(sse_suite());
 }

@@ -10,6 +10,7 @@
 #include "../common/buf.h"
 #include "../common/log.h"
 #include "../gateway/sup.h"
+#include "testmain.h"
 
 #define MAXP	128
 #define MAXF	256
@@ -998,12 +999,5 @@ sup_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(sup_suite());
-	int	 failed;
-
-	log_init(LOG_LVL_ERR);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(sup_suite());
 }

@@ -9,6 +9,7 @@
 #include "../worker/msgs.h"
 #include "../worker/vars.h"
 #include "stubs_worker.h"
+#include "testmain.h"
 
 extern const struct adapter adapter_openai_chat;
 
@@ -260,12 +261,5 @@ worker_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(worker_suite());
-	int	 failed;
-
-	log_init(LOG_LVL_ERR);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return check_main(worker_suite());
 }

@@ -160,27 +160,39 @@ take_finish(struct call_state *cs, json_t *choice)
 		    "%s", f);
 }
 
+/* Parse a backend reply object; NULL with cs_error when it is not an
+ * object or carries an error. what names the text in the message. */
+static json_t *
+load_reply(struct call_state *cs, const char *text, size_t n, const char *what)
+{
+	json_t		*root;
+	json_error_t	 je;
+
+	if ((root = json_loadb(text, n, 0, &je)) == NULL ||
+	    !json_is_object(root)) {
+		snprintf(cs->cs_error, sizeof(cs->cs_error), "%s is not JSON: "
+		    "%.60s", what, text);
+		json_decref(root);
+		return NULL;
+	}
+	if (backend_error(cs, root)) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
 static int
 chat_event(struct call_state *cs, const char *data, size_t n)
 {
 	json_t		*root, *choice, *c;
-	json_error_t	 je;
 
 	if (n == 6 && memcmp(data, "[DONE]", 6) == 0) {
 		cs->cs_done = true;
 		return 0;
 	}
-	if ((root = json_loadb(data, n, 0, &je)) == NULL ||
-	    !json_is_object(root)) {
-		snprintf(cs->cs_error, sizeof(cs->cs_error), "invalid JSON in "
-		    "the event stream: %.60s", data);
-		json_decref(root);
+	if ((root = load_reply(cs, data, n, "an event of the stream")) == NULL)
 		return -1;
-	}
-	if (backend_error(cs, root)) {
-		json_decref(root);
-		return -1;
-	}
 	choice = json_array_get(json_object_get(root, "choices"), 0);
 	c = json_object_get(json_object_get(choice, "delta"), "content");
 	if (json_is_string(c))
@@ -196,19 +208,9 @@ static int
 chat_whole(struct call_state *cs, const char *body, size_t n)
 {
 	json_t		*root, *choice, *c;
-	json_error_t	 je;
 
-	if ((root = json_loadb(body, n, 0, &je)) == NULL ||
-	    !json_is_object(root)) {
-		snprintf(cs->cs_error, sizeof(cs->cs_error), "the response is "
-		    "not JSON: %.60s", body);
-		json_decref(root);
+	if ((root = load_reply(cs, body, n, "the response")) == NULL)
 		return -1;
-	}
-	if (backend_error(cs, root)) {
-		json_decref(root);
-		return -1;
-	}
 	choice = json_array_get(json_object_get(root, "choices"), 0);
 	c = json_object_get(json_object_get(choice, "message"), "content");
 	if (!json_is_object(choice) || (!json_is_string(c) && !json_is_null(c))) {
