@@ -600,7 +600,12 @@ on_done(struct sup *s, struct worker *w, const struct proto_msg *m)
 	s->s_st.st_served++;
 	sr = w_detach(w);
 	w->w_phase[0] = '\0';
-	set_state(s, w, W_IDLE, 0);
+	if (m->m_u.req_done.retiring) {
+		w->w_expected = true;
+		w->w_why = "retired after max_requests";
+		set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
+	} else
+		set_state(s, w, W_IDLE, 0);
 	if (was_busy && sr != NULL)
 		s->s_ops.rq_done(s->s_arg, sr, m);
 }
@@ -617,17 +622,31 @@ on_heartbeat(struct sup *s, struct worker *w, const struct proto_msg *m)
 	    ph->p ? ph->p : "");
 }
 
+/* An idle worker leaving on its own. If a request crossed its RETIRE
+ * on the way, the worker never read it: back to the head of the queue. */
 static void
 on_retire(struct sup *s, struct worker *w, const struct proto_msg *m)
 {
+	struct sup_req	*sr;
+
 	if (w->w_state == W_RETIRING)
 		return;
-	if (w->w_state != W_IDLE) {
+	if (w->w_state != W_IDLE && w->w_state != W_BUSY) {
 		violation(s, w, "RETIRE while not idle");
 		return;
 	}
+	if (w->w_state == W_BUSY && w->w_seq == 0 &&
+	    (sr = w_detach(w)) != NULL) {
+		sr->sr_attempts--;
+		TAILQ_INSERT_HEAD(&s->s_queue, sr, sr_entry);
+		sr->sr_queued = true;
+		s->s_nqueued++;
+	} else if (w->w_state == W_BUSY) {
+		violation(s, w, "RETIRE in the middle of a request");
+		return;
+	}
 	w->w_expected = true;
-	w->w_why = "retired after max_requests";
+	w->w_why = "retired";
 	set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
 }
 

@@ -68,6 +68,7 @@ static const struct field fields_req_done[] = {
 	FLD("http",	F_U32,	0, proto_req_done, http_status),
 	FLD("code",	F_STR,	0, proto_req_done, code),
 	FLD("msg",	F_STR,	0, proto_req_done, message),
+	FLD("ret",	F_BOOL,	0, proto_req_done, retiring),
 };
 
 static const struct field fields_heartbeat[] = {

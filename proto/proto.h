@@ -82,6 +82,7 @@ struct proto_req_done {
 	uint32_t	 http_status;	/* for RQ_ERROR: 4xx/5xx to answer */
 	struct str	 code;		/* machine-readable error code */
 	struct str	 message;	/* human-readable error */
+	bool		 retiring;	/* last request: exits 0 next */
 };
 
 struct proto_heartbeat {

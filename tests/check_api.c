@@ -173,7 +173,7 @@ START_TEST(stream_shapes)
 	struct proto_req_chunk	 c = { 0, { "t\"\n\x01", 4 }, STR_NULL_INIT,
 				    STR_NULL_INIT };
 	struct proto_req_done	 d = { RQ_OK, { "length", 6 }, 10, 5, false,
-				    0, STR_NULL_INIT, STR_NULL_INIT };
+				    0, STR_NULL_INIT, STR_NULL_INIT, false };
 	json_t			*a;
 	int			 ndone;
 
@@ -222,7 +222,7 @@ START_TEST(whole_answer_and_errors)
 {
 	struct buf		 b = BUF_INIT, text = BUF_INIT, r = BUF_INIT;
 	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, -1, -1, true, 0,
-				    STR_NULL_INIT, STR_NULL_INIT };
+				    STR_NULL_INIT, STR_NULL_INIT, false };
 	json_t			*j;
 
 	buf_adds(&text, "caf\xc3\xa9 \xff!");	/* invalid byte kept safe */

@@ -838,20 +838,47 @@ START_TEST(retire_then_clean_respawn)
 {
 	struct sup_conf	 c = conf(1, 1);
 	struct proto_msg m;
-	struct sup_req	 r;
+	struct sup_req	 r, r2;
 
 	c.max_requests = 1;
 	setup_with(c);
 	ck_assert_uint_eq(F.maxreq_of[0], 1);
 	hello(0);
 	submit(&r, "r1");
-	done(0, "r1", RQ_OK);
-	proto_msg_init(&m, PROTO_RETIRE, NULL);
+	proto_msg_init(&m, PROTO_REQ_DONE, "r1");
+	m.m_u.req_done.retiring = true;	/* its last one */
 	frame(0, &m);
+	ck_assert_int_eq(F.ndone, 1);
 	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
+	submit(&r2, "r2");		/* never handed to the leaving worker */
+	ck_assert_str_eq(last_sent()->rqid, "r1");
+	ck_assert_uint_eq(stats().st_queued, 1);
 	die(0, 0);
 	ck_assert_int_eq(F.nspawn, 2);	/* at once, no backoff */
 	ck_assert_uint_eq(stats().st_crashes, 0);
+	hello(0);
+	ck_assert_str_eq(last_sent()->rqid, "r2");
+	teardown();
+}
+END_TEST
+
+START_TEST(retire_crossing_a_request_requeues_it)
+{
+	struct proto_msg m;
+	struct sup_req	 r;
+
+	setup_with(conf(1, 1));
+	hello(0);
+	submit(&r, "r1");		/* REQ_START is on its way... */
+	proto_msg_init(&m, PROTO_RETIRE, NULL);
+	frame(0, &m);			/* ...while the idle worker left */
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
+	ck_assert_uint_eq(stats().st_queued, 1);
+	die(0, 0);
+	hello(0);
+	ck_assert_str_eq(last_sent()->rqid, "r1");
+	ck_assert_uint_eq(last_sent()->type, PROTO_REQ_START);
+	ck_assert_int_eq(F.nfail, 0);
 	teardown();
 }
 END_TEST
@@ -987,6 +1014,7 @@ sup_suite(void)
 	TC("backoff", T(backoff_doubles_and_resets) T(backoff_is_capped)
 	    T(crash_loop_marks_degraded));
 	TC("sizing", T(idle_reaping_above_min) T(retire_then_clean_respawn)
+	    T(retire_crossing_a_request_requeues_it)
 	    T(max_requests_jitter_in_range));
 	TC("stopping", T(drain_finishes_work_then_stops)
 	    T(drain_timeout_terminates) T(terminate_fails_queue)

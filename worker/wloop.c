@@ -206,6 +206,9 @@ send_done(struct wctx *wc, const struct wresult *r)
 	d->prompt_tokens = r->r_prompt_tokens;
 	d->completion_tokens = r->r_completion_tokens;
 	d->usage_estimated = r->r_usage_estimated;
+	/* Say it now, so the gateway never hands us another request. */
+	d->retiring = wc->wc_max_requests != 0 &&
+	    wc->wc_served + 1 >= wc->wc_max_requests;
 	if (d->status == RQ_ERROR) {
 		d->http_status = r->r_http ? r->r_http : 502;
 		d->code = str_from(r->r_code[0] ? r->r_code : "error");
@@ -272,10 +275,8 @@ wloop_run(struct wctx *wc)
 	send_msg(wc, &m);
 	while (!wc->wc_shutdown) {
 		if (wc->wc_max_requests != 0 &&
-		    wc->wc_served >= wc->wc_max_requests) {
-			send_simple(wc, PROTO_RETIRE, "max_requests reached");
-			return 0;
-		}
+		    wc->wc_served >= wc->wc_max_requests)
+			return 0;	/* announced in the last REQ_DONE */
 		n = frame_rd_fill(reader(wc), wc->wc_fd);
 		if (n == 0)
 			return 0;	/* gateway gone: nothing left to do */
