@@ -249,7 +249,7 @@ greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		q->q_gw->g_cnt.gc_errors++;
 		snprintf(msg, sizeof(msg), "%.*s", (int)d->message.n,
 		    d->message.p ? d->message.p : "the request was cancelled");
-		log_info("[rq %s] failed: %s", q->q_id, msg);
+		log_warnx("[rq %s] failed: %s", q->q_id, msg);
 		send_error(q, d->http_status >= 400 && d->http_status < 600 ?
 		    (int)d->http_status : 502, msg);
 	}
