@@ -156,10 +156,22 @@ check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
 			    worker/msgs.c worker/llm_openai.c common/jsonw.c \
 			    tests/stubs_worker.c)
+check_clean_OBJS	:= $(BASE) $(call obj,worker/clean.c worker/filter.c \
+			    worker/clean_conf.c common/conf.c common/json.c \
+			    common/jsonw.c common/names.c)
+check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
+check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
+			    worker/llm_completion.c worker/llm_ollama.c \
+			    worker/llm_kobold.c worker/llm_claude.c \
+			    worker/prompt.c worker/msgs.c common/jsonw.c \
+			    common/json.c common/conf.c common/names.c \
+			    tests/stubs_worker.c)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_http check_sse \
-		   check_conf check_api check_gwconf check_worker
+		   check_conf check_api check_gwconf check_worker \
+		   $(foreach t,check_clean check_metrics check_adapters,\
+		     $(if $(wildcard tests/$(t).c),$(t)))
 IT_TESTS	:= check_it
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))

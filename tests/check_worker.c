@@ -182,7 +182,7 @@ END_TEST
 static int
 feed_event(struct call_state *cs, const char *data)
 {
-	return adapter_openai_chat.ad_event(cs, data, strlen(data));
+	return adapter_openai_chat.ad_event(cs, "", data, strlen(data));
 }
 
 START_TEST(openai_stream_events)

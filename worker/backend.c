@@ -7,6 +7,7 @@
 #include "../common/log.h"
 #include "../common/xmem.h"
 #include "backend.h"
+#include "lines.h"
 #include "llm.h"
 #include "sse.h"
 
@@ -54,28 +55,41 @@ call_token(struct call_state *cs, const char *p, size_t n)
 		wloop_emit(cs->cs_wc, (struct str){ p, n }, STR_NULL);
 }
 
-/* Transport state: either an SSE parser or a body accumulator. */
+/* Transport state: an SSE parser, a line splitter (NDJSON) or a body
+ * accumulator (non-streaming). */
 struct xfer {
 	struct call_state	 x_cs;
 	const struct adapter	*x_ad;
 	struct sse		*x_sse;
+	struct lines		 x_lines;
+	bool			 x_ndjson;
 	struct buf		 x_body;
 	bool			 x_bad;		/* adapter rejected data */
 };
 
 static int
-sse_event(void *arg, const char *ev, size_t evlen, const char *data,
-    size_t n)
+stream_event(struct xfer *x, const char *ev, const char *data, size_t n)
 {
-	struct xfer	*x = arg;
-
 	if (x->x_cs.cs_done)
-		return 0;		/* trailing events after [DONE] */
-	if (x->x_ad->ad_event(&x->x_cs, data, n) == -1) {
+		return 0;		/* trailing events after the end */
+	if (x->x_ad->ad_event(&x->x_cs, ev, data, n) == -1) {
 		x->x_bad = true;
 		return -1;
 	}
 	return 0;
+}
+
+static int
+sse_event(void *arg, const char *ev, size_t evlen, const char *data,
+    size_t n)
+{
+	return stream_event(arg, ev, data, n);
+}
+
+static int
+ndjson_line(void *arg, const char *line, size_t n)
+{
+	return stream_event(arg, NULL, line, n);
 }
 
 static int
@@ -85,6 +99,8 @@ on_data(void *arg, const char *p, size_t n)
 
 	if (x->x_sse != NULL)
 		return sse_feed(x->x_sse, p, n);
+	if (x->x_ndjson)
+		return lines_feed(&x->x_lines, p, n);
 	if (x->x_body.b_len + n > MAX_BODY) {
 		snprintf(x->x_cs.cs_error, sizeof(x->x_cs.cs_error),
 		    "the response is larger than %d MiB", MAX_BODY >> 20);
@@ -169,8 +185,15 @@ judge(struct xfer *x, const struct llm_result *lr, const struct node_call *nc,
 static int
 finish_body(struct xfer *x, const struct node_call *nc, struct wresult *res)
 {
-	if (x->x_sse != NULL) {
-		sse_finish(x->x_sse);
+	if (x->x_sse != NULL || x->x_ndjson) {
+		if (x->x_sse != NULL)
+			sse_finish(x->x_sse);
+		else if (lines_finish(&x->x_lines) == -1 || x->x_bad) {
+			fail(res, nc, 502, "backend_bad_response", "%s",
+			    x->x_cs.cs_error[0] ? x->x_cs.cs_error :
+			    "a line of the stream is too long");
+			return -1;
+		}
 		if (!x->x_cs.cs_done && x->x_cs.cs_out->no_finish[0] == '\0') {
 			fail(res, nc, 502, "backend_truncated", "%s",
 			    "the stream ended before it was complete");
@@ -198,24 +221,48 @@ url_for(const struct node_call *nc, const struct adapter *ad)
 	return xasprintf("%.*s%s", (int)n, base, ad->ad_path(nc->nc_stream));
 }
 
+#define MAX_HDRS	8
+
+/* Content-Type plus the adapter's authentication lines (the default is
+ * a Bearer token when the endpoint has an apiKey). The lines live in
+ * auth; hdrs points into it. */
+static void
+headers(const struct node_call *nc, const struct adapter *ad,
+    struct buf *auth, const char *hdrs[MAX_HDRS])
+{
+	char	*p, *nl;
+	size_t	 k = 0;
+
+	hdrs[k++] = "Content-Type: application/json";
+	if (ad->ad_auth != NULL)
+		ad->ad_auth(nc, auth);
+	else if (nc->nc_ep->e_api_key[0] != '\0')
+		buf_printf(auth, "Authorization: Bearer %s\n",
+		    nc->nc_ep->e_api_key);
+	for (p = auth->b_data; p != NULL && *p != '\0' && k + 1 < MAX_HDRS;
+	    p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		hdrs[k++] = p;
+	}
+	hdrs[k] = NULL;
+}
+
 static int
 transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
     struct wresult *res)
 {
-	char			*url = url_for(nc, x->x_ad), *body, *auth = NULL;
-	const char		*hdrs[4] = { "Content-Type: application/json",
-				    NULL, NULL, NULL };
+	char			*url = url_for(nc, x->x_ad), *body;
+	const char		*hdrs[MAX_HDRS];
+	struct buf		 auth = BUF_INIT;
 	struct llm_call		 call;
 	struct llm_hooks	 hooks = { wc->wc_fd, 250, wloop_on_wake, wc };
 	struct llm_result	 lr;
 	int			 r;
 
 	body = x->x_ad->ad_body(nc);
-	if (nc->nc_ep->e_api_key[0] != '\0') {
-		auth = xasprintf("Authorization: Bearer %s",
-		    nc->nc_ep->e_api_key);
-		hdrs[1] = auth;
-	}
+	headers(nc, x->x_ad, &auth, hdrs);
 	memset(&call, 0, sizeof(call));
 	call = (struct llm_call){ url, hdrs, body, strlen(body),
 	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x };
@@ -227,7 +274,9 @@ transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
 	if (r == 0)
 		r = finish_body(x, nc, res);
 	buf_free(&lr.err_body);
-	xfree_secret(auth);
+	if (auth.b_data != NULL)
+		explicit_bzero(auth.b_data, auth.b_cap);	/* keys */
+	buf_free(&auth);
 	free(body);
 	free(url);
 	return r;
@@ -248,10 +297,14 @@ backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
 		return -1;
 	}
 	x.x_cs = (struct call_state){ wc, nc, out, false, false, "" };
-	if (nc->nc_stream)
+	if (nc->nc_stream && x.x_ad->ad_framing == AD_NDJSON) {
+		x.x_ndjson = true;
+		lines_init(&x.x_lines, MAX_LINE, ndjson_line, &x);
+	} else if (nc->nc_stream)
 		x.x_sse = sse_new(MAX_LINE, sse_event, &x);
 	r = transfer(wc, &x, nc, res);
 	sse_free(x.x_sse);
+	lines_free(&x.x_lines);
 	buf_free(&x.x_body);
 	return r;
 }

@@ -54,16 +54,30 @@ struct call_state {
 	char			 cs_error[512];	/* backend-reported error */
 };
 
+/* How a streamed reply is cut into events. */
+enum ad_framing {
+	AD_SSE = 0,	/* text/event-stream: ad_event(event name, data) */
+	AD_NDJSON,	/* one JSON object per line: ad_event(NULL, line) */
+};
+
 struct adapter {
 	enum conf_apitype_kind	 ad_type;
 	const char		*ad_name;
+	enum ad_framing		 ad_framing;
 	/* URL path after the endpoint base, e.g. "/v1/chat/completions" */
 	const char		*(*ad_path)(bool stream);
 	/* The request body as JSON text (caller frees). */
 	char			*(*ad_body)(const struct node_call *);
-	/* One SSE event's data (streaming). 0, or -1 with cs_error. */
-	int			 (*ad_event)(struct call_state *, const char *data,
-				    size_t n);
+	/* Append the authentication header lines, each ending in '\n'
+	 * ("Authorization: Bearer ...\n"); NULL means the default Bearer
+	 * header when the endpoint has an apiKey. */
+	void			 (*ad_auth)(const struct node_call *,
+				    struct buf *lines);
+	/* One streamed event: with AD_SSE the event name ("" when the
+	 * event had none) and its data; with AD_NDJSON event is NULL and
+	 * data is one line. 0, or -1 with cs_error. */
+	int			 (*ad_event)(struct call_state *, const char *event,
+				    const char *data, size_t n);
 	/* The whole response body (non-streaming). 0, or -1 with cs_error. */
 	int			 (*ad_whole)(struct call_state *, const char *body,
 				    size_t n);

@@ -183,7 +183,8 @@ load_reply(struct call_state *cs, const char *text, size_t n, const char *what)
 }
 
 static int
-chat_event(struct call_state *cs, const char *data, size_t n)
+chat_event(struct call_state *cs, const char *event, const char *data,
+    size_t n)
 {
 	json_t		*root, *choice, *c;
 
@@ -229,6 +230,6 @@ chat_whole(struct call_state *cs, const char *body, size_t n)
 }
 
 const struct adapter adapter_openai_chat = {
-	APIT_OPENAI_CHAT, "openAIChatCompletion", chat_path, chat_body,
-	chat_event, chat_whole,
+	APIT_OPENAI_CHAT, "openAIChatCompletion", AD_SSE, chat_path, chat_body,
+	NULL, chat_event, chat_whole,
 };
