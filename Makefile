@@ -59,14 +59,15 @@ $(O)/config.mk: scripts/deps.sh Makefile
 	@mkdir -p $(O)
 	@msgpack=msgpack; pkg-config --exists msgpack-c && msgpack=msgpack-c; \
 	{ echo "PKG_CFLAGS := $$(pkg-config --cflags libevent libcurl \
-	    $$msgpack jansson sqlite3 libsystemd check)"; \
+	    $$msgpack jansson sqlite3 libsystemd check libcrypto)"; \
 	  echo "LIBS_GATEWAY := $$(pkg-config --libs libevent \
-	    $$msgpack jansson libsystemd) -lm"; \
+	    $$msgpack jansson libsystemd libcrypto) -lm"; \
 	  echo "LIBS_WORKER := $$(pkg-config --libs libcurl $$msgpack \
-	    jansson sqlite3) -lm"; \
+	    jansson sqlite3 libcrypto) -lm"; \
 	  echo "LIBS_MOCK := $$(pkg-config --libs libevent jansson)"; \
 	  echo "LIBS_CHECK := $$(pkg-config --libs check) \
-	    $$(pkg-config --libs libevent libcurl $$msgpack jansson)"; \
+	    $$(pkg-config --libs libevent libcurl $$msgpack jansson \
+	    libcrypto)"; \
 	} > $@.tmp && mv $@.tmp $@
 
 # ---- sources ---------------------------------------------------------
@@ -149,7 +150,9 @@ check_sse_OBJS		:= $(BASE) $(call obj,worker/sse.c)
 check_conf_OBJS		:= $(BASE) $(call obj,common/conf.c common/json.c \
 			    common/names.c)
 check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
-			    gateway/api_openai.c common/json.c common/jsonw.c)
+			    gateway/api.c gateway/api_openai.c \
+			    gateway/api_ollama.c gateway/begtags.c common/json.c \
+			    common/jsonw.c)
 check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/sup.c common/conf.c common/json.c \
 			    common/names.c tests/stubs_gwconf.c)
@@ -167,12 +170,13 @@ check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    common/json.c common/conf.c common/names.c \
 			    tests/stubs_worker.c)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
+check_it_api_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_http check_sse \
 		   check_conf check_api check_gwconf check_worker \
 		   $(foreach t,check_clean check_metrics check_adapters,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
-IT_TESTS	:= check_it
+IT_TESTS	:= check_it check_it_api
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

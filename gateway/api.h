@@ -2,11 +2,13 @@
 #ifndef SLUICE_API_H
 #define SLUICE_API_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../common/buf.h"
+#include "../proto/proto.h"
 
 #define API_ERRLEN	256
 
@@ -19,14 +21,55 @@ struct api_req {
 	struct buf	 ar_start;		/* encoded REQ_START frame */
 };
 
-/* Parse an OpenAI chat completions body (POST /v1/chat/completions) and
- * encode its REQ_START for request rqid with the given time budget.
- * Returns 0, or -1 with *status (400/413) and err set to the message the
- * client should see (WilmerAI's wording where it has one). */
-int	api_openai_chat(const char *body, size_t len, const char *rqid,
+/* Parse a request body of the given API kind and encode its REQ_START
+ * for request rqid with the given time budget. Returns 0, or -1 with
+ * *status (400/413) and err set to the message the client should see
+ * (WilmerAI's wording where it has one). out is cleared on failure. */
+int	api_parse(int api, const char *body, size_t len, const char *rqid,
 	    uint64_t deadline_ms, struct api_req *out, int *status,
 	    char err[API_ERRLEN]);
 
 void	api_req_clear(struct api_req *);	/* frees members, reusable */
+
+/* ---- shared by the per-API parsers (api_openai.c, api_ollama.c) ---- */
+
+/* Messages being built, with the storage behind their views. */
+struct api_msgs {
+	struct proto_message	*am_pm;
+	struct api_store	*am_store;
+	size_t			 am_n;
+};
+
+/* Append a message; role and the other strings are copied. Returns the
+ * index. */
+size_t	api_msgs_add(struct api_msgs *, const char *role, const char *content,
+	    size_t len);
+void	api_msgs_content(struct api_msgs *, size_t i, const char *content,
+	    size_t len);
+void	api_msgs_image(struct api_msgs *, size_t i, const char *uri);
+void	api_msgs_tool_calls(struct api_msgs *, size_t i, const json_t *calls);
+void	api_msgs_extra(struct api_msgs *, size_t i, const char *name,
+	    const char *tool_call_id);
+const char *api_msgs_role(const struct api_msgs *, size_t i);
+void	api_msgs_free(struct api_msgs *);
+
+/* Encode REQ_START for out->ar_* and msgs, with the request's optional
+ * generation options (object), tools and tool_choice (NULL if absent). */
+int	api_encode(struct api_req *out, const struct api_msgs *, const char *rqid,
+	    uint64_t deadline_ms, const json_t *opts, const json_t *tools,
+	    const json_t *tool_choice, int *status, char err[API_ERRLEN]);
+
+/* Set *status/err; returns -1. */
+int	api_fail(int *status, char err[API_ERRLEN], int st, const char *msg);
+
+/* The per-API parsers; root is the parsed body object. */
+int	api_openai_chat(json_t *root, const char *rqid, uint64_t dl,
+	    struct api_req *, int *status, char err[API_ERRLEN]);
+int	api_openai_completion(json_t *root, const char *rqid, uint64_t dl,
+	    struct api_req *, int *status, char err[API_ERRLEN]);
+int	api_ollama_chat(json_t *root, const char *rqid, uint64_t dl,
+	    struct api_req *, int *status, char err[API_ERRLEN]);
+int	api_ollama_generate(json_t *root, const char *rqid, uint64_t dl,
+	    struct api_req *, int *status, char err[API_ERRLEN]);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <event2/event.h>
@@ -11,6 +12,7 @@
 #include "../common/log.h"
 #include "../common/modelsel.h"
 #include "../common/names.h"
+#include "../common/sha256.h"
 #include "../common/xmem.h"
 #include "api.h"
 #include "greq.h"
@@ -30,8 +32,10 @@ struct greq {
 	bool			 q_submitted;	/* the pool knows it */
 	bool			 q_head_sent;
 	bool			 q_done;	/* finished, waiting for reaper */
-	struct buf		 q_text;	/* non-streaming accumulation */
+	struct buf		 q_text;	/* the answer so far */
 	struct buf		 q_reasoning;
+	json_t			*q_tools;	/* tool calls so far (array) */
+	char			*q_idem;	/* idempotency scope:key, or NULL */
 	struct buf		 q_out;		/* scratch for formatting */
 	struct event		*q_hb;		/* stream heartbeat */
 	uint64_t		 q_last_write;
@@ -52,6 +56,8 @@ reaper_cb(evutil_socket_t fd, short what, void *arg)
 		if (q->q_hb != NULL)
 			event_free(q->q_hb);
 		api_req_clear(&q->q_api);
+		json_decref(q->q_tools);
+		xfree_secret(q->q_idem);
 		buf_free(&q->q_text);
 		buf_free(&q->q_reasoning);
 		buf_free(&q->q_out);
@@ -201,6 +207,9 @@ greq_sup_chunk(void *arg, struct sup_req *sr, const struct proto_msg *m)
 
 	if (q->q_done || q->q_conn == NULL)
 		return;
+	if (q->q_rc.rc_first_ms == 0 && (c->content.n > 0 || c->tool_calls.n > 0))
+		q->q_rc.rc_first_ms = clock_mono_ms();
+	resp_tool_calls_merge(q->q_tools, &c->tool_calls);
 	if (!q->q_api.ar_stream) {
 		buf_add(&q->q_text, c->content.p, c->content.n);
 		buf_add(&q->q_reasoning, c->reasoning.p, c->reasoning.n);
@@ -218,15 +227,18 @@ greq_sup_chunk(void *arg, struct sup_req *sr, const struct proto_msg *m)
 static void
 answer_ok(struct greq *q, const struct proto_req_done *d)
 {
+	struct resp_answer	 a = { &q->q_text, &q->q_reasoning, q->q_tools,
+				    d };
+
 	if (q->q_api.ar_stream) {
 		stream_head(q);
-		resp_stream_close(&q->q_out, &q->q_rc, d);
+		resp_stream_close(&q->q_out, &q->q_rc, &a);
 		stream_write(q);
 		if (q->q_conn != NULL)
 			http_stream_end(q->q_conn);
 		return;
 	}
-	resp_whole(&q->q_out, &q->q_rc, &q->q_text, &q->q_reasoning, d);
+	resp_whole(&q->q_out, &q->q_rc, &a);
 	http_reply(q->q_conn, 200, "application/json", NULL, q->q_out.b_data,
 	    q->q_out.b_len);
 }
@@ -270,6 +282,73 @@ greq_sup_fail(void *arg, struct sup_req *sr, int status, const char *why)
 	finish(q);
 }
 
+/* Stop q's work and end its answer with an error: DELETE by id, or a
+ * newer request with the same idempotency key. */
+static void
+cancel_greq(struct greq *q, int status, const char *why)
+{
+	if (q->q_submitted)
+		sup_cancel(q->q_gw->g_sup, &q->q_sr);
+	q->q_submitted = false;
+	send_error(q, status, why);
+	finish(q);
+}
+
+int
+greq_cancel_id(struct gw *g, const char *id, const char *why)
+{
+	struct greq	*q;
+
+	TAILQ_FOREACH(q, &g->g_live, q_entry)
+		if (!q->q_done && strcmp(q->q_id, id) == 0) {
+			log_info("[rq %s] cancelled: %s", q->q_id, why);
+			cancel_greq(q, 409, why);
+			return 0;
+		}
+	return -1;
+}
+
+/* "<sha256(api key)[:16] or anon>:<key>", WilmerAI's registry key, so a
+ * key only displaces requests made with the same API key. */
+static char *
+idem_scope(const struct http_request *hr, const char *key)
+{
+	const char	*auth = http_header(hr, "Authorization");
+	char		 h[SHA256_HEXLEN];
+
+	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
+		return xasprintf("anon:%s", key);
+	sha256_hex(auth + 7, strlen(auth + 7), h);
+	return xasprintf("%.16s:%s", h, key);
+}
+
+/* A new request whose key is still in flight cancels the older one. */
+static int
+idempotency(struct greq *q, const struct http_request *hr, int *status,
+    char err[API_ERRLEN])
+{
+	const char	*key = http_header(hr, "X-Idempotency-Key");
+	struct greq	*o;
+
+	if (key == NULL || (q->q_rc.rc_api != API_OPENAI_CHAT &&
+	    q->q_rc.rc_api != API_OPENAI_COMPLETION))
+		return 0;
+	if (strlen(key) == 0 || strlen(key) > 128)
+		return api_fail(status, err, 400, "X-Idempotency-Key must be "
+		    "1 to 128 characters.");
+	q->q_idem = idem_scope(hr, key);
+	TAILQ_FOREACH(o, &q->q_gw->g_live, q_entry)
+		if (o != q && !o->q_done && o->q_idem != NULL &&
+		    strcmp(o->q_idem, q->q_idem) == 0) {
+			log_info("[rq %s] superseded by [rq %s] (same "
+			    "X-Idempotency-Key)", o->q_id, q->q_id);
+			cancel_greq(o, 409, "superseded by a newer request "
+			    "with the same X-Idempotency-Key");
+			break;
+		}
+	return 0;
+}
+
 static struct greq *
 greq_new(struct gw *g, struct http_conn *conn, const struct http_request *hr)
 {
@@ -277,6 +356,7 @@ greq_new(struct gw *g, struct http_conn *conn, const struct http_request *hr)
 
 	q->q_gw = g;
 	q->q_conn = conn;
+	q->q_tools = json_array();
 	q->q_started = q->q_last_write = clock_mono_ms();
 	snprintf(q->q_id, sizeof(q->q_id), "%s", hr->id);
 	TAILQ_INSERT_TAIL(&g->g_live, q, q_entry);
@@ -291,14 +371,16 @@ setup_ctx(struct greq *q)
 	struct gw	*g = q->q_gw;
 	char		 wf[NAME_MAX_LEN + 1];
 
-	snprintf(q->q_cmpl_id, sizeof(q->q_cmpl_id), "chatcmpl-%s", q->q_id);
+	snprintf(q->q_cmpl_id, sizeof(q->q_cmpl_id), "%s-%s",
+	    q->q_api.ar_api == API_OPENAI_CHAT ? "chatcmpl" : "cmpl", q->q_id);
 	if (modelsel_workflow(g->g_conf.c_config_dir, g->g_shared_folder,
 	    q->q_api.ar_model, wf, sizeof(wf)))
 		q->q_model = modelsel_echo(g->g_conf.c_user, wf);
 	else
 		q->q_model = modelsel_echo(g->g_conf.c_user, NULL);
 	q->q_rc = (struct resp_ctx){ q->q_api.ar_api, q->q_cmpl_id,
-	    q->q_model, (int64_t)time(NULL), q->q_api.ar_include_usage };
+	    q->q_model, (int64_t)time(NULL), q->q_api.ar_include_usage,
+	    q->q_id, q->q_started, 0 };
 }
 
 static void
@@ -327,8 +409,8 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 
 	g->g_cnt.gc_completions++;
 	q->q_rc.rc_api = api;
-	if (api_openai_chat(hr->body, hr->body_len, q->q_id, budget, &q->q_api,
-	    &status, err) == -1) {
+	if (api_parse(api, hr->body, hr->body_len, q->q_id, budget, &q->q_api,
+	    &status, err) == -1 || idempotency(q, hr, &status, err) == -1) {
 		g->g_cnt.gc_rejected++;
 		send_error(q, status, err);
 		finish(q);

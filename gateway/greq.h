@@ -14,6 +14,11 @@ struct gw;
 void	greq_start(struct gw *, struct http_conn *,
 	    const struct http_request *, int api);
 
+/* Cancel the request in flight with this id (DELETE /api/chat): its
+ * worker gets CANCEL and its client a 409 error saying why. Returns 0,
+ * or -1 when no such request is in flight. */
+int	greq_cancel_id(struct gw *, const char *id, const char *why);
+
 /* Set up the reaper that frees finished requests outside callbacks. */
 int	greq_init(struct gw *);
 

@@ -1026,3 +1026,14 @@ http_server_free(struct http_server *srv)
 	event_free(srv->hs_reap_ev);
 	free(srv);
 }
+
+const char *
+http_header(const struct http_request *r, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->nheaders; i++)
+		if (strcasecmp(r->headers[i].name, name) == 0)
+			return r->headers[i].value;
+	return NULL;
+}

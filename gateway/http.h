@@ -135,6 +135,10 @@ int	http_stream_end(struct http_conn *);
  * callback fires when it falls below half of it. */
 bool	http_out_full(const struct http_conn *);
 
+/* The value of the first header called name (ASCII case-insensitive),
+ * or NULL. Borrowed from the request. */
+const char	*http_header(const struct http_request *, const char *name);
+
 /* The request currently being answered on this connection (the same
  * object the handler received). */
 const struct http_request	*http_conn_request(const struct http_conn *);

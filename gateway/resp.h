@@ -2,6 +2,7 @@
 #ifndef SLUICE_RESP_H
 #define SLUICE_RESP_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,36 +13,53 @@
 /* What every piece of one response shares. Strings are borrowed. */
 struct resp_ctx {
 	int		 rc_api;		/* enum proto_api */
-	const char	*rc_id;			/* "chatcmpl-..." for the stream */
+	const char	*rc_id;			/* "chatcmpl-..." / "cmpl-..." */
 	const char	*rc_model;		/* echoed model */
 	int64_t		 rc_created;		/* Unix seconds */
 	bool		 rc_include_usage;
+	const char	*rc_request_id;		/* Ollama bodies carry it */
+	uint64_t	 rc_t0_ms;		/* request start (monotonic) */
+	uint64_t	 rc_first_ms;		/* first content, 0 if none */
+};
+
+/* The whole answer, for non-streaming replies and stream ends. */
+struct resp_answer {
+	const struct buf	*ra_text;
+	const struct buf	*ra_reasoning;
+	const json_t		*ra_tool_calls;	/* OpenAI-shaped array or NULL */
+	const struct proto_req_done *ra_done;
 };
 
 /* Content type of a stream for this API. */
 const char	*resp_stream_type(int api);
 
-/* Streams. Each appends complete wire events to out. */
+/* Streams. Each appends complete wire events (SSE events or NDJSON
+ * lines) to out. */
 void	resp_stream_open(struct buf *out, const struct resp_ctx *);
 void	resp_stream_chunk(struct buf *out, const struct resp_ctx *,
 	    const struct proto_req_chunk *);
+/* The final event(s); tool calls seen during the stream are in
+ * ra_tool_calls (Ollama sends them on the final line). */
 void	resp_stream_close(struct buf *out, const struct resp_ctx *,
-	    const struct proto_req_done *);
-/* An error after the head was sent: an error event, then the end. */
+	    const struct resp_answer *);
+/* An error after the head was sent, then the end of the stream. */
 void	resp_stream_error(struct buf *out, const struct resp_ctx *,
 	    int status, const char *message);
 /* A keep-alive while the backend is silent. */
 void	resp_stream_heartbeat(struct buf *out, const struct resp_ctx *);
 
-/* Whole (non-streaming) answer. text and reasoning are the concatenated
- * deltas; reasoning may be empty. */
+/* Whole (non-streaming) answer. */
 void	resp_whole(struct buf *out, const struct resp_ctx *,
-	    const struct buf *text, const struct buf *reasoning,
-	    const struct proto_req_done *);
+	    const struct resp_answer *);
 
 /* Error body for a route family: ollama true gives {"error": "..."},
  * otherwise the OpenAI object {"error": {"message","type","code"}}. */
 void	resp_error(struct buf *out, bool ollama, int status,
 	    const char *message);
+
+/* Merge the tool-call deltas of one REQ_CHUNK (a JSON array of OpenAI
+ * tool-call objects with "index") into acc, a JSON array owned by the
+ * caller: a new index appends, a known one concatenates arguments. */
+void	resp_tool_calls_merge(json_t *acc, const struct str *deltas);
 
 #endif

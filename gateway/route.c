@@ -9,6 +9,7 @@
 #include "../common/conf.h"
 #include "../common/json.h"
 #include "../common/log.h"
+#include "../common/sha256.h"
 #include "../common/xmem.h"
 #include "greq.h"
 #include "gw.h"
@@ -45,6 +46,69 @@ static void
 chat(struct gw *g, struct http_conn *c, const struct http_request *r)
 {
 	greq_start(g, c, r, API_OPENAI_CHAT);
+}
+
+static void
+completion(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	greq_start(g, c, r, API_OPENAI_COMPLETION);
+}
+
+static void
+ollama_chat(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	greq_start(g, c, r, API_OLLAMA_CHAT);
+}
+
+static void
+ollama_generate(struct gw *g, struct http_conn *c,
+    const struct http_request *r)
+{
+	greq_start(g, c, r, API_OLLAMA_GENERATE);
+}
+
+static void
+reply_json(struct http_conn *c, int status, const struct buf *b)
+{
+	http_reply(c, status, "application/json", NULL, b->b_data, b->b_len);
+}
+
+/* DELETE /api/chat or /api/generate {"request_id": ...}: WilmerAI's
+ * cancellation; any request's id works (OpenAI clients see it in
+ * X-Request-Id). */
+static void
+cancel(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	json_t		*j = json_loadb(r->body, r->body_len, 0, NULL);
+	const char	*id = json_string_value(json_object_get(j, "request_id"));
+	struct buf	 b = BUF_INIT;
+	char		 why[96];
+
+	if (id == NULL || *id == '\0') {
+		http_reply_error(c, 400, "The 'request_id' field is required.",
+		    NULL);
+	} else if (snprintf(why, sizeof(why), "cancelled by DELETE %s",
+	    r->path) > 0 && greq_cancel_id(g, id, why) == -1) {
+		buf_adds(&b, "{\"error\":\"no request in flight with id ");
+		json_escape(&b, id, strlen(id));
+		buf_adds(&b, "\"}");
+		reply_json(c, 404, &b);
+	} else {
+		buf_adds(&b, "{\"status\":\"cancelled\",\"request_id\":\"");
+		json_escape(&b, id, strlen(id));
+		buf_adds(&b, "\"}");
+		reply_json(c, 200, &b);
+	}
+	buf_free(&b);
+	json_decref(j);
+}
+
+static void
+version(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	static const char body[] = "{\"version\":\"0.9\"}";
+
+	http_reply(c, 200, "application/json", NULL, body, sizeof(body) - 1);
 }
 
 static const char *
@@ -110,63 +174,96 @@ workers(struct gw *g, struct http_conn *c, const struct http_request *r)
 }
 
 static void
-model_entry(struct buf *b, const char *id, long long created, bool first)
+openai_model(struct buf *b, const char *id)
 {
-	if (!first)
-		buf_addc(b, ',');
 	buf_adds(b, "{\"id\":\"");
 	json_escape(b, id, strlen(id));
 	buf_printf(b, "\",\"object\":\"model\",\"created\":%lld,"
-	    "\"owned_by\":\"sluice\"}", created);
+	    "\"owned_by\":\"sluice\"}", (long long)time(NULL));
+}
+
+/* Ollama's /api/tags entry, digest = sha256 of the name (WilmerAI). */
+static void
+ollama_model(struct buf *b, const char *id)
+{
+	char	 h[SHA256_HEXLEN];
+
+	sha256_hex(id, strlen(id), h);
+	buf_adds(b, "{\"name\":\"");
+	json_escape(b, id, strlen(id));
+	buf_adds(b, "\",\"model\":\"");
+	json_escape(b, id, strlen(id));
+	buf_printf(b, ":latest\",\"modified_at\":\"2024-11-23T00:00:00Z\","
+	    "\"size\":1,\"digest\":\"%s\",\"details\":{\"format\":\"gguf\","
+	    "\"family\":\"sluice\",\"families\":null,\"parameter_size\":"
+	    "\"N/A\",\"quantization_level\":\"Q8\"}}", h);
 }
 
 /* WilmerAI's listing: "<user>:<folder>" for each shared workflow when
  * the user allows them, else "<user>". */
 static void
-models(struct gw *g, struct http_conn *c, const struct http_request *r)
+list_models(struct gw *g, struct buf *b, void (*entry)(struct buf *,
+    const char *))
 {
-	struct buf	 b = BUF_INIT;
-	char		**names = NULL, *id;
-	long long	 now = (long long)time(NULL);
-	size_t		 i;
+	char	**names = NULL, *id;
+	size_t	  i;
 
-	buf_adds(&b, "{\"object\":\"list\",\"data\":[");
 	if (g->g_allow_shared)
 		names = conf_shared_workflows(g->g_conf.c_config_dir,
 		    g->g_shared_folder);
 	for (i = 0; names != NULL && names[i] != NULL; i++) {
+		if (i > 0)
+			buf_addc(b, ',');
 		id = xasprintf("%s:%s", g->g_conf.c_user, names[i]);
-		model_entry(&b, id, now, i == 0);
+		entry(b, id);
 		free(id);
 	}
 	if (i == 0)
-		model_entry(&b, g->g_conf.c_user, now, true);
-	buf_adds(&b, "]}");
+		entry(b, g->g_conf.c_user);
 	conf_names_free(names);
-	http_reply(c, 200, "application/json", NULL, b.b_data, b.b_len);
+}
+
+static void
+models(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	struct buf	 b = BUF_INIT;
+
+	buf_adds(&b, "{\"object\":\"list\",\"data\":[");
+	list_models(g, &b, openai_model);
+	buf_adds(&b, "]}");
+	reply_json(c, 200, &b);
+	buf_free(&b);
+}
+
+static void
+tags(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	struct buf	 b = BUF_INIT;
+
+	buf_adds(&b, "{\"models\":[");
+	list_models(g, &b, ollama_model);
+	buf_adds(&b, "]}");
+	reply_json(c, 200, &b);
 	buf_free(&b);
 }
 
 static const struct route routes[] = {
 	{ HTTP_POST,	"/v1/chat/completions",	chat,	false },
 	{ HTTP_POST,	"/chat/completions",	chat,	false },
+	{ HTTP_POST,	"/v1/completions",	completion, false },
+	{ HTTP_POST,	"/completions",		completion, false },
+	{ HTTP_POST,	"/api/chat",		ollama_chat, false },
+	{ HTTP_POST,	"/api/generate",	ollama_generate, false },
+	{ HTTP_DELETE,	"/api/chat",		cancel,	false },
+	{ HTTP_DELETE,	"/api/generate",	cancel,	false },
 	{ HTTP_GET,	"/v1/models",		models,	false },
 	{ HTTP_GET,	"/models",		models,	false },
+	{ HTTP_GET,	"/api/tags",		tags,	false },
+	{ HTTP_GET,	"/api/version",		version, false },
 	{ HTTP_GET,	"/health",		health,	true },
 	{ HTTP_GET,	"/admin/workers",	workers, false },
 };
 #define NROUTES	(sizeof(routes) / sizeof(routes[0]))
-
-static const char *
-header(const struct http_request *r, const char *name)
-{
-	size_t	 i;
-
-	for (i = 0; i < r->nheaders; i++)
-		if (strcasecmp(r->headers[i].name, name) == 0)
-			return r->headers[i].value;
-	return NULL;
-}
 
 /* Constant-time comparison so response times do not leak keys. */
 static bool
@@ -183,7 +280,7 @@ key_equal(const char *a, const char *b)
 static bool
 authorised(const struct gw *g, const struct http_request *r)
 {
-	const char	*h = header(r, "Authorization");
+	const char	*h = http_header(r, "Authorization");
 	size_t		 i;
 
 	if (g->g_conf.c_api_keys[0] == NULL)
@@ -201,18 +298,22 @@ authorised(const struct gw *g, const struct http_request *r)
 static void
 no_route(struct http_conn *c, const struct http_request *r)
 {
+	static const char *const names[] = { [HTTP_GET] = "GET",
+	    [HTTP_POST] = "POST", [HTTP_DELETE] = "DELETE" };
 	char		 msg[256];
-	const char	*allow = NULL;
+	struct buf	 allow = BUF_INIT;
 	size_t		 i;
 
 	for (i = 0; i < NROUTES; i++)
 		if (strcmp(routes[i].r_path, r->path) == 0)
-			allow = routes[i].r_method == HTTP_GET ? "Allow: GET\r\n" :
-			    "Allow: POST\r\n";
-	if (allow != NULL) {
+			buf_printf(&allow, "%s%s", allow.b_len ? ", " :
+			    "Allow: ", names[routes[i].r_method]);
+	if (allow.b_len > 0) {
+		buf_adds(&allow, "\r\n");
 		snprintf(msg, sizeof(msg), "Method %s is not allowed on %.128s",
 		    r->method_name, r->path);
-		http_reply_error(c, 405, msg, allow);
+		http_reply_error(c, 405, msg, allow.b_data);
+		buf_free(&allow);
 		return;
 	}
 	snprintf(msg, sizeof(msg), "No route for %s %.128s", r->method_name,

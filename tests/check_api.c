@@ -6,6 +6,7 @@
 
 #include "../common/log.h"
 #include "../gateway/api.h"
+#include "../gateway/begtags.h"
 #include "../gateway/resp.h"
 #include "../proto/proto.h"
 #include "testmain.h"
@@ -19,8 +20,8 @@ parse(const char *body, int *status, char *err)
 {
 	char	 perr[PROTO_ERRLEN];
 
-	if (api_openai_chat(body, strlen(body), "rq-1", 5000, &A, status,
-	    err) == -1)
+	if (api_parse(API_OPENAI_CHAT, body, strlen(body), "rq-1", 5000, &A,
+	    status, err) == -1)
 		return -1;
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
 	    A.ar_start.b_len - 4, &M, perr), 0);
@@ -94,8 +95,8 @@ bad(const char *body, int want_status, const char *want)
 	int	 st = 0;
 	char	 err[API_ERRLEN];
 
-	ck_assert_int_eq(api_openai_chat(body, strlen(body), "r", 0, &A, &st,
-	    err), -1);
+	ck_assert_int_eq(api_parse(API_OPENAI_CHAT, body, strlen(body), "r", 0,
+	    &A, &st, err), -1);
 	ck_assert_int_eq(st, want_status);
 	ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err,
 	    want);
@@ -123,7 +124,14 @@ START_TEST(wilmer_validation_messages)
 END_TEST
 
 static const struct resp_ctx RC = { API_OPENAI_CHAT, "chatcmpl-1",
-    "u:wf", 1700000000, true };
+    "u:wf", 1700000000, true, "rid-1", 0, 0 };
+
+static struct resp_answer
+answer(const struct buf *text, const struct buf *r, const json_t *tools,
+    const struct proto_req_done *d)
+{
+	return (struct resp_answer){ text, r, tools, d };
+}
 
 /* Every "data: " event of an SSE text, parsed; [DONE] counted. */
 static json_t *
@@ -181,7 +189,12 @@ START_TEST(stream_shapes)
 	resp_stream_chunk(&b, &RC, &c);
 	c.content = STR_NULL;
 	resp_stream_chunk(&b, &RC, &c);	/* empty: nothing */
-	resp_stream_close(&b, &RC, &d);
+	{
+		struct buf	 e = BUF_INIT;
+		struct resp_answer ra = answer(&e, &e, NULL, &d);
+
+		resp_stream_close(&b, &RC, &ra);
+	}
 	a = events(b.b_data, &ndone);
 	ck_assert_int_eq(ndone, 1);
 	ck_assert_uint_eq(json_array_size(a), 4);	/* role, tok, fin, usage */
@@ -226,7 +239,11 @@ START_TEST(whole_answer_and_errors)
 	json_t			*j;
 
 	buf_adds(&text, "caf\xc3\xa9 \xff!");	/* invalid byte kept safe */
-	resp_whole(&b, &RC, &text, &r, &d);
+	{
+		struct resp_answer ra = answer(&text, &r, NULL, &d);
+
+		resp_whole(&b, &RC, &ra);
+	}
 	j = json_loads(b.b_data, 0, NULL);
 	ck_assert_msg(j != NULL, "%s", b.b_data);
 	ck_assert_str_eq(path_str(j, "object"), "chat.completion");
@@ -253,6 +270,269 @@ START_TEST(whole_answer_and_errors)
 }
 END_TEST
 
+START_TEST(begtags_rules)
+{
+	struct begtags	 bt;
+	const char	*t = "lead [Beg_Sys] S1 [Beg_User]\n u1 \n[Beg_Assistant]"
+			    "a1[Beg_Sys]S2[Beg_SysMes]m[Beg_Odd]x[Beg_User]";
+
+	begtags_parse(t, strlen(t), &bt);
+	ck_assert_uint_eq(bt.bt_n, 8);
+	ck_assert_str_eq(bt.bt_msgs[0].bm_role, "user");	/* leading text */
+	ck_assert_str_eq(bt.bt_msgs[0].bm_content, "lead");
+	ck_assert_str_eq(bt.bt_msgs[1].bm_role, "system");
+	ck_assert_str_eq(bt.bt_msgs[1].bm_content, "S1");
+	ck_assert_str_eq(bt.bt_msgs[2].bm_content, "u1");
+	ck_assert_str_eq(bt.bt_msgs[3].bm_role, "assistant");
+	ck_assert_str_eq(bt.bt_msgs[4].bm_role, "systemMes");	/* second Sys */
+	ck_assert_str_eq(bt.bt_msgs[5].bm_role, "systemMes");
+	ck_assert_str_eq(bt.bt_msgs[6].bm_role, "user");	/* unknown tag */
+	ck_assert_str_eq(bt.bt_msgs[7].bm_content, "");	/* tagged, empty */
+	begtags_free(&bt);
+	begtags_parse("  just words  ", 14, &bt);
+	ck_assert_uint_eq(bt.bt_n, 1);
+	ck_assert_str_eq(bt.bt_msgs[0].bm_role, "user");
+	ck_assert_str_eq(bt.bt_msgs[0].bm_content, "just words");
+	begtags_free(&bt);
+	begtags_parse("   ", 3, &bt);
+	ck_assert_uint_eq(bt.bt_n, 0);
+	begtags_free(&bt);
+	begtags_parse("[Beg_User", 9, &bt);	/* not a tag */
+	ck_assert_uint_eq(bt.bt_n, 1);
+	ck_assert_str_eq(bt.bt_msgs[0].bm_content, "[Beg_User");
+	begtags_free(&bt);
+}
+END_TEST
+
+static int
+parse_api(int api, const char *body, int *st, char *err)
+{
+	char	 perr[PROTO_ERRLEN];
+
+	if (api_parse(api, body, strlen(body), "rq-2", 0, &A, st, err) == -1)
+		return -1;
+	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
+	    A.ar_start.b_len - 4, &M, perr), 0);
+	return 0;
+}
+
+START_TEST(ollama_chat_requests)
+{
+	int	 st;
+	char	 err[API_ERRLEN];
+	const struct proto_req_start *rs = &M.m_u.req_start;
+
+	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
+	    "\"messages\":[{\"role\":\"user\",\"content\":\"hi\",\"images\":"
+	    "[\"QUJD\"]},{\"role\":\"assistant\",\"content\":{\"x\":1},"
+	    "\"tool_calls\":[{\"function\":{\"name\":\"f\",\"arguments\":"
+	    "{\"a\":1}}}]}],\"options\":{\"temperature\":0.1}}", &st, err), 0);
+	ck_assert(A.ar_stream);			/* Ollama's default */
+	ck_assert_uint_eq(rs->api, API_OLLAMA_CHAT);
+	ck_assert(str_eq(rs->msgs[0].images[0], "QUJD"));
+	ck_assert(str_eq(rs->msgs[1].content, "{\"x\":1}"));
+	ck_assert_ptr_nonnull(memmem(rs->msgs[1].tool_calls.p,
+	    rs->msgs[1].tool_calls.n, "\"arguments\":\"{\\\"a\\\":1}\"", 23));
+	ck_assert_ptr_nonnull(memmem(rs->msgs[1].tool_calls.p,
+	    rs->msgs[1].tool_calls.n, "\"id\":\"call_", 11));
+	ck_assert(str_eq(rs->options, "{\"temperature\":0.1}"));
+	done();
+	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
+	    "\"stream\":\"false\",\"messages\":[]}", &st, err), 0);
+	ck_assert(!A.ar_stream);
+	done();
+	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"messages\":[]}", &st,
+	    err), -1);
+	ck_assert_str_eq(err, "Both 'model' and 'messages' fields are "
+	    "required.");
+}
+END_TEST
+
+START_TEST(ollama_generate_requests)
+{
+	int	 st;
+	char	 err[API_ERRLEN];
+	const struct proto_req_start *rs = &M.m_u.req_start;
+
+	ck_assert_int_eq(parse_api(API_OLLAMA_GENERATE, "{\"model\":\"m\","
+	    "\"system\":\"[Beg_Sys]Be kind.\",\"prompt\":\"[Beg_User]Hi"
+	    "[Beg_Assistant]Hello[Beg_User]Again\",\"images\":[\"SU1H\"],"
+	    "\"stream\":false}", &st, err), 0);
+	ck_assert(!A.ar_stream);
+	ck_assert_uint_eq(rs->nmsgs, 4);
+	ck_assert(str_eq(rs->msgs[0].role, "system"));
+	ck_assert(str_eq(rs->msgs[3].content, "Again"));
+	ck_assert_uint_eq(rs->msgs[3].nimages, 1);	/* last user message */
+	done();
+	ck_assert_int_eq(parse_api(API_OLLAMA_GENERATE, "{\"model\":\"m\","
+	    "\"prompt\":\"[Beg_Assistant]x\",\"images\":[\"SU1H\"]}", &st, err),
+	    0);
+	ck_assert_uint_eq(rs->nmsgs, 2);		/* a new user message */
+	ck_assert(str_eq(rs->msgs[1].role, "user"));
+	ck_assert_uint_eq(rs->msgs[1].nimages, 1);
+	done();
+	ck_assert_int_eq(parse_api(API_OLLAMA_GENERATE, "{\"prompt\":\"x\"}",
+	    &st, err), -1);
+	ck_assert_str_eq(err, "The 'model' field is required.");
+}
+END_TEST
+
+START_TEST(legacy_completion_requests)
+{
+	int	 st;
+	char	 err[API_ERRLEN];
+	const struct proto_req_start *rs = &M.m_u.req_start;
+
+	ck_assert_int_eq(parse_api(API_OPENAI_COMPLETION, "{\"model\":\"m\","
+	    "\"prompt\":\"Once upon a time\"}", &st, err), 0);
+	ck_assert(A.ar_stream);			/* WilmerAI's default */
+	ck_assert_uint_eq(rs->nmsgs, 1);	/* not an empty conversation */
+	ck_assert(str_eq(rs->msgs[0].content, "Once upon a time"));
+	done();
+	ck_assert_int_eq(parse_api(API_OPENAI_COMPLETION, "{\"model\":\"m\","
+	    "\"stream\":false,\"prompt\":[\"[Beg_User]q\"]}", &st, err), 0);
+	ck_assert(!A.ar_stream);
+	ck_assert(str_eq(rs->msgs[0].content, "q"));
+	done();
+	ck_assert_int_eq(parse_api(API_OPENAI_COMPLETION, "{\"model\":\"m\"}",
+	    &st, err), -1);
+	ck_assert_int_eq(st, 400);
+}
+END_TEST
+
+static json_t *
+json_line(const char *s, size_t n)
+{
+	json_t	*j = json_loadb(s, n, 0, NULL);
+
+	ck_assert_msg(j != NULL, "not JSON: %.*s", (int)n, s);
+	return j;
+}
+
+START_TEST(ollama_stream_shapes)
+{
+	struct resp_ctx		 rc = { API_OLLAMA_CHAT, "x", "u", 1, false,
+				    "rid-9", 1000, 1500 };
+	struct proto_req_chunk	 c = { 0, { "he", 2 }, { "why", 3 },
+				    STR_NULL_INIT };
+	struct proto_req_done	 d = { RQ_OK, { "length", 6 }, 7, 3, false, 0,
+				    STR_NULL_INIT, STR_NULL_INIT, false };
+	struct buf		 b = BUF_INIT, e = BUF_INIT;
+	json_t			*tools = json_loads("[{\"index\":0,\"id\":\"call_1\","
+				    "\"type\":\"function\",\"function\":{\"name\":"
+				    "\"f\",\"arguments\":\"{\\\"a\\\":1}\"}}]", 0, NULL);
+	struct resp_answer	 ra = answer(&e, &e, tools, &d);
+	json_t			*j;
+	char			*nl;
+
+	resp_stream_open(&b, &rc);
+	ck_assert_uint_eq(b.b_len, 0);		/* no role event in NDJSON */
+	resp_stream_chunk(&b, &rc, &c);
+	nl = strchr(b.b_data, '\n');
+	ck_assert_ptr_nonnull(nl);
+	j = json_line(b.b_data, (size_t)(nl - b.b_data));
+	ck_assert_str_eq(path_str(j, "message.content"), "he");
+	ck_assert_str_eq(path_str(j, "message.thinking"), "why");
+	ck_assert_str_eq(path_str(j, "request_id"), "rid-9");
+	ck_assert(json_is_false(json_object_get(j, "done")));
+	json_decref(j);
+	buf_reset(&b);
+	resp_stream_close(&b, &rc, &ra);
+	j = json_line(b.b_data, b.b_len - 1);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "done_reason"), "length");
+	ck_assert_str_eq(path_str(j, "message.tool_calls.0.function.name"),
+	    "f");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(json_array_get(json_object_get(json_object_get(j,
+	    "message"), "tool_calls"), 0), "function"), "arguments"), "a")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "eval_count")),
+	    3);
+	ck_assert_int_gt(json_integer_value(json_object_get(j,
+	    "total_duration")), 0);
+	json_decref(j);
+	buf_reset(&b);
+	resp_stream_heartbeat(&b, &rc);
+	j = json_line(b.b_data, b.b_len - 1);
+	ck_assert(json_is_false(json_object_get(j, "done")));
+	json_decref(j);
+	buf_reset(&b);
+	resp_stream_error(&b, &rc, 502, "gone");
+	ck_assert_str_eq(b.b_data, "{\"error\":\"gone\"}\n");
+	json_decref(tools);
+	buf_free(&b);
+}
+END_TEST
+
+START_TEST(generate_and_completion_whole)
+{
+	struct resp_ctx		 rc = { API_OLLAMA_GENERATE, "x", "u", 1, false,
+				    "rid-3", 1000, 0 };
+	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 2, 2, false, 0,
+				    STR_NULL_INIT, STR_NULL_INIT, false };
+	struct buf		 b = BUF_INIT, t = BUF_INIT, e = BUF_INIT;
+	struct resp_answer	 ra;
+	json_t			*j;
+
+	buf_adds(&t, "Hi there");
+	ra = answer(&t, &e, NULL, &d);
+	resp_whole(&b, &rc, &ra);
+	j = json_line(b.b_data, b.b_len);
+	ck_assert_str_eq(path_str(j, "response"), "Hi there");
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "request_id"), "rid-3");
+	json_decref(j);
+	buf_reset(&b);
+	rc.rc_api = API_OPENAI_COMPLETION;
+	rc.rc_id = "cmpl-1";
+	resp_whole(&b, &rc, &ra);
+	j = json_line(b.b_data, b.b_len);
+	ck_assert_str_eq(path_str(j, "object"), "text_completion");
+	ck_assert_str_eq(path_str(j, "choices.0.text"), "Hi there");
+	json_decref(j);
+	buf_free(&b);
+	buf_free(&t);
+}
+END_TEST
+
+START_TEST(tool_call_deltas_merge)
+{
+	json_t			*acc = json_array();
+	struct str		 d1 = STR_LIT("[{\"index\":0,\"id\":\"call_a\","
+				    "\"type\":\"function\",\"function\":{\"name\":"
+				    "\"f\",\"arguments\":\"{\\\"x\"}}]");
+	struct str		 d2 = STR_LIT("[{\"index\":0,\"function\":"
+				    "{\"arguments\":\"\\\":1}\"}},{\"index\":1,"
+				    "\"id\":\"call_b\",\"type\":\"function\","
+				    "\"function\":{\"name\":\"g\",\"arguments\":"
+				    "\"{}\"}}]");
+	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 1, 1, false, 0,
+				    STR_NULL_INIT, STR_NULL_INIT, false };
+	struct buf		 b = BUF_INIT, e = BUF_INIT;
+	struct resp_answer	 ra;
+	json_t			*j;
+
+	resp_tool_calls_merge(acc, &d1);
+	resp_tool_calls_merge(acc, &d2);
+	ck_assert_uint_eq(json_array_size(acc), 2);
+	ck_assert_str_eq(path_str(acc, "0.function.arguments"), "{\"x\":1}");
+	ra = answer(&e, &e, acc, &d);
+	resp_whole(&b, &RC, &ra);
+	j = json_line(b.b_data, b.b_len);
+	ck_assert(json_is_null(json_object_get(json_object_get(json_array_get(
+	    json_object_get(j, "choices"), 0), "message"), "content")));
+	ck_assert_str_eq(path_str(j, "choices.0.finish_reason"), "tool_calls");
+	ck_assert_str_eq(path_str(j, "choices.0.message.tool_calls.1.id"),
+	    "call_b");
+	ck_assert_ptr_null(json_object_get(json_array_get(json_object_get(
+	    json_object_get(json_array_get(json_object_get(j, "choices"), 0),
+	    "message"), "tool_calls"), 0), "index"));
+	json_decref(j);
+	json_decref(acc);
+	buf_free(&b);
+}
+END_TEST
+
 static Suite *
 api_suite(void)
 {
@@ -263,11 +543,18 @@ api_suite(void)
 	tcase_add_test(tc, valid_request);
 	tcase_add_test(tc, content_parts_and_images);
 	tcase_add_test(tc, wilmer_validation_messages);
+	tcase_add_test(tc, begtags_rules);
+	tcase_add_test(tc, ollama_chat_requests);
+	tcase_add_test(tc, ollama_generate_requests);
+	tcase_add_test(tc, legacy_completion_requests);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("responses");
 	tcase_add_test(tc, stream_shapes);
 	tcase_add_test(tc, stream_error_then_done);
 	tcase_add_test(tc, whole_answer_and_errors);
+	tcase_add_test(tc, ollama_stream_shapes);
+	tcase_add_test(tc, generate_and_completion_whole);
+	tcase_add_test(tc, tool_call_deltas_merge);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -281,9 +281,10 @@ standard_node(struct run *r, json_t *node, size_t idx)
 	if (load_node_conf(r, node, idx, &nf) == -1)
 		return -1;
 	assemble(r, node, &sent);
-	nc = (struct node_call){ r->r_user, nf.nf_ep, nf.nf_at, nf.nf_preset,
-	    &sent, node_number(r, node, "maxResponseSizeInTokens", 400),
-	    responder && r->r_rs->stream, NULL, NULL };
+	nc = (struct node_call){ .nc_user = r->r_user, .nc_ep = nf.nf_ep,
+	    .nc_at = nf.nf_at, .nc_preset = nf.nf_preset, .nc_msgs = &sent,
+	    .nc_max_tokens = node_number(r, node, "maxResponseSizeInTokens",
+	    400), .nc_stream = responder && r->r_rs->stream };
 	node_out_init(&out);
 	wloop_phase(r->r_wc, "node %zu/%zu: waiting for %s", idx + 1,
 	    json_array_size(r->r_wf->w_nodes), nf.nf_ep->e_name);

@@ -561,15 +561,10 @@ it_busy_worker(struct it *t)
 	return pid;
 }
 
-size_t
-it_raw(struct it *t, const void *req, size_t n, struct buf *resp,
-    int timeout_ms)
+int
+it_connect(struct it *t)
 {
 	struct sockaddr_in	 sa;
-	struct pollfd		 pfd;
-	uint64_t		 end = it_now() + (uint64_t)timeout_ms;
-	char			 tmp[4096];
-	ssize_t			 k;
 	int			 fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	memset(&sa, 0, sizeof(sa));
@@ -577,6 +572,71 @@ it_raw(struct it *t, const void *req, size_t n, struct buf *resp,
 	sa.sin_port = htons((uint16_t)t->it_port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+void
+it_send_post(int fd, const char *path, const char *body, const char *extra)
+{
+	char	*req;
+	int	 n;
+
+	/* HTTP/1.0: streams are close-delimited, so raw readers need not
+	 * undo chunked coding. */
+	n = asprintf(&req, "POST %s HTTP/1.0\r\nHost: t\r\nContent-Type: "
+	    "application/json\r\nContent-Length: %zu\r\n%s\r\n%s", path,
+	    strlen(body), extra ? extra : "", body);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(write(fd, req, (size_t)n), n);
+	free(req);
+}
+
+bool
+it_read_until(int fd, struct buf *out, const char *needle, int timeout_ms)
+{
+	struct pollfd	 pfd = { fd, POLLIN, 0 };
+	uint64_t	 end = it_now() + (uint64_t)timeout_ms;
+	char		 tmp[4096];
+	ssize_t		 k;
+
+	buf_adds(out, "");
+	while (strstr(out->b_data, needle) == NULL) {
+		if (it_now() >= end ||
+		    poll(&pfd, 1, (int)(end - it_now())) <= 0)
+			return false;
+		if ((k = read(fd, tmp, sizeof(tmp))) <= 0)
+			return strstr(out->b_data, needle) != NULL;
+		buf_add(out, tmp, (size_t)k);
+	}
+	return true;
+}
+
+int
+it_fd_count(pid_t pid)
+{
+	char		 path[64];
+	DIR		*d;
+	int		 n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	if ((d = opendir(path)) == NULL)
+		return -1;
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n - 2;
+}
+
+size_t
+it_raw(struct it *t, const void *req, size_t n, struct buf *resp,
+    int timeout_ms)
+{
+	struct pollfd		 pfd;
+	uint64_t		 end = it_now() + (uint64_t)timeout_ms;
+	char			 tmp[4096];
+	ssize_t			 k;
+	int			 fd = it_connect(t);
+
 	if (n > 0)
 		(void)!write(fd, req, n);
 	pfd.fd = fd;

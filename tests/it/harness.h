@@ -112,6 +112,22 @@ size_t	it_log_size(struct it *);
 size_t	it_raw(struct it *, const void *req, size_t n, struct buf *resp,
 	    int timeout_ms);
 
+/* A new TCP connection to the gateway (test fails if it cannot). */
+int	it_connect(struct it *);
+
+/* Write an HTTP/1.0 POST of body to path on fd (streams come back
+ * close-delimited, not chunked), with extra header lines. */
+void	it_send_post(int fd, const char *path, const char *body,
+	    const char *extra_headers);
+
+/* Read from fd into out until needle appears, the peer closes, or
+ * timeout_ms passes. Returns true when needle was seen. */
+bool	it_read_until(int fd, struct buf *out, const char *needle,
+	    int timeout_ms);
+
+/* Open descriptors of a process (from /proc). */
+int	it_fd_count(pid_t);
+
 /* Parse JSON (test fails on invalid JSON). */
 json_t	*it_json(const char *text);
 

@@ -1,0 +1,217 @@
+/* api.c - client request bodies turned into API-neutral REQ_START frames. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/jsonw.h"
+#include "../common/xmem.h"
+#include "api.h"
+
+/* Owned storage behind the views of one message. */
+struct api_store {
+	char	*as_role;
+	char	*as_content;
+	char	*as_name;
+	char	*as_tcid;
+	char	*as_tool_calls;
+	char	**as_images;
+	size_t	 as_nimages;
+};
+
+int
+api_fail(int *status, char err[API_ERRLEN], int st, const char *msg)
+{
+	*status = st;
+	snprintf(err, API_ERRLEN, "%s", msg);
+	return -1;
+}
+
+size_t
+api_msgs_add(struct api_msgs *am, const char *role, const char *content,
+    size_t len)
+{
+	struct api_store	*s;
+
+	am->am_pm = xreallocarray(am->am_pm, am->am_n + 1, sizeof(*am->am_pm));
+	am->am_store = xreallocarray(am->am_store, am->am_n + 1,
+	    sizeof(*am->am_store));
+	s = &am->am_store[am->am_n];
+	memset(s, 0, sizeof(*s));
+	s->as_role = xstrdup(role);
+	s->as_content = xstrndup(content ? content : "", content ? len : 0);
+	memset(&am->am_pm[am->am_n], 0, sizeof(am->am_pm[am->am_n]));
+	return am->am_n++;
+}
+
+void
+api_msgs_content(struct api_msgs *am, size_t i, const char *content,
+    size_t len)
+{
+	free(am->am_store[i].as_content);
+	am->am_store[i].as_content = xstrndup(content ? content : "", len);
+}
+
+void
+api_msgs_image(struct api_msgs *am, size_t i, const char *uri)
+{
+	struct api_store	*s = &am->am_store[i];
+
+	s->as_images = xreallocarray(s->as_images, s->as_nimages + 1,
+	    sizeof(*s->as_images));
+	s->as_images[s->as_nimages++] = xstrdup(uri);
+}
+
+void
+api_msgs_tool_calls(struct api_msgs *am, size_t i, const json_t *calls)
+{
+	free(am->am_store[i].as_tool_calls);
+	am->am_store[i].as_tool_calls = jsonw_dumps(calls, JSONW_COMPACT);
+}
+
+void
+api_msgs_extra(struct api_msgs *am, size_t i, const char *name,
+    const char *tcid)
+{
+	if (name != NULL)
+		am->am_store[i].as_name = xstrdup(name);
+	if (tcid != NULL)
+		am->am_store[i].as_tcid = xstrdup(tcid);
+}
+
+const char *
+api_msgs_role(const struct api_msgs *am, size_t i)
+{
+	return am->am_store[i].as_role;
+}
+
+void
+api_msgs_free(struct api_msgs *am)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < am->am_n; i++) {
+		struct api_store	*s = &am->am_store[i];
+
+		free(s->as_role);
+		free(s->as_content);
+		free(s->as_name);
+		free(s->as_tcid);
+		free(s->as_tool_calls);
+		for (j = 0; j < s->as_nimages; j++)
+			free(s->as_images[j]);
+		free(s->as_images);
+		free(am->am_pm[i].images);
+	}
+	free(am->am_pm);
+	free(am->am_store);
+	memset(am, 0, sizeof(*am));
+}
+
+/* Point every view at its storage, now that nothing moves any more. */
+static void
+bind_views(const struct api_msgs *am)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < am->am_n; i++) {
+		struct proto_message	*pm = &am->am_pm[i];
+		struct api_store	*s = &am->am_store[i];
+
+		pm->role = str_from(s->as_role);
+		pm->content = str_from(s->as_content);
+		pm->name = str_from(s->as_name);
+		pm->tool_call_id = str_from(s->as_tcid);
+		pm->tool_calls = str_from(s->as_tool_calls);
+		free(pm->images);
+		pm->images = NULL;
+		pm->nimages = s->as_nimages;
+		if (s->as_nimages == 0)
+			continue;
+		pm->images = xcalloc(s->as_nimages, sizeof(struct str));
+		for (j = 0; j < s->as_nimages; j++)
+			pm->images[j] = str_from(s->as_images[j]);
+	}
+}
+
+static char *
+dump_opt(const json_t *v)
+{
+	return v != NULL && !json_is_null(v) ? jsonw_dumps(v, JSONW_COMPACT) :
+	    NULL;
+}
+
+int
+api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
+    uint64_t dl, const json_t *opts, const json_t *tools,
+    const json_t *tool_choice, int *status, char err[API_ERRLEN])
+{
+	struct proto_msg m;
+	char		*o = NULL, *t = dump_opt(tools), *tc = dump_opt(tool_choice);
+	int		 r = 0;
+
+	if (opts != NULL && json_object_size(opts) > 0)
+		o = dump_opt(opts);
+	bind_views(am);
+	proto_msg_init(&m, PROTO_REQ_START, rqid);
+	m.m_u.req_start = (struct proto_req_start){ (uint32_t)out->ar_api,
+	    out->ar_stream, str_from(out->ar_model), am->am_pm, am->am_n,
+	    str_from(o), str_from(t), str_from(tc), dl };
+	if (proto_encode(&out->ar_start, &m) == -1)
+		r = api_fail(status, err, 413, "The request is too large.");
+	free(o);
+	free(t);
+	free(tc);
+	return r;
+}
+
+int
+api_parse(int api, const char *body, size_t len, const char *rqid,
+    uint64_t dl, struct api_req *out, int *status, char err[API_ERRLEN])
+{
+	json_error_t	 je;
+	json_t		*root;
+	int		 r;
+
+	memset(out, 0, sizeof(*out));
+	out->ar_api = api;
+	root = json_loadb(body, len, 0, &je);
+	if (root == NULL || !json_is_object(root)) {
+		*status = 400;
+		if (root == NULL)
+			snprintf(err, API_ERRLEN, "Invalid JSON data: %s "
+			    "(line %d, column %d)", je.text, je.line,
+			    je.column);
+		else
+			snprintf(err, API_ERRLEN, "Invalid JSON data: the body "
+			    "must be a JSON object");
+		json_decref(root);
+		return -1;
+	}
+	switch (api) {
+	case API_OPENAI_CHAT:
+		r = api_openai_chat(root, rqid, dl, out, status, err);
+		break;
+	case API_OPENAI_COMPLETION:
+		r = api_openai_completion(root, rqid, dl, out, status, err);
+		break;
+	case API_OLLAMA_CHAT:
+		r = api_ollama_chat(root, rqid, dl, out, status, err);
+		break;
+	default:
+		r = api_ollama_generate(root, rqid, dl, out, status, err);
+		break;
+	}
+	json_decref(root);
+	if (r == -1)
+		api_req_clear(out);
+	return r;
+}
+
+void
+api_req_clear(struct api_req *a)
+{
+	free(a->ar_model);
+	buf_free(&a->ar_start);
+	a->ar_model = NULL;
+}

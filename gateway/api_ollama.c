@@ -1,0 +1,184 @@
+/* api_ollama.c - Ollama /api/chat and /api/generate request bodies. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../common/jsonw.h"
+#include "../common/uuid.h"
+#include "../common/xmem.h"
+#include "api.h"
+#include "begtags.h"
+
+/* Ollama streams unless told otherwise; WilmerAI also takes the
+ * strings "true" and "false". */
+static int
+stream_flag(json_t *root, struct api_req *out, int *status,
+    char err[API_ERRLEN])
+{
+	json_t		*v = json_object_get(root, "stream");
+	const char	*s = json_string_value(v);
+
+	if (v == NULL || json_is_null(v))
+		out->ar_stream = true;
+	else if (json_is_boolean(v))
+		out->ar_stream = json_is_true(v);
+	else if (s != NULL && (strcasecmp(s, "true") == 0 ||
+	    strcasecmp(s, "false") == 0))
+		out->ar_stream = strcasecmp(s, "true") == 0;
+	else
+		return api_fail(status, err, 400, "'stream' must be a boolean.");
+	return 0;
+}
+
+/* Ollama tool calls {"function": {"name", "arguments": {..}}} in the
+ * OpenAI shape every other part of Sluice uses. */
+static json_t *
+openai_tool_calls(json_t *calls)
+{
+	json_t		*out = json_array(), *c, *fn, *args;
+	char		 id[33], *a;
+	size_t		 i;
+
+	json_array_foreach(calls, i, c) {
+		fn = json_object_get(c, "function");
+		args = json_object_get(fn, "arguments");
+		a = json_is_string(args) ? xstrdup(json_string_value(args)) :
+		    jsonw_dumps(args != NULL ? args : json_object(),
+		    JSONW_COMPACT);
+		uuid_new_hex(id);
+		id[24] = '\0';
+		json_array_append_new(out, json_pack("{s:s+,s:s,s:{s:s,s:s}}",
+		    "id", "call_", id, "type", "function", "function", "name",
+		    json_string_value(json_object_get(fn, "name")) ?
+		    json_string_value(json_object_get(fn, "name")) : "",
+		    "arguments", a));
+		free(a);
+	}
+	return out;
+}
+
+/* Non-string content is carried as its JSON text (WilmerAI str()s it). */
+static int
+chat_message(struct api_msgs *am, json_t *jm, int *status,
+    char err[API_ERRLEN])
+{
+	json_t	*role = json_object_get(jm, "role");
+	json_t	*c = json_object_get(jm, "content"), *img, *tc;
+	char	*text = NULL;
+	size_t	 i, k;
+
+	if (!json_is_object(jm) || !json_is_string(role))
+		return api_fail(status, err, 400,
+		    "Each message must have a 'role' field.");
+	if (c != NULL && !json_is_null(c) && !json_is_string(c))
+		text = jsonw_dumps(c, JSONW_COMPACT);
+	i = api_msgs_add(am, json_string_value(role), text ? text :
+	    json_string_value(c), text ? strlen(text) : json_is_string(c) ?
+	    json_string_length(c) : 0);
+	free(text);
+	json_array_foreach(json_object_get(jm, "images"), k, img)
+		if (json_is_string(img))
+			api_msgs_image(am, i, json_string_value(img));
+	tc = json_object_get(jm, "tool_calls");
+	if (json_is_array(tc) && json_array_size(tc) > 0) {
+		json_t	*oc = openai_tool_calls(tc);
+
+		api_msgs_tool_calls(am, i, oc);
+		json_decref(oc);
+	}
+	api_msgs_extra(am, i, json_string_value(json_object_get(jm, "name")),
+	    json_string_value(json_object_get(jm, "tool_call_id")));
+	return 0;
+}
+
+static int
+model_field(json_t *root, struct api_req *out)
+{
+	const char	*m = json_string_value(json_object_get(root, "model"));
+
+	if (m == NULL)
+		return -1;
+	out->ar_model = xstrdup(m);
+	return 0;
+}
+
+int
+api_ollama_chat(json_t *root, const char *rqid, uint64_t dl,
+    struct api_req *out, int *status, char err[API_ERRLEN])
+{
+	json_t		*msgs = json_object_get(root, "messages"), *jm;
+	struct api_msgs	 am = { NULL, NULL, 0 };
+	size_t		 i;
+	int		 r = -1;
+
+	if (!json_is_array(msgs) || model_field(root, out) == -1)
+		return api_fail(status, err, 400,
+		    "Both 'model' and 'messages' fields are required.");
+	if (stream_flag(root, out, status, err) == -1)
+		return -1;
+	json_array_foreach(msgs, i, jm)
+		if (chat_message(&am, jm, status, err) == -1)
+			goto out;
+	r = api_encode(out, &am, rqid, dl, json_object_get(root, "options"),
+	    json_object_get(root, "tools"), NULL, status, err);
+out:
+	api_msgs_free(&am);
+	return r;
+}
+
+/* The images of a generate request go with the last user message, or
+ * with a new empty one. */
+static void
+generate_images(struct api_msgs *am, json_t *images)
+{
+	json_t	*img;
+	size_t	 i, k = am->am_n;
+
+	if (!json_is_array(images) || json_array_size(images) == 0)
+		return;
+	for (i = am->am_n; i > 0; i--)
+		if (strcmp(api_msgs_role(am, i - 1), "user") == 0) {
+			k = i - 1;
+			break;
+		}
+	if (k == am->am_n)
+		k = api_msgs_add(am, "user", "", 0);
+	json_array_foreach(images, i, img)
+		if (json_is_string(img))
+			api_msgs_image(am, k, json_string_value(img));
+}
+
+int
+api_ollama_generate(json_t *root, const char *rqid, uint64_t dl,
+    struct api_req *out, int *status, char err[API_ERRLEN])
+{
+	const char	*sys = json_string_value(json_object_get(root, "system"));
+	const char	*prompt = json_string_value(json_object_get(root,
+			    "prompt"));
+	struct api_msgs	 am = { NULL, NULL, 0 };
+	struct begtags	 bt;
+	char		*text;
+	size_t		 i;
+	int		 r;
+
+	if (model_field(root, out) == -1)
+		return api_fail(status, err, 400,
+		    "The 'model' field is required.");
+	if (stream_flag(root, out, status, err) == -1)
+		return -1;
+	/* WilmerAI joins system and prompt without a separator. */
+	text = xasprintf("%s%s", sys ? sys : "", prompt ? prompt : "");
+	begtags_parse(text, strlen(text), &bt);
+	free(text);
+	for (i = 0; i < bt.bt_n; i++)
+		api_msgs_add(&am, bt.bt_msgs[i].bm_role,
+		    bt.bt_msgs[i].bm_content, strlen(bt.bt_msgs[i].bm_content));
+	begtags_free(&bt);
+	generate_images(&am, json_object_get(root, "images"));
+	r = api_encode(out, &am, rqid, dl, json_object_get(root, "options"),
+	    NULL, NULL, status, err);
+	api_msgs_free(&am);
+	return r;
+}
