@@ -157,7 +157,8 @@ check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/sup.c common/conf.c common/json.c \
 			    common/names.c tests/stubs_gwconf.c)
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
-			    worker/msgs.c worker/llm_openai.c common/jsonw.c \
+			    worker/msgs.c worker/llm_openai.c worker/gen_input.c \
+			    common/jsonw.c \
 			    tests/stubs_worker.c)
 check_clean_OBJS	:= $(BASE) $(call obj,worker/clean.c worker/filter.c \
 			    worker/clean_conf.c common/conf.c common/json.c \
@@ -166,6 +167,7 @@ check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
 check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/llm_completion.c worker/llm_ollama.c \
 			    worker/llm_kobold.c worker/llm_claude.c \
+			    worker/gen_input.c \
 			    worker/prompt.c worker/msgs.c common/jsonw.c \
 			    common/json.c common/conf.c common/names.c \
 			    tests/stubs_worker.c)

@@ -17,6 +17,7 @@
 #include "api.h"
 #include "greq.h"
 #include "gw.h"
+#include "metrics.h"
 #include "resp.h"
 
 struct greq {
@@ -64,6 +65,17 @@ reaper_cb(evutil_socket_t fd, short what, void *arg)
 		free(q->q_model);
 		free(q);
 	}
+}
+
+unsigned
+greq_in_flight(struct gw *g)
+{
+	struct greq	*q;
+	unsigned	 n = 0;
+
+	TAILQ_FOREACH(q, &g->g_live, q_entry)
+		n++;
+	return n;
 }
 
 int
@@ -138,6 +150,7 @@ stream_write(struct greq *q)
 {
 	if (q->q_conn == NULL || q->q_out.b_len == 0)
 		return;
+	gw_metrics_stream_bytes(q->q_gw->g_metrics, q->q_out.b_len);
 	http_stream_write(q->q_conn, q->q_out.b_data, q->q_out.b_len);
 	buf_reset(&q->q_out);
 	q->q_last_write = clock_mono_ms();
@@ -186,6 +199,8 @@ on_gone(void *owner)
 	    (unsigned long long)(clock_mono_ms() - q->q_started));
 	q->q_gw->g_cnt.gc_client_gone++;
 	if (q->q_submitted)
+		gw_metrics_cancel(q->q_gw->g_metrics, GW_CANCEL_DISCONNECT);
+	if (q->q_submitted)
 		sup_cancel(q->q_gw->g_sup, &q->q_sr);
 	finish(q);
 }
@@ -207,6 +222,7 @@ greq_sup_chunk(void *arg, struct sup_req *sr, const struct proto_msg *m)
 
 	if (q->q_done || q->q_conn == NULL)
 		return;
+	http_set_tag(q->q_conn, (long)sr->sr_pid);
 	if (q->q_rc.rc_first_ms == 0 && (c->content.n > 0 || c->tool_calls.n > 0))
 		q->q_rc.rc_first_ms = clock_mono_ms();
 	resp_tool_calls_merge(q->q_tools, &c->tool_calls);
@@ -253,6 +269,17 @@ greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
 	q->q_submitted = false;
 	if (q->q_done)
 		return;
+	if (q->q_conn != NULL)
+		http_set_tag(q->q_conn, (long)sr->sr_pid);
+	if (d->endpoint.n > 0) {
+		char	 ep[128];
+
+		snprintf(ep, sizeof(ep), "%.*s", (int)d->endpoint.n,
+		    d->endpoint.p);
+		gw_metrics_backend_error(q->q_gw->g_metrics, ep);
+	}
+	if (d->status == RQ_ERROR && d->http_status == 504)
+		gw_metrics_cancel(q->q_gw->g_metrics, GW_CANCEL_DEADLINE);
 	if (d->status == RQ_OK) {
 		q->q_gw->g_cnt.gc_ok++;
 		if (q->q_conn != NULL)
@@ -277,6 +304,8 @@ greq_sup_fail(void *arg, struct sup_req *sr, int status, const char *why)
 	if (q->q_done)
 		return;
 	q->q_gw->g_cnt.gc_errors++;
+	if (status == 504)
+		gw_metrics_cancel(q->q_gw->g_metrics, GW_CANCEL_DEADLINE);
 	log_warnx("[rq %s] %s", q->q_id, why);
 	send_error(q, status, why);
 	finish(q);
@@ -302,6 +331,7 @@ greq_cancel_id(struct gw *g, const char *id, const char *why)
 	TAILQ_FOREACH(q, &g->g_live, q_entry)
 		if (!q->q_done && strcmp(q->q_id, id) == 0) {
 			log_info("[rq %s] cancelled: %s", q->q_id, why);
+			gw_metrics_cancel(g->g_metrics, GW_CANCEL_DELETE);
 			cancel_greq(q, 409, why);
 			return 0;
 		}
@@ -342,6 +372,8 @@ idempotency(struct greq *q, const struct http_request *hr, int *status,
 		    strcmp(o->q_idem, q->q_idem) == 0) {
 			log_info("[rq %s] superseded by [rq %s] (same "
 			    "X-Idempotency-Key)", o->q_id, q->q_id);
+			gw_metrics_cancel(q->q_gw->g_metrics,
+			    GW_CANCEL_IDEMPOTENCY);
 			cancel_greq(o, 409, "superseded by a newer request "
 			    "with the same X-Idempotency-Key");
 			break;

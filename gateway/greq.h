@@ -19,6 +19,9 @@ void	greq_start(struct gw *, struct http_conn *,
  * or -1 when no such request is in flight. */
 int	greq_cancel_id(struct gw *, const char *id, const char *why);
 
+/* Requests being answered now. */
+unsigned greq_in_flight(struct gw *);
+
 /* Set up the reaper that frees finished requests outside callbacks. */
 int	greq_init(struct gw *);
 

@@ -14,6 +14,7 @@ struct http_server;
 struct sup;
 struct chan;
 struct greq;
+struct gw_metrics;
 
 /* Counters for /health and /metrics. */
 struct gw_counters {
@@ -47,6 +48,7 @@ struct gw {
 	bool			 g_ready;	/* a worker said HELLO */
 	bool			 g_stopping;
 	struct gw_counters	 g_cnt;
+	struct gw_metrics	*g_metrics;
 };
 
 #endif

@@ -14,7 +14,7 @@
 #include "../common/xmem.h"
 #include "gwconf.h"
 
-enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL };
+enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL, S_BOOL };
 
 /* One setting: its key in sluice.json, its type and where it lives. A
  * command-line flag that sets the same thing wins over the files. */
@@ -33,6 +33,7 @@ static const struct setting settings[] = {
 	SET("listen",			S_STR,	c_listen),
 	SET("state_dir",		S_STR,	c_state_dir),
 	SET("log_level",		S_LEVEL, c_log_level),
+	SET("access_log",		S_BOOL,	c_access_log),
 	SET("api_keys",			S_KEYS,	c_api_keys),
 	SET("request_timeout_s",	S_MS,	c_request_timeout_ms),
 	SET("stream_heartbeat_s",	S_MS,	c_stream_heartbeat_ms),
@@ -81,6 +82,7 @@ defaults(struct gw_conf *c)
 	c->c_listen = xstrdup("127.0.0.1:5050");
 	c->c_state_dir = xstrdup("state");
 	c->c_log_level = LOG_LVL_INFO;
+	c->c_access_log = true;
 	c->c_request_timeout_ms = 3600 * 1000;
 	c->c_stream_heartbeat_ms = 1000;
 	http_limits_default(&c->c_http);
@@ -337,6 +339,12 @@ apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
 		} else if (settings[i].s_type == S_LEVEL) {
 			if (set_level(c, jf, v, err) == -1)
 				return -1;
+		} else if (settings[i].s_type == S_BOOL) {
+			if (!json_is_boolean(v))
+				return jfile_err(jf, key, err, "'%s' must be "
+				    "true or false", key);
+			*(bool *)((char *)c + settings[i].s_off) =
+			    json_is_true(v);
 		} else if (set_number(c, &settings[i], jf, v, err) == -1)
 			return -1;
 	}

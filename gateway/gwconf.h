@@ -24,6 +24,7 @@ struct gw_conf {
 	struct sup_conf		 c_sup;
 	char			*c_api_keys[GW_MAX_KEYS + 1];	/* NULL-terminated */
 	bool			 c_check_only;	/* --check-config */
+	bool			 c_access_log;	/* a line per request */
 };
 
 /* Parse the command line into c (defaults first). Returns 0 to go on,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -72,6 +73,13 @@ struct http_conn {
 	bool			 c_lingering;
 	bool			 c_reaping;
 	bool			 c_call_gone;	/* reaper runs c_gone first */
+	/* for the done hook */
+	uint64_t		 c_t0_us;	/* request handed over */
+	int64_t			 c_ttfb_us;
+	int			 c_status;	/* 0 until a head is written */
+	size_t			 c_bytes;
+	const char		*c_route;
+	long			 c_tag;
 };
 
 TAILQ_HEAD(conn_list, http_conn);
@@ -91,9 +99,12 @@ struct http_server {
 	unsigned		 hs_nbusy;
 	bool			 hs_stopping;
 	char			 hs_addr[HTTP_ADDRLEN];
+	http_done_cb		 hs_done;
+	void			*hs_done_arg;
 };
 
 static void	conn_process(struct http_conn *);
+static void	out_add(struct http_conn *, const void *, size_t);
 static void	conn_send_error(struct http_conn *, int, const char *,
 		    const char *);
 
@@ -204,6 +215,45 @@ conn_out(const struct http_conn *c)
 	return bufferevent_get_output(c->c_bev);
 }
 
+static uint64_t
+now_us(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Tell the done hook how the current request ended. */
+static void
+conn_report(struct http_conn *c, bool gone)
+{
+	struct http_server	*srv = c->c_srv;
+	struct http_done	 d;
+
+	if (srv->hs_done == NULL || c->c_t0_us == 0)
+		return;
+	d.hd_status = c->c_status != 0 ? c->c_status : 499;
+	d.hd_bytes = c->c_bytes;
+	d.hd_total_us = now_us() - c->c_t0_us;
+	d.hd_ttfb_us = c->c_ttfb_us;
+	d.hd_route = c->c_route;
+	d.hd_tag = c->c_tag;
+	d.hd_client_gone = gone;
+	c->c_t0_us = 0;
+	srv->hs_done(c->c_req, &d, srv->hs_done_arg);
+}
+
+/* Body bytes of the reply: counted, and the first one timed. */
+static void
+body_add(struct http_conn *c, const void *p, size_t n)
+{
+	if (n > 0 && c->c_ttfb_us < 0 && c->c_t0_us != 0)
+		c->c_ttfb_us = (int64_t)(now_us() - c->c_t0_us);
+	c->c_bytes += n;
+	out_add(c, p, n);
+}
+
 static void
 out_add(struct http_conn *c, const void *p, size_t n)
 {
@@ -264,6 +314,7 @@ conn_lost(struct http_conn *c)
 		conn_reap(c);
 		return;
 	}
+	conn_report(c, true);
 	c->c_srv->hs_nbusy--;
 	c->c_owner = NULL;
 	c->c_gone = NULL;
@@ -386,6 +437,12 @@ conn_dispatch(struct http_conn *c)
 
 	event_del(c->c_timer);
 	c->c_req->peer = c->c_peer;
+	c->c_t0_us = now_us();
+	c->c_ttfb_us = -1;
+	c->c_status = 0;
+	c->c_bytes = 0;
+	c->c_route = NULL;
+	c->c_tag = 0;
 	c->c_close_after = !c->c_req->keep_alive || srv->hs_stopping;
 	c->c_state = CS_BUSY;
 	srv->hs_nbusy++;
@@ -569,6 +626,7 @@ conn_write_head(struct http_conn *c, int status, const char *ctype,
 {
 	struct evbuffer	*out = conn_out(c);
 
+	c->c_status = status;
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nServer: sluice\r\n"
 	    "X-Request-Id: %s\r\nContent-Type: %s\r\n", status,
 	    http_reason(status), c->c_req->id,
@@ -596,11 +654,19 @@ conn_send_error(struct http_conn *c, int status, const char *msg,
 	body = srv_error_body(c->c_srv, c->c_req->path, status, msg);
 	len = strlen(body);
 	c->c_close_after = true;
+	if (c->c_t0_us == 0) {		/* refused before the handler */
+		c->c_t0_us = now_us();
+		c->c_ttfb_us = -1;
+		c->c_bytes = 0;
+		c->c_route = NULL;
+		c->c_tag = 0;
+	}
 	conn_write_head(c, status, "application/json", extra, BODY_LENGTH,
 	    len);
 	if (c->c_req->method != HTTP_HEAD)
-		out_add(c, body, len);
+		body_add(c, body, len);
 	free(body);
+	conn_report(c, false);
 	conn_begin_close(c);
 }
 
@@ -609,6 +675,7 @@ conn_reply_done(struct http_conn *c)
 {
 	struct http_server	*srv = c->c_srv;
 
+	conn_report(c, false);
 	srv->hs_nbusy--;
 	c->c_owner = NULL;
 	c->c_gone = NULL;
@@ -656,7 +723,9 @@ http_reply(struct http_conn *c, int status, const char *content_type,
 	conn_write_head(c, status, content_type, extra_headers,
 	    has_body ? BODY_LENGTH : BODY_NONE, has_body ? len : 0);
 	if (has_body && c->c_req->method != HTTP_HEAD)
-		out_add(c, body, len);
+		body_add(c, body, len);
+	else if (c->c_ttfb_us < 0 && c->c_t0_us != 0)
+		c->c_ttfb_us = (int64_t)(now_us() - c->c_t0_us);
 	conn_note_output(c);
 	conn_reply_done(c);
 	return 0;
@@ -709,7 +778,7 @@ http_stream_write(struct http_conn *c, const void *data, size_t len)
 		return 0;
 	if (c->c_chunked_out)
 		evbuffer_add_printf(conn_out(c), "%zx\r\n", len);
-	out_add(c, data, len);
+	body_add(c, data, len);
 	if (c->c_chunked_out)
 		out_add(c, "\r\n", 2);
 	conn_note_output(c);
@@ -725,6 +794,25 @@ http_stream_end(struct http_conn *c)
 		out_add(c, "0\r\n\r\n", 5);
 	conn_reply_done(c);
 	return 0;
+}
+
+void
+http_server_on_done(struct http_server *srv, http_done_cb cb, void *arg)
+{
+	srv->hs_done = cb;
+	srv->hs_done_arg = arg;
+}
+
+void
+http_set_route(struct http_conn *c, const char *route)
+{
+	c->c_route = route;
+}
+
+void
+http_set_tag(struct http_conn *c, long tag)
+{
+	c->c_tag = tag;
 }
 
 void

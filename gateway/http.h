@@ -78,10 +78,30 @@ typedef void	(*http_gone_cb)(void *owner);
  * reported full. */
 typedef void	(*http_drain_cb)(void *owner);
 
+/* How one reply ended, for metrics and the access log. */
+struct http_done {
+	int		 hd_status;	/* sent, or 499 when the client left
+					   before any head */
+	size_t		 hd_bytes;	/* body bytes queued */
+	uint64_t	 hd_total_us;	/* request complete to reply end */
+	int64_t		 hd_ttfb_us;	/* to the first byte, -1 if none */
+	const char	*hd_route;	/* http_set_route's tag or NULL */
+	long		 hd_tag;	/* http_set_tag's value or 0 */
+	bool		 hd_client_gone;
+};
+
+/* Called once per request when its reply ends or its client leaves;
+ * also for errors the server answers by itself (route NULL). */
+typedef void	(*http_done_cb)(const struct http_request *,
+		    const struct http_done *, void *arg);
+
 /* Create a server on base. Returns NULL on allocation failure. */
 struct http_server	*http_server_new(struct event_base *base,
 			    const struct http_limits *lim, http_handler h,
 			    http_error_fmt ef, void *arg);
+
+/* Install the done hook (NULL to remove). */
+void	http_server_on_done(struct http_server *, http_done_cb, void *arg);
 
 /* Bind and listen on "addr:port" (IPv4 "127.0.0.1:5050", IPv6
  * "[::1]:5050"); port 0 picks a free one. Returns 0 or -1 with err. */
@@ -105,6 +125,13 @@ unsigned	http_server_nbusy(const struct http_server *);
 
 /* Close everything (gone callbacks run for pending requests) and free. */
 void	http_server_free(struct http_server *);
+
+/* Tag the current request with a fixed route name ("chat") for the done
+ * hook. The string must outlive the reply (use literals). */
+void	http_set_route(struct http_conn *, const char *route);
+
+/* A number to report with the current request (the worker's pid). */
+void	http_set_tag(struct http_conn *, long tag);
 
 /* Attach the owner of the current request: gone and drain callbacks go
  * to it. Call from the handler (or before ending the reply). */

@@ -20,6 +20,7 @@
 #include "gw.h"
 #include "pool.h"
 #include "route.h"
+#include "stats.h"
 #include "sup.h"
 
 /* A daemon started with a closed stdin/stdout/stderr would hand those
@@ -123,8 +124,10 @@ setup(struct gw *g)
 		fatalx("event_base_new failed");
 	g->g_http = http_server_new(g->g_base, &g->g_conf.c_http,
 	    route_request, route_error_body, g);
-	if (g->g_http == NULL || greq_init(g) == -1 || pool_init(g) == -1)
+	if (g->g_http == NULL || greq_init(g) == -1 || pool_init(g) == -1 ||
+	    stats_init(g) == -1)
 		return EX_SOFTWARE;
+	http_server_on_done(g->g_http, stats_http_done, g);
 	if (add_signal(g, 0, SIGTERM, on_stop_signal) == -1 ||
 	    add_signal(g, 1, SIGINT, on_stop_signal) == -1 ||
 	    add_signal(g, 2, SIGHUP, on_hup) == -1)
@@ -152,6 +155,7 @@ teardown(struct gw *g)
 		http_server_free(g->g_http);
 	greq_shutdown(g);
 	pool_free(g);
+	stats_free(g);
 	for (i = 0; i < sizeof(g->g_sigs) / sizeof(g->g_sigs[0]); i++)
 		if (g->g_sigs[i] != NULL)
 			event_free(g->g_sigs[i]);

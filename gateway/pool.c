@@ -22,6 +22,7 @@
 #include "http.h"
 #include "gw.h"
 #include "pool.h"
+#include "stats.h"
 #include "sup.h"
 
 extern char	**environ;
@@ -205,6 +206,12 @@ op_event(void *arg, enum sup_event ev)
 }
 
 static void
+op_exited(void *arg, enum sup_exit cause)
+{
+	stats_worker_exit(arg, cause);
+}
+
+static void
 sup_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gw	*g = arg;
@@ -250,7 +257,7 @@ find_worker_bin(struct gw *g)
 
 static const struct sup_ops real_ops = {
 	op_spawn, op_kill, op_send, op_close, op_pause, op_now, op_arm,
-	greq_sup_chunk, greq_sup_done, greq_sup_fail, op_event,
+	greq_sup_chunk, greq_sup_done, greq_sup_fail, op_event, op_exited,
 };
 
 int

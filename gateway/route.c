@@ -15,6 +15,7 @@
 #include "gw.h"
 #include "resp.h"
 #include "route.h"
+#include "stats.h"
 #include "sup.h"
 
 typedef void	(*route_fn)(struct gw *, struct http_conn *,
@@ -25,6 +26,7 @@ struct route {
 	const char		*r_path;
 	route_fn		 r_fn;
 	bool			 r_public;	/* no API key needed */
+	const char		*r_name;	/* metrics label */
 };
 
 static bool
@@ -247,21 +249,35 @@ tags(struct gw *g, struct http_conn *c, const struct http_request *r)
 	buf_free(&b);
 }
 
+static void
+metrics(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	struct buf	 b = BUF_INIT;
+
+	stats_render(g, &b);
+	http_reply(c, 200, "text/plain; version=0.0.4; charset=utf-8", NULL,
+	    b.b_data, b.b_len);
+	buf_free(&b);
+}
+
 static const struct route routes[] = {
-	{ HTTP_POST,	"/v1/chat/completions",	chat,	false },
-	{ HTTP_POST,	"/chat/completions",	chat,	false },
-	{ HTTP_POST,	"/v1/completions",	completion, false },
-	{ HTTP_POST,	"/completions",		completion, false },
-	{ HTTP_POST,	"/api/chat",		ollama_chat, false },
-	{ HTTP_POST,	"/api/generate",	ollama_generate, false },
-	{ HTTP_DELETE,	"/api/chat",		cancel,	false },
-	{ HTTP_DELETE,	"/api/generate",	cancel,	false },
-	{ HTTP_GET,	"/v1/models",		models,	false },
-	{ HTTP_GET,	"/models",		models,	false },
-	{ HTTP_GET,	"/api/tags",		tags,	false },
-	{ HTTP_GET,	"/api/version",		version, false },
-	{ HTTP_GET,	"/health",		health,	true },
-	{ HTTP_GET,	"/admin/workers",	workers, false },
+	{ HTTP_POST,	"/v1/chat/completions",	chat, false, "chat" },
+	{ HTTP_POST,	"/chat/completions",	chat, false, "chat" },
+	{ HTTP_POST,	"/v1/completions",	completion, false, "completion" },
+	{ HTTP_POST,	"/completions",		completion, false, "completion" },
+	{ HTTP_POST,	"/api/chat",		ollama_chat, false,
+	    "ollama_chat" },
+	{ HTTP_POST,	"/api/generate",	ollama_generate, false,
+	    "ollama_generate" },
+	{ HTTP_DELETE,	"/api/chat",		cancel, false, "cancel" },
+	{ HTTP_DELETE,	"/api/generate",	cancel, false, "cancel" },
+	{ HTTP_GET,	"/v1/models",		models, false, "models" },
+	{ HTTP_GET,	"/models",		models, false, "models" },
+	{ HTTP_GET,	"/api/tags",		tags, false, "tags" },
+	{ HTTP_GET,	"/api/version",		version, false, "version" },
+	{ HTTP_GET,	"/health",		health, true, "health" },
+	{ HTTP_GET,	"/metrics",		metrics, false, "metrics" },
+	{ HTTP_GET,	"/admin/workers",	workers, false, "admin" },
 };
 #define NROUTES	(sizeof(routes) / sizeof(routes[0]))
 
@@ -333,6 +349,7 @@ route_request(struct http_conn *c, const struct http_request *r, void *arg)
 		if (routes[i].r_method != m ||
 		    strcmp(routes[i].r_path, r->path) != 0)
 			continue;
+		http_set_route(c, routes[i].r_name);
 		if (!routes[i].r_public && !authorised(g, r)) {
 			http_reply_error(c, 401, "Missing or invalid API key: "
 			    "send 'Authorization: Bearer <key>'",
@@ -342,5 +359,6 @@ route_request(struct http_conn *c, const struct http_request *r, void *arg)
 		routes[i].r_fn(g, c, r);
 		return;
 	}
+	http_set_route(c, "unmatched");
 	no_route(c, r);
 }

@@ -39,6 +39,7 @@ struct worker {
 	char		 w_rqid[PROTO_MAX_RQID + 1];
 	char		 w_phase[PHASE_LEN];
 	const char	*w_why;		/* reason for KILLING/RETIRING */
+	enum sup_exit	 w_cause;	/* why it is going, once known */
 };
 
 TAILQ_HEAD(sr_queue, sup_req);
@@ -220,6 +221,7 @@ static void
 assign(struct sup *s, struct worker *w, struct sup_req *sr)
 {
 	sr->sr_slot = (int)w->w_slot;
+	sr->sr_pid = w->w_pid;
 	sr->sr_attempts++;
 	w->w_req = sr;
 	snprintf(w->w_rqid, sizeof(w->w_rqid), "%s", sr->sr_id);
@@ -337,6 +339,8 @@ w_kill(struct sup *s, struct worker *w, const char *why)
 {
 	if (w->w_state == W_KILLING || w->w_state == W_EMPTY)
 		return;
+	if (w->w_cause == SUP_EXIT_NONE)
+		w->w_cause = SUP_EXIT_CRASH;
 	if (w->w_exited) {
 		/* Already gone: only the channel is left to close. */
 		set_state(s, w, W_DEAD, s->s_conf.kill_grace_ms);
@@ -440,6 +444,11 @@ w_bury(struct sup *s, struct worker *w)
 		    w->w_slot, (int)w->w_pid, how, age / 1000.0, w->w_served,
 		    w->w_why ? w->w_why : "exit");
 	}
+	if (WIFEXITED(w->w_wstatus) && WEXITSTATUS(w->w_wstatus) == EX_CONFIG)
+		w->w_cause = SUP_EXIT_CONFIG;
+	else if (w->w_cause == SUP_EXIT_NONE && crash)
+		w->w_cause = SUP_EXIT_CRASH;
+	s->s_ops.exited(s->s_arg, w->w_cause);
 	s->s_ops.close_chan(s->s_arg, w->w_slot);
 	w->w_respawn_at = t + (crash ? w->w_backoff : 0);
 	w->w_pid = 0;
@@ -528,6 +537,8 @@ w_shutdown(struct sup *s, struct worker *w, const char *why)
 
 	w->w_expected = true;
 	w->w_why = why;
+	w->w_cause = strcmp(why, "idle") == 0 ? SUP_EXIT_IDLE :
+	    SUP_EXIT_SHUTDOWN;
 	proto_msg_init(&m, PROTO_SHUTDOWN, NULL);
 	if (proto_encode(&b, &m) == -1 ||
 	    s->s_ops.send(s->s_arg, w->w_slot, b.b_data, b.b_len) == -1)
@@ -602,6 +613,7 @@ on_done(struct sup *s, struct worker *w, const struct proto_msg *m)
 	w->w_phase[0] = '\0';
 	if (m->m_u.req_done.retiring) {
 		w->w_expected = true;
+		w->w_cause = SUP_EXIT_RECYCLE;
 		w->w_why = "retired after max_requests";
 		set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
 	} else
@@ -647,6 +659,7 @@ on_retire(struct sup *s, struct worker *w, const struct proto_msg *m)
 	}
 	w->w_expected = true;
 	w->w_why = "retired";
+	w->w_cause = SUP_EXIT_RECYCLE;
 	set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
 }
 
@@ -693,6 +706,7 @@ sup_chan_error(struct sup *s, unsigned slot, bool bad_version, const char *why)
 		    w->w_slot, (int)w->w_pid, why, PROTO_VERSION);
 		w->w_disabled = s->s_broken = true;
 		w->w_expected = true;
+		w->w_cause = SUP_EXIT_CONFIG;
 		rq_fail(s, w_detach(w), 502, "worker version mismatch");
 		w_kill(s, w, "protocol version mismatch");
 	} else
@@ -712,6 +726,7 @@ busy_timers(struct sup *s, struct worker *w, uint64_t t)
 		snprintf(why, sizeof(why), "the worker stopped responding "
 		    "(no frame for %.1f s)", (t - w->w_last_frame) / 1000.0);
 		s->s_st.st_hung++;
+		w->w_cause = SUP_EXIT_HANG;
 		rq_fail(s, w_detach(w), 502, why);
 		w_kill(s, w, "hung");
 		return;
@@ -795,8 +810,10 @@ w_timers(struct sup *s, struct worker *w, uint64_t t)
 			w_shutdown(s, w, "idle");
 		break;
 	case W_CANCELLING:
-		if (due)
+		if (due) {
+			w->w_cause = SUP_EXIT_CANCEL_KILL;
 			w_kill(s, w, "no answer to CANCEL within the grace");
+		}
 		break;
 	case W_RETIRING:
 		if (due)
@@ -873,6 +890,7 @@ w_spawn(struct sup *s, struct worker *w)
 	w->w_ready = w->w_paused = false;
 	w->w_served = 0;
 	w->w_why = NULL;
+	w->w_cause = SUP_EXIT_NONE;
 	w->w_phase[0] = '\0';
 	w->w_rqid[0] = '\0';
 	w->w_started = t;
@@ -938,6 +956,7 @@ drain_step(struct sup *s)
 			w_shutdown(s, w, "drain");
 		else if (w->w_state == W_SPAWNING) {
 			w->w_expected = true;
+			w->w_cause = SUP_EXIT_SHUTDOWN;
 			w_kill(s, w, "drain");
 		}
 	}
@@ -959,6 +978,7 @@ terminate_step(struct sup *s)
 		if (w->w_state == W_EMPTY || w->w_state == W_KILLING)
 			continue;
 		w->w_expected = true;
+		w->w_cause = SUP_EXIT_SHUTDOWN;
 		if (w->w_state == W_BUSY)
 			rq_fail(s, w_detach(w), 503,
 			    "the server is shutting down");

@@ -24,6 +24,18 @@ enum w_state {
 enum pool_state { POOL_RUNNING, POOL_DRAINING, POOL_TERMINATING,
     POOL_STOPPED };
 
+/* Why a worker process ended (for metrics). */
+enum sup_exit {
+	SUP_EXIT_NONE = 0,	/* unexplained clean exit */
+	SUP_EXIT_CRASH,		/* died by itself, or broke the protocol */
+	SUP_EXIT_HANG,		/* killed for silence */
+	SUP_EXIT_RECYCLE,	/* max_requests */
+	SUP_EXIT_CANCEL_KILL,	/* did not answer CANCEL in time */
+	SUP_EXIT_IDLE,		/* idle above min_workers */
+	SUP_EXIT_CONFIG,	/* EX_CONFIG or protocol version */
+	SUP_EXIT_SHUTDOWN,	/* drain or terminate */
+};
+
 enum sup_event {
 	SUP_EV_READY,	/* a worker said HELLO for the first time */
 	SUP_EV_STOPPED,	/* drain finished: no process left */
@@ -64,6 +76,7 @@ struct sup_req {
 	size_t			 sr_start_len;
 	uint64_t		 sr_deadline;
 	bool			 sr_forwarded;
+	pid_t			 sr_pid;	/* the worker last given it */
 	/* supervisor-private */
 	uint64_t		 sr_queued_at;
 	int			 sr_slot;	/* -1 unless on a worker */
@@ -97,6 +110,8 @@ struct sup_ops {
 	void		(*rq_fail)(void *arg, struct sup_req *, int http_status,
 			    const char *why);
 	void		(*event)(void *arg, enum sup_event);
+	/* A worker's slot was emptied; cause says why. */
+	void		(*exited)(void *arg, enum sup_exit cause);
 };
 
 struct sup_stats {

@@ -69,6 +69,7 @@ static const struct field fields_req_done[] = {
 	FLD("code",	F_STR,	0, proto_req_done, code),
 	FLD("msg",	F_STR,	0, proto_req_done, message),
 	FLD("ret",	F_BOOL,	0, proto_req_done, retiring),
+	FLD("ep",	F_STR,	0, proto_req_done, endpoint),
 };
 
 static const struct field fields_heartbeat[] = {

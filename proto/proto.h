@@ -83,6 +83,7 @@ struct proto_req_done {
 	struct str	 code;		/* machine-readable error code */
 	struct str	 message;	/* human-readable error */
 	bool		 retiring;	/* last request: exits 0 next */
+	struct str	 endpoint;	/* the failing endpoint, for errors */
 };
 
 struct proto_heartbeat {

@@ -444,6 +444,66 @@ START_TEST(no_leak_between_requests)
 }
 END_TEST
 
+/* The value of one series in the /metrics text, or -1. */
+static double
+metric(const char *text, const char *series)
+{
+	const char	*p = text;
+	size_t		 n = strlen(series);
+
+	while ((p = strstr(p, series)) != NULL) {
+		if ((p == text || p[-1] == '\n') && p[n] == ' ')
+			return atof(p + n + 1);
+		p += n;
+	}
+	return -1;
+}
+
+START_TEST(metrics_and_access_log_move)
+{
+	struct it_resp	 r;
+	char		 h[64];
+	size_t		 from = 0;
+	int		 i;
+
+	start(NULL);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+		    "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
+		    &r), 0);
+		it_resp_free(&r);
+	}
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", "{",
+	    &r), 0);
+	it_resp_free(&r);
+	ck_assert_int_eq(it_request(&T, "DELETE", "/api/chat",
+	    "{\"request_id\":\"x\"}", &r), 0);
+	it_resp_free(&r);
+	ck_assert_int_eq(it_request(&T, "GET", "/metrics", NULL, &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	ck_assert_ptr_nonnull(strstr(it_header(&r, "Content-Type", h,
+	    sizeof(h)), "text/plain"));
+	ck_assert(metric(r.r_body.b_data, "sluice_http_requests_total{route="
+	    "\"chat\",status=\"200\"}") == 3);
+	ck_assert(metric(r.r_body.b_data, "sluice_http_requests_total{route="
+	    "\"chat\",status=\"400\"}") == 1);
+	ck_assert(metric(r.r_body.b_data, "sluice_http_requests_total{route="
+	    "\"cancel\",status=\"404\"}") == 1);
+	ck_assert(metric(r.r_body.b_data, "sluice_http_request_duration_"
+	    "seconds_count{route=\"chat\"}") == 4);
+	ck_assert(metric(r.r_body.b_data, "sluice_workers{state=\"idle\"}")
+	    == 2);
+	ck_assert(metric(r.r_body.b_data, "sluice_worker_restarts_total{"
+	    "cause=\"crash\"}") == 0);
+	it_resp_free(&r);
+	/* One access-log line per request, with the worker that served it. */
+	ck_assert(it_log_wait(&T, "\"POST /v1/chat/completions\" 200", &from,
+	    1000));
+	ck_assert(it_log_wait(&T, "route=chat worker=", &from, 1000));
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 it_api_suite(void)
 {
@@ -465,6 +525,7 @@ it_api_suite(void)
 	TC("silent_disconnect", silent_phase_disconnect_cancels, 60);
 	TC("disconnect_latency", midstream_disconnect_latency, 120);
 	TC("no_leak", no_leak_between_requests, 600);
+	TC("metrics", metrics_and_access_log_move, 60);
 #undef TC
 	return s;
 }

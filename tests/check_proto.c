@@ -41,7 +41,7 @@ fill_sample(struct proto_msg *m, uint32_t type)
 	case PROTO_REQ_DONE:
 		m->m_u.req_done = (struct proto_req_done){ RQ_ERROR,
 		    { "length", 6 }, 12, -5, true, 502, { "backend", 7 },
-		    { "endpoint down", 13 }, true };
+		    { "endpoint down", 13 }, true, { "Fast", 4 } };
 		break;
 	case PROTO_HEARTBEAT:
 		m->m_u.heartbeat.phase = (struct str){ "node 1/1", 8 };

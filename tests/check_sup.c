@@ -32,6 +32,7 @@ static struct fake {
 	int		 fail_status;
 	char		 fail_why[128];
 	struct sup_req	*last_done;
+	int		 exits[SUP_EXIT_SHUTDOWN + 1];
 } F;
 
 static struct sup	*S;
@@ -111,8 +112,14 @@ f_event(void *arg, enum sup_event ev)
 		F.stopped++;
 }
 
+static void
+f_exited(void *arg, enum sup_exit cause)
+{
+	F.exits[cause]++;
+}
+
 static const struct sup_ops ops = { f_spawn, f_kill, f_send, f_close,
-    f_pause, f_now, f_arm, f_chunk, f_done, f_fail, f_event };
+    f_pause, f_now, f_arm, f_chunk, f_done, f_fail, f_event, f_exited };
 
 /* ---- helpers ---- */
 
@@ -445,6 +452,7 @@ START_TEST(hang_is_killed_and_request_failed)
 	ck_assert_int_eq(last_sig_for(pid), SIGTERM);
 	ck_assert_uint_eq(stats().st_hung, 1);
 	die(0, SIGTERM);
+	ck_assert_int_eq(F.exits[SUP_EXIT_HANG], 1);
 	advance(100);
 	ck_assert_int_eq(F.nspawn, 2);	/* replaced */
 	teardown();
@@ -528,6 +536,8 @@ START_TEST(cancel_without_ack_kills)
 	advance(2000);
 	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
 	ck_assert_int_eq(F.nfail, 0);	/* owner left: no callback */
+	die(0, SIGTERM);
+	ck_assert_int_eq(F.exits[SUP_EXIT_CANCEL_KILL], 1);
 	teardown();
 }
 END_TEST
@@ -558,6 +568,7 @@ START_TEST(death_before_output_retries_once)
 	submit(&r, "r1");
 	ck_assert_uint_eq(last_sent()->slot, 1);
 	die(1, SIGKILL);
+	ck_assert_int_eq(F.exits[SUP_EXIT_CRASH], 1);
 	ck_assert_int_eq(F.nfail, 0);
 	ck_assert_str_eq(last_sent()->rqid, "r1");
 	ck_assert_uint_eq(last_sent()->slot, 0);	/* retried */
@@ -734,6 +745,7 @@ START_TEST(ex_config_not_respawned)
 {
 	setup_with(conf(1, 1));
 	die(0, EX_CONFIG << 8);		/* exited with code EX_CONFIG */
+	ck_assert_int_eq(F.exits[SUP_EXIT_CONFIG], 1);
 	advance(60000);
 	ck_assert_int_eq(F.nspawn, 1);
 	ck_assert(stats().st_broken);
@@ -826,6 +838,7 @@ START_TEST(idle_reaping_above_min)
 	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
 	ck_assert_uint_eq(last_sent()->type, PROTO_SHUTDOWN);
 	die(last_sent()->slot, 0);
+	ck_assert_int_eq(F.exits[SUP_EXIT_IDLE], 1);
 	advance(60000);
 	ck_assert_uint_eq(stats().st_live, 1);	/* never below min */
 	ck_assert_int_eq(F.nspawn, 2);
@@ -856,6 +869,7 @@ START_TEST(retire_then_clean_respawn)
 	die(0, 0);
 	ck_assert_int_eq(F.nspawn, 2);	/* at once, no backoff */
 	ck_assert_uint_eq(stats().st_crashes, 0);
+	ck_assert_int_eq(F.exits[SUP_EXIT_RECYCLE], 1);
 	hello(0);
 	ck_assert_str_eq(last_sent()->rqid, "r2");
 	teardown();

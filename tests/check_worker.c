@@ -121,8 +121,9 @@ call(const struct wmsgs *l, json_t *preset, bool stream)
 	AT = (struct conf_apitype){ .a_type = APIT_OPENAI_CHAT,
 	    .a_truncate_prop = "", .a_max_tokens_prop = "max_tokens",
 	    .a_stream_prop = "stream" };
-	return (struct node_call){ &U, &EP, &AT, preset, l, 300, stream,
-	    NULL, NULL };
+	return (struct node_call){ .nc_user = &U, .nc_ep = &EP, .nc_at = &AT,
+	    .nc_preset = preset, .nc_msgs = l, .nc_max_tokens = 300,
+	    .nc_stream = stream };
 }
 
 START_TEST(openai_body_like_wilmer)

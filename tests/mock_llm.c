@@ -1,4 +1,4 @@
-/* mock_llm.c - scriptable mock OpenAI backend for the tests and bench. */
+/* mock_llm.c - scriptable mock LLM backends for the tests and the bench. */
 #include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -40,17 +41,44 @@
 #define MAX_BODY	(64 * 1024 * 1024)
 #define BACKLOG		1024
 #define MAX_DELAY_MS	(24 * 3600 * 1000)
+#define ARGS_CHUNK	8		/* tool arguments: code points a piece */
+#define EVQ_MAX		8		/* events one stream step may queue */
 #define DEFAULT_TEXT	"The quick brown fox jumps over the lazy dog."
 #define MOCK_MARK	"#mock "
 #define MOCK_MARK_LEN	(sizeof(MOCK_MARK) - 1)
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
-enum mkind { MK_CHAT, MK_COMPL };
+/* The backend dialects; each LLM route speaks one. */
+enum dkind {
+	DK_CHAT, DK_COMPL, DK_OCHAT, DK_OGEN, DK_KOBOLD, DK_CLAUDE
+};
+
+/* How a stream is cut into events. */
+enum framing {
+	FR_SSE,			/* [event: NAME] data: ... and a blank line */
+	FR_NDJSON		/* one JSON object a line */
+};
+
+/* Whether the request streams. */
+enum smode {
+	SM_FIELD,		/* "stream": true */
+	SM_UNLESS_FALSE,	/* unless "stream": false (Ollama) */
+	SM_ALWAYS,
+	SM_NEVER
+};
+
+/* How scripted tool calls are streamed. */
+enum tmode {
+	TL_NONE,		/* ignored */
+	TL_DELTAS,		/* a head piece, then argument fragments */
+	TL_LINE			/* all calls in one piece (Ollama) */
+};
+
+enum pkind { PK_TEXT, PK_TOOL_HEAD, PK_TOOL_ARGS, PK_TOOL_LINE };
 
 /* Stages of a reply; non-stream replies go from MS_HEAD straight out. */
 enum mstage {
-	MS_HEAD, MS_SILENT, MS_PIECES, MS_FINISH, MS_USAGE, MS_DONE, MS_END,
-	MS_CUT
+	MS_HEAD, MS_SILENT, MS_PIECES, MS_TAIL, MS_END, MS_CUT
 };
 
 /* What a stage did: go on, wait for a timer, or the request is gone. */
@@ -62,10 +90,19 @@ struct mstr {
 	size_t	 ms_n;
 };
 
+/* A scripted tool call. */
+struct mtool {
+	struct mstr	 t_name;
+	struct mstr	 t_args;	/* the arguments as JSON text */
+	bool		 t_obj;		/* t_args is a JSON object */
+};
+
 /* The per-request behaviour: flags, then "#mock {...}" overrides. */
 struct script {
 	struct mstr	 sc_text;
 	struct mstr	 sc_finish;
+	struct mtool	*sc_tools;
+	size_t		 sc_ntools;
 	int		 sc_chunk;
 	int		 sc_delay_ms;
 	int		 sc_head_delay_ms;
@@ -80,11 +117,40 @@ struct script {
 	bool		 sc_forever;
 	bool		 sc_crlf;
 	bool		 sc_echo;
+	bool		 sc_text_set;		/* "text" was scripted */
+	bool		 sc_finish_set;		/* "finish_reason" was */
 };
 
+/* A slice of the text (PK_TEXT) or of a tool's arguments. */
 struct piece {
-	size_t	 p_off;
-	size_t	 p_len;
+	size_t		 p_off;
+	size_t		 p_len;
+	enum pkind	 p_kind;
+	int		 p_tool;
+};
+
+struct mreq;
+
+/* One backend dialect: its route and how it answers. The emitters
+ * write whole events with ev_open/ev_close; NULL ones send nothing. */
+struct dialect {
+	const char	*d_path;
+	enum dkind	 d_kind;
+	enum framing	 d_framing;
+	enum smode	 d_smode;
+	enum tmode	 d_tools;
+	const char	*d_finish;	/* default finish reason */
+	const char	*d_tfinish;	/* the same with tool calls */
+	/* Checks the body; copies the scripted text to user. */
+	int		(*d_parse)(struct mreq *, const json_t *,
+			    struct buf *, const char **);
+	/* An error body: code 0 for a bad request, else a scripted one. */
+	void		(*d_error)(struct buf *, int, const char *);
+	void		(*d_prefix)(struct mreq *);
+	void		(*d_full)(struct mreq *, struct buf *);
+	void		(*d_head)(struct mreq *);
+	void		(*d_piece)(struct mreq *, const struct piece *);
+	void		(*d_tail)(struct mreq *);
 };
 
 /* One LLM request being answered. Freed exactly once, by whoever ends
@@ -94,22 +160,28 @@ struct mreq {
 	struct evhttp_request	*m_req;
 	struct evhttp_connection *m_evcon;
 	json_t			*m_rec;		/* log record, one ref */
+	const struct dialect	*m_dl;
 	struct script		 m_sc;
-	enum mkind		 m_kind;
 	enum mstage		 m_stage;
 	bool			 m_stream;
 	bool			 m_usage;
 	bool			 m_delayed;	/* delay_ms done for next */
+	int			 m_block;	/* Claude: open block or -1 */
 	struct event		*m_timer;
 	struct event		*m_watch;	/* EOF watch before the head */
 	struct piece		*m_pieces;
 	size_t			 m_npieces;
+	size_t			 m_cap;
+	size_t			 m_ntext;	/* text pieces (first) */
 	size_t			 m_next;	/* next piece index */
-	size_t			 m_sent;	/* content pieces sent */
+	size_t			 m_sent;	/* pieces sent */
 	size_t			 m_ptokens;
+	size_t			 m_evq[EVQ_MAX]; /* split: event lengths */
+	size_t			 m_nevq;
 	long long		 m_created;
+	char			 m_stamp[40];	/* created_at, ISO UTC */
 	struct buf		 m_model;	/* JSON-encoded model name */
-	struct buf		 m_prefix;	/* chunk JSON up to choices */
+	struct buf		 m_prefix;	/* JSON every event starts with */
 	struct buf		 m_ev;		/* event being built */
 	struct buf		 m_out;		/* split: bytes still to send */
 };
@@ -247,6 +319,28 @@ method_name(enum evhttp_cmd_type cmd)
 	}
 }
 
+static void
+json_mstr(struct buf *b, const struct mstr *s)
+{
+	json_str(b, s->ms_p, s->ms_n);
+}
+
+/* "2026-01-02T03:04:05.678Z" for a wall-clock time in ms. */
+static void
+iso_stamp(char *s, size_t n, uint64_t ms)
+{
+	time_t		 t = (time_t)(ms / 1000);
+	struct tm	 tm;
+	size_t		 k;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    (k = strftime(s, n, "%Y-%m-%dT%H:%M:%S", &tm)) == 0) {
+		snprintf(s, n, "1970-01-01T00:00:00.000Z");
+		return;
+	}
+	snprintf(s + k, n - k, ".%03uZ", (unsigned)(ms % 1000));
+}
+
 /* ---- plain replies ---------------------------------------------- */
 
 static void
@@ -363,7 +457,7 @@ rec_close(json_t *rec)
 
 /* ---- script ----------------------------------------------------- */
 
-enum sk_type { SK_INT, SK_BOOL, SK_STR };
+enum sk_type { SK_INT, SK_BOOL, SK_STR, SK_TOOLS };
 
 struct skey {
 	const char	*k_name;
@@ -391,6 +485,7 @@ static const struct skey skeys[] = {
 	SK("forever", SK_BOOL, sc_forever, 0, 0),
 	SK("crlf", SK_BOOL, sc_crlf, 0, 0),
 	SK("echo", SK_BOOL, sc_echo, 0, 0),
+	SK("tool_calls", SK_TOOLS, sc_tools, 0, 0),
 };
 #undef SK
 
@@ -406,11 +501,82 @@ script_init(struct script *sc)
 }
 
 static void
+tools_free(struct script *sc)
+{
+	size_t	 i;
+
+	for (i = 0; i < sc->sc_ntools; i++) {
+		free(sc->sc_tools[i].t_name.ms_p);
+		free(sc->sc_tools[i].t_args.ms_p);
+	}
+	free(sc->sc_tools);
+	sc->sc_tools = NULL;
+	sc->sc_ntools = 0;
+}
+
+static void
 script_free(struct script *sc)
 {
 	free(sc->sc_text.ms_p);
 	free(sc->sc_finish.ms_p);
 	sc->sc_text.ms_p = sc->sc_finish.ms_p = NULL;
+	tools_free(sc);
+}
+
+/* One checked tool call: its name, and its arguments as JSON text (an
+ * object is written compactly, a string is taken as it is). */
+static void
+tool_set(struct mtool *tl, const json_t *t)
+{
+	const json_t	*name = json_object_get(t, "name");
+	const json_t	*args = json_object_get(t, "arguments");
+	json_t		*o;
+	char		*s = NULL;
+
+	mstr_set(&tl->t_name, json_string_value(name),
+	    json_string_length(name));
+	if (json_is_string(args)) {
+		mstr_set(&tl->t_args, json_string_value(args),
+		    json_string_length(args));
+		o = json_loadb(tl->t_args.ms_p, tl->t_args.ms_n, 0, NULL);
+		tl->t_obj = json_is_object(o);
+		json_decref(o);
+		return;
+	}
+	if (args != NULL && (s = json_dumps(args, JSON_COMPACT)) == NULL)
+		fatalx("json_dumps");
+	mstr_set(&tl->t_args, s != NULL ? s : "{}", s != NULL ?
+	    strlen(s) : 2);
+	free(s);
+	tl->t_obj = true;
+}
+
+/* "tool_calls": [{"name": S, "arguments": {...} or "..."}, ...] */
+static int
+script_tools(struct script *sc, const json_t *v)
+{
+	const json_t	*t, *args;
+	size_t		 i, n;
+
+	if (!json_is_array(v))
+		return -1;
+	n = json_array_size(v);
+	for (i = 0; i < n; i++) {
+		t = json_array_get(v, i);
+		args = json_object_get(t, "arguments");
+		if (!json_is_string(json_object_get(t, "name")) ||
+		    (args != NULL && !json_is_object(args) &&
+		    !json_is_string(args)))
+			return -1;
+	}
+	tools_free(sc);
+	if (n == 0)
+		return 0;
+	sc->sc_tools = xcalloc(n, sizeof(*sc->sc_tools));
+	sc->sc_ntools = n;
+	for (i = 0; i < n; i++)
+		tool_set(&sc->sc_tools[i], json_array_get(v, i));
+	return 0;
 }
 
 /* One "#mock" key; a bad key or value is reported and skipped. */
@@ -445,6 +611,10 @@ script_set(struct script *sc, const char *key, const json_t *v)
 			break;
 		mstr_set((struct mstr *)(void *)(base + k->k_off),
 		    json_string_value(v), json_string_length(v));
+		return;
+	case SK_TOOLS:
+		if (script_tools(sc, v) == -1)
+			break;
 		return;
 	}
 	log_warnx("#mock: bad value for \"%s\" ignored", key);
@@ -500,9 +670,29 @@ script_parse(struct script *sc, const char *s, size_t n)
 	    it = json_object_iter_next(o, it))
 		script_set(sc, json_object_iter_key(it),
 		    json_object_iter_value(it));
+	sc->sc_text_set = json_is_string(json_object_get(o, "text"));
+	sc->sc_finish_set = json_is_string(json_object_get(o,
+	    "finish_reason"));
 	json_decref(o);
 	if (sc->sc_echo)
 		script_echo(sc, s, n, mark);
+}
+
+/* What the dialect makes of the script: tool calls only where it has
+ * them; with tool calls the text defaults to empty; its finish reason. */
+static void
+script_dialect(struct script *sc, const struct dialect *d)
+{
+	const char	*fin;
+
+	if (d->d_tools == TL_NONE)
+		tools_free(sc);
+	if (sc->sc_ntools > 0 && !sc->sc_text_set && !sc->sc_echo)
+		mstr_set(&sc->sc_text, "", 0);
+	if (!sc->sc_finish_set) {
+		fin = sc->sc_ntools > 0 ? d->d_tfinish : d->d_finish;
+		mstr_set(&sc->sc_finish, fin, strlen(fin));
+	}
 }
 
 /* ---- per-request state ------------------------------------------ */
@@ -512,14 +702,15 @@ static void	on_timer(evutil_socket_t, short, void *);
 static void	on_watch(evutil_socket_t, short, void *);
 
 static struct mreq *
-mreq_new(struct evhttp_request *req, json_t *rec, enum mkind kind)
+mreq_new(struct evhttp_request *req, json_t *rec, const struct dialect *d)
 {
 	struct mreq	*m = xcalloc(1, sizeof(*m));
 
 	m->m_req = req;
 	m->m_evcon = evhttp_request_get_connection(req);
 	m->m_rec = rec;
-	m->m_kind = kind;
+	m->m_dl = d;
+	m->m_block = -1;
 	buf_init(&m->m_model);
 	buf_init(&m->m_prefix);
 	buf_init(&m->m_ev);
@@ -580,7 +771,7 @@ mreq_error(struct mreq *m, int code, const char *msg)
 {
 	struct buf	 b = BUF_INIT;
 
-	error_body(&b, msg, "invalid_request_error");
+	m->m_dl->d_error(&b, 0, msg);
 	mreq_reply(m, code, b.b_data, b.b_len);
 	buf_free(&b);
 }
@@ -691,83 +882,7 @@ out_len(const struct mreq *m)
 	return evbuffer_get_length(bufferevent_get_output(bev));
 }
 
-/* ---- reply bodies ----------------------------------------------- */
-
-/* {"id":..,"object":..,"created":..,"model":..,"choices": */
-static void
-add_head(struct buf *b, const struct mreq *m, const char *object)
-{
-	buf_printf(b, "{\"id\":\"%s\",\"object\":\"%s\",\"created\":%lld,"
-	    "\"model\":", m->m_kind == MK_CHAT ? "chatcmpl-mock" :
-	    "cmpl-mock", object, m->m_created);
-	buf_add(b, m->m_model.b_data, m->m_model.b_len);
-	buf_adds(b, ",\"choices\":");
-}
-
-static void
-add_usage(struct buf *b, const struct mreq *m, size_t ctokens)
-{
-	buf_printf(b, "\"usage\":{\"prompt_tokens\":%zu,"
-	    "\"completion_tokens\":%zu,\"total_tokens\":%zu}",
-	    m->m_ptokens, ctokens, m->m_ptokens + ctokens);
-}
-
-static void
-add_finish(struct buf *b, const struct mreq *m)
-{
-	buf_adds(b, "\"finish_reason\":");
-	json_str(b, m->m_sc.sc_finish.ms_p, m->m_sc.sc_finish.ms_n);
-}
-
-static void
-reply_status(struct mreq *m)
-{
-	struct buf	*b = &m->m_ev;
-	int		 code = m->m_sc.sc_status;
-
-	buf_reset(b);
-	buf_printf(b, "{\"error\":{\"message\":\"mock error %d\","
-	    "\"type\":\"server_error\",\"code\":%d}}", code, code);
-	mreq_reply(m, code, b->b_data, b->b_len);
-}
-
-/* The non-stream answer (or a cut, or garbage). */
-static void
-reply_full(struct mreq *m)
-{
-	struct buf	*b = &m->m_ev;
-	struct mstr	*t = &m->m_sc.sc_text;
-
-	if (m->m_sc.sc_disconnect_after >= 0) {
-		mreq_drop(m, false);
-		return;
-	}
-	buf_reset(b);
-	if (m->m_sc.sc_garbage) {
-		buf_adds(b, "this is not json");
-		mreq_reply(m, 200, b->b_data, b->b_len);
-		return;
-	}
-	if (m->m_kind == MK_CHAT) {
-		add_head(b, m, "chat.completion");
-		buf_adds(b, "[{\"index\":0,\"message\":{\"role\":"
-		    "\"assistant\",\"content\":");
-		json_str(b, t->ms_p, t->ms_n);
-		buf_adds(b, "},");
-	} else {
-		add_head(b, m, "text_completion");
-		buf_adds(b, "[{\"index\":0,\"text\":");
-		json_str(b, t->ms_p, t->ms_n);
-		buf_adds(b, ",\"logprobs\":null,");
-	}
-	add_finish(b, m);
-	buf_adds(b, "}],");
-	add_usage(b, m, m->m_npieces);
-	buf_addc(b, '}');
-	mreq_reply(m, 200, b->b_data, b->b_len);
-}
-
-/* ---- SSE events ------------------------------------------------- */
+/* ---- events (SSE or NDJSON) ------------------------------------- */
 
 static void
 send_chunk(struct mreq *m, const char *p, size_t n)
@@ -777,27 +892,47 @@ send_chunk(struct mreq *m, const char *p, size_t n)
 	evbuffer_drain(mk.mk_scratch, evbuffer_get_length(mk.mk_scratch));
 }
 
+static const char *
+eol(const struct mreq *m)
+{
+	return m->m_sc.sc_crlf ? "\r\n" : "\n";
+}
+
 /* Terminates the event in m_ev and sends it, or queues it for split. */
 static void
 ev_close(struct mreq *m)
 {
 	struct buf	*b = &m->m_ev;
 
-	buf_adds(b, m->m_sc.sc_crlf ? "\r\n\r\n" : "\n\n");
-	if (m->m_sc.sc_split > 0)
-		buf_add(&m->m_out, b->b_data, b->b_len);
-	else
+	buf_adds(b, eol(m));
+	if (m->m_dl->d_framing == FR_SSE)
+		buf_adds(b, eol(m));
+	if (m->m_sc.sc_split == 0) {
 		send_chunk(m, b->b_data, b->b_len);
+		return;
+	}
+	if (m->m_nevq == EVQ_MAX)
+		fatalx("ev_close: too many events in one step");
+	m->m_evq[m->m_nevq++] = b->b_len;
+	buf_add(&m->m_out, b->b_data, b->b_len);
 }
 
-/* Starts a JSON event; in garbage mode sends a bad one, returns NULL. */
+/* Starts an event: its "event:" line when named, "data: " for SSE, then
+ * the dialect's JSON prefix. In garbage mode the event is sent with a
+ * payload that is not JSON, and NULL is returned. */
 static struct buf *
-ev_open(struct mreq *m)
+ev_open(struct mreq *m, const char *event)
 {
 	struct buf	*b = &m->m_ev;
 
 	buf_reset(b);
-	buf_adds(b, "data: ");
+	if (event != NULL) {
+		buf_adds(b, "event: ");
+		buf_adds(b, event);
+		buf_adds(b, eol(m));
+	}
+	if (m->m_dl->d_framing == FR_SSE)
+		buf_adds(b, "data: ");
 	if (!m->m_sc.sc_garbage) {
 		buf_add(b, m->m_prefix.b_data, m->m_prefix.b_len);
 		return b;
@@ -807,86 +942,577 @@ ev_open(struct mreq *m)
 	return NULL;
 }
 
-static void
-emit_role(struct mreq *m)
+/* An event with fixed data (printf-style). */
+static void __attribute__((format(printf, 3, 4)))
+ev_fixed(struct mreq *m, const char *event, const char *fmt, ...)
 {
 	struct buf	*b;
+	va_list		 ap;
+	char		*s;
 
-	if ((b = ev_open(m)) == NULL)
+	if ((b = ev_open(m, event)) == NULL)
 		return;
-	buf_adds(b, "[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-	    "\"content\":\"\"},\"finish_reason\":null}]}");
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) == -1)
+		fatalx("vasprintf");
+	va_end(ap);
+	buf_adds(b, s);
+	free(s);
+	ev_close(m);
+}
+
+/* The scripted status, as the dialect writes its errors. */
+static void
+reply_status(struct mreq *m)
+{
+	struct buf	*b = &m->m_ev;
+	int		 code = m->m_sc.sc_status;
+	char		 msg[32];
+
+	snprintf(msg, sizeof(msg), "mock error %d", code);
+	buf_reset(b);
+	m->m_dl->d_error(b, code, msg);
+	mreq_reply(m, code, b->b_data, b->b_len);
+}
+
+/* The non-stream answer (or a cut, or garbage). */
+static void
+reply_full(struct mreq *m)
+{
+	struct buf	*b = &m->m_ev;
+
+	if (m->m_sc.sc_disconnect_after >= 0) {
+		mreq_drop(m, false);
+		return;
+	}
+	buf_reset(b);
+	if (m->m_sc.sc_garbage)
+		buf_adds(b, "this is not json");
+	else
+		m->m_dl->d_full(m, b);
+	mreq_reply(m, 200, b->b_data, b->b_len);
+}
+
+/* ---- OpenAI: /v1/chat/completions, /v1/completions -------------- */
+
+static void
+oa_error(struct buf *b, int code, const char *msg)
+{
+	if (code == 0) {
+		error_body(b, msg, "invalid_request_error");
+		return;
+	}
+	buf_adds(b, "{\"error\":{\"message\":");
+	json_str(b, msg, strlen(msg));
+	buf_printf(b, ",\"type\":\"server_error\",\"code\":%d}}", code);
+}
+
+/* {"id":..,"object":..,"created":..,"model":..,"choices": */
+static void
+oa_obj(struct buf *b, const struct mreq *m, const char *object)
+{
+	buf_printf(b, "{\"id\":\"%s\",\"object\":\"%s\",\"created\":%lld,"
+	    "\"model\":", m->m_dl->d_kind == DK_CHAT ? "chatcmpl-mock" :
+	    "cmpl-mock", object, m->m_created);
+	buf_add(b, m->m_model.b_data, m->m_model.b_len);
+	buf_adds(b, ",\"choices\":");
+}
+
+static void
+oa_prefix(struct mreq *m)
+{
+	if (m->m_stream)
+		oa_obj(&m->m_prefix, m, m->m_dl->d_kind == DK_CHAT ?
+		    "chat.completion.chunk" : "text_completion");
+}
+
+static void
+oa_usage(struct buf *b, const struct mreq *m, size_t ctokens)
+{
+	buf_printf(b, "\"usage\":{\"prompt_tokens\":%zu,"
+	    "\"completion_tokens\":%zu,\"total_tokens\":%zu}",
+	    m->m_ptokens, ctokens, m->m_ptokens + ctokens);
+}
+
+static void
+oa_finish(struct buf *b, const struct mreq *m)
+{
+	buf_adds(b, "\"finish_reason\":");
+	json_mstr(b, &m->m_sc.sc_finish);
+}
+
+/* ,"tool_calls":[{"id":"call_mock_0","type":"function","function":..}] */
+static void
+oa_tool_calls(struct buf *b, const struct script *sc)
+{
+	size_t	 i;
+
+	buf_adds(b, ",\"tool_calls\":[");
+	for (i = 0; i < sc->sc_ntools; i++) {
+		buf_printf(b, "%s{\"id\":\"call_mock_%zu\",\"type\":"
+		    "\"function\",\"function\":{\"name\":", i > 0 ? "," : "",
+		    i);
+		json_mstr(b, &sc->sc_tools[i].t_name);
+		buf_adds(b, ",\"arguments\":");
+		json_mstr(b, &sc->sc_tools[i].t_args);
+		buf_adds(b, "}}");
+	}
+	buf_addc(b, ']');
+}
+
+static void
+oa_full(struct mreq *m, struct buf *b)
+{
+	const struct script	*sc = &m->m_sc;
+
+	if (m->m_dl->d_kind == DK_CHAT) {
+		oa_obj(b, m, "chat.completion");
+		buf_adds(b, "[{\"index\":0,\"message\":{\"role\":"
+		    "\"assistant\",\"content\":");
+		if (sc->sc_ntools > 0 && sc->sc_text.ms_n == 0)
+			buf_adds(b, "null");
+		else
+			json_mstr(b, &sc->sc_text);
+		if (sc->sc_ntools > 0)
+			oa_tool_calls(b, sc);
+		buf_adds(b, "},");
+	} else {
+		oa_obj(b, m, "text_completion");
+		buf_adds(b, "[{\"index\":0,\"text\":");
+		json_mstr(b, &sc->sc_text);
+		buf_adds(b, ",\"logprobs\":null,");
+	}
+	oa_finish(b, m);
+	buf_adds(b, "}],");
+	oa_usage(b, m, m->m_npieces);
+	buf_addc(b, '}');
+}
+
+static void
+oa_head(struct mreq *m)
+{
+	if (m->m_dl->d_kind == DK_CHAT)
+		ev_fixed(m, NULL, "[{\"index\":0,\"delta\":{\"role\":"
+		    "\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}");
+}
+
+/* A tool call's first delta (id, type, name), or an arguments part. */
+static void
+oa_tool_piece(struct mreq *m, const struct piece *p)
+{
+	const struct mtool	*t = &m->m_sc.sc_tools[p->p_tool];
+	struct buf		*b;
+
+	if ((b = ev_open(m, NULL)) == NULL)
+		return;
+	buf_printf(b, "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":"
+	    "%d,", p->p_tool);
+	if (p->p_kind == PK_TOOL_HEAD) {
+		buf_printf(b, "\"id\":\"call_mock_%d\",\"type\":\"function\","
+		    "\"function\":{\"name\":", p->p_tool);
+		json_mstr(b, &t->t_name);
+		buf_adds(b, ",\"arguments\":\"\"");
+	} else {
+		buf_adds(b, "\"function\":{\"arguments\":");
+		json_str(b, t->t_args.ms_p + p->p_off, p->p_len);
+	}
+	buf_adds(b, "}}]},\"finish_reason\":null}]}");
 	ev_close(m);
 }
 
 static void
-emit_piece(struct mreq *m, const char *s, size_t n)
+oa_piece(struct mreq *m, const struct piece *p)
 {
+	const char	*s = m->m_sc.sc_text.ms_p + p->p_off;
 	struct buf	*b;
 
-	if ((b = ev_open(m)) == NULL)
+	if (p->p_kind != PK_TEXT) {
+		oa_tool_piece(m, p);
 		return;
-	if (m->m_kind == MK_CHAT) {
+	}
+	if ((b = ev_open(m, NULL)) == NULL)
+		return;
+	if (m->m_dl->d_kind == DK_CHAT) {
 		buf_adds(b, "[{\"index\":0,\"delta\":{\"content\":");
-		json_str(b, s, n);
+		json_str(b, s, p->p_len);
 		buf_adds(b, "},\"finish_reason\":null}]}");
 	} else {
 		buf_adds(b, "[{\"index\":0,\"text\":");
-		json_str(b, s, n);
+		json_str(b, s, p->p_len);
 		buf_adds(b, ",\"logprobs\":null,\"finish_reason\":null}]}");
 	}
 	ev_close(m);
 }
 
+/* The finish chunk, the usage chunk when asked for, [DONE]. */
 static void
-emit_finish(struct mreq *m)
+oa_tail(struct mreq *m)
 {
 	struct buf	*b;
 
-	if ((b = ev_open(m)) == NULL)
-		return;
-	if (m->m_kind == MK_CHAT)
-		buf_adds(b, "[{\"index\":0,\"delta\":{},");
-	else
-		buf_adds(b, "[{\"index\":0,\"text\":\"\",\"logprobs\":null,");
-	add_finish(b, m);
-	buf_adds(b, "}]}");
-	ev_close(m);
-}
-
-static void
-emit_usage(struct mreq *m)
-{
-	struct buf	*b;
-
-	if ((b = ev_open(m)) == NULL)
-		return;
-	buf_adds(b, "[],");
-	add_usage(b, m, m->m_sent);
-	buf_addc(b, '}');
-	ev_close(m);
-}
-
-static void
-emit_done(struct mreq *m)
-{
+	if ((b = ev_open(m, NULL)) != NULL) {
+		if (m->m_dl->d_kind == DK_CHAT)
+			buf_adds(b, "[{\"index\":0,\"delta\":{},");
+		else
+			buf_adds(b, "[{\"index\":0,\"text\":\"\","
+			    "\"logprobs\":null,");
+		oa_finish(b, m);
+		buf_adds(b, "}]}");
+		ev_close(m);
+	}
+	if (m->m_usage && (b = ev_open(m, NULL)) != NULL) {
+		buf_adds(b, "[],");
+		oa_usage(b, m, m->m_sent);
+		buf_addc(b, '}');
+		ev_close(m);
+	}
 	buf_reset(&m->m_ev);
 	buf_adds(&m->m_ev, "data: [DONE]");
 	ev_close(m);
 }
 
+/* ---- Ollama: /api/chat, /api/generate (NDJSON) ------------------ */
+
+static void
+ol_error(struct buf *b, int code, const char *msg)
+{
+	buf_adds(b, "{\"error\":");
+	json_str(b, msg, strlen(msg));
+	buf_addc(b, '}');
+}
+
+/* {"model":M,"created_at":"...", */
+static void
+ol_prefix(struct mreq *m)
+{
+	buf_adds(&m->m_prefix, "{\"model\":");
+	buf_add(&m->m_prefix, m->m_model.b_data, m->m_model.b_len);
+	buf_printf(&m->m_prefix, ",\"created_at\":\"%s\",", m->m_stamp);
+}
+
+/* Arguments as an object when they are one, else as a string. */
+static void
+tool_args_obj(struct buf *b, const struct mtool *t)
+{
+	if (t->t_obj)
+		buf_add(b, t->t_args.ms_p, t->t_args.ms_n);
+	else
+		json_mstr(b, &t->t_args);
+}
+
+/* ,"tool_calls":[{"function":{"name":N,"arguments":{...}}}] */
+static void
+ol_tool_calls(struct buf *b, const struct script *sc)
+{
+	size_t	 i;
+
+	buf_adds(b, ",\"tool_calls\":[");
+	for (i = 0; i < sc->sc_ntools; i++) {
+		buf_adds(b, i > 0 ? ",{\"function\":{\"name\":" :
+		    "{\"function\":{\"name\":");
+		json_mstr(b, &sc->sc_tools[i].t_name);
+		buf_adds(b, ",\"arguments\":");
+		tool_args_obj(b, &sc->sc_tools[i]);
+		buf_adds(b, "}}");
+	}
+	buf_addc(b, ']');
+}
+
+/* "message":{"role":"assistant","content":S[,"tool_calls":..]} for
+ * chat, "response":S for generate. */
+static void
+ol_content(struct buf *b, const struct mreq *m, const char *s, size_t n,
+    bool tools)
+{
+	if (m->m_dl->d_kind == DK_OGEN) {
+		buf_adds(b, "\"response\":");
+		json_str(b, s, n);
+		return;
+	}
+	buf_adds(b, "\"message\":{\"role\":\"assistant\",\"content\":");
+	json_str(b, s, n);
+	if (tools)
+		ol_tool_calls(b, &m->m_sc);
+	buf_addc(b, '}');
+}
+
+/* ,"done":true,... and the fake timings: 1 ms a token, 1 ms to load. */
+static void
+ol_done(struct buf *b, const struct mreq *m, size_t ctokens)
+{
+	unsigned long long	 p = m->m_ptokens, c = ctokens;
+
+	buf_adds(b, ",\"done\":true,\"done_reason\":");
+	json_mstr(b, &m->m_sc.sc_finish);
+	buf_printf(b, ",\"total_duration\":%llu,\"load_duration\":1000000,"
+	    "\"prompt_eval_count\":%llu,\"prompt_eval_duration\":%llu,"
+	    "\"eval_count\":%llu,\"eval_duration\":%llu}",
+	    (1 + p + c) * 1000000, p, p * 1000000, c, c * 1000000);
+}
+
+static void
+ol_full(struct mreq *m, struct buf *b)
+{
+	buf_add(b, m->m_prefix.b_data, m->m_prefix.b_len);
+	ol_content(b, m, m->m_sc.sc_text.ms_p, m->m_sc.sc_text.ms_n,
+	    m->m_sc.sc_ntools > 0);
+	ol_done(b, m, m->m_npieces);
+}
+
+/* A text piece, or the line with every tool call. */
+static void
+ol_piece(struct mreq *m, const struct piece *p)
+{
+	struct buf	*b;
+
+	if ((b = ev_open(m, NULL)) == NULL)
+		return;
+	if (p->p_kind == PK_TOOL_LINE)
+		ol_content(b, m, "", 0, true);
+	else
+		ol_content(b, m, m->m_sc.sc_text.ms_p + p->p_off, p->p_len,
+		    false);
+	buf_adds(b, ",\"done\":false}");
+	ev_close(m);
+}
+
+static void
+ol_tail(struct mreq *m)
+{
+	struct buf	*b;
+
+	if ((b = ev_open(m, NULL)) == NULL)
+		return;
+	ol_content(b, m, "", 0, false);
+	ol_done(b, m, m->m_sent);
+	ev_close(m);
+}
+
+/* ---- KoboldCpp: /api/v1/generate, /api/extra/generate/stream ---- */
+
+static void
+kb_error(struct buf *b, int code, const char *msg)
+{
+	buf_adds(b, "{\"detail\":{\"msg\":");
+	json_str(b, msg, strlen(msg));
+	buf_printf(b, ",\"type\":\"%s\"}}", code == 0 ? "bad_request" :
+	    "server_error");
+}
+
+/* A finish reason only when scripted (as newer KoboldCpp sends it). */
+static void
+kb_finish(struct buf *b, const struct mreq *m)
+{
+	if (!m->m_sc.sc_finish_set)
+		return;
+	buf_adds(b, ",\"finish_reason\":");
+	json_mstr(b, &m->m_sc.sc_finish);
+}
+
+static void
+kb_full(struct mreq *m, struct buf *b)
+{
+	buf_adds(b, "{\"results\":[{\"text\":");
+	json_mstr(b, &m->m_sc.sc_text);
+	kb_finish(b, m);
+	buf_adds(b, "}]}");
+}
+
+static void
+kb_piece(struct mreq *m, const struct piece *p)
+{
+	struct buf	*b;
+
+	if ((b = ev_open(m, "message")) == NULL)
+		return;
+	buf_adds(b, "{\"token\":");
+	json_str(b, m->m_sc.sc_text.ms_p + p->p_off, p->p_len);
+	buf_addc(b, '}');
+	ev_close(m);
+}
+
+/* No end marker, unless finish_reason is scripted: then a last event
+ * {"token":"","finish_reason":FIN}. */
+static void
+kb_tail(struct mreq *m)
+{
+	struct buf	*b;
+
+	if (!m->m_sc.sc_finish_set || (b = ev_open(m, "message")) == NULL)
+		return;
+	buf_adds(b, "{\"token\":\"\"");
+	kb_finish(b, m);
+	buf_addc(b, '}');
+	ev_close(m);
+}
+
+/* ---- Claude: /v1/messages --------------------------------------- */
+
+static void
+cl_error(struct buf *b, int code, const char *msg)
+{
+	buf_printf(b, "{\"type\":\"error\",\"error\":{\"type\":\"%s\","
+	    "\"message\":", code == 0 ? "invalid_request_error" :
+	    "api_error");
+	json_str(b, msg, strlen(msg));
+	buf_adds(b, "}}");
+}
+
+/* Content block 0 is the text, unless it is empty and tools follow. */
+static int
+cl_ntext(const struct mreq *m)
+{
+	return m->m_sc.sc_text.ms_n > 0 || m->m_sc.sc_ntools == 0;
+}
+
+static void
+cl_full(struct mreq *m, struct buf *b)
+{
+	const struct script	*sc = &m->m_sc;
+	size_t			 i;
+
+	buf_adds(b, "{\"id\":\"msg_mock\",\"type\":\"message\",\"role\":"
+	    "\"assistant\",\"model\":");
+	buf_add(b, m->m_model.b_data, m->m_model.b_len);
+	buf_adds(b, ",\"content\":[");
+	if (cl_ntext(m)) {
+		buf_adds(b, "{\"type\":\"text\",\"text\":");
+		json_mstr(b, &sc->sc_text);
+		buf_addc(b, '}');
+	}
+	for (i = 0; i < sc->sc_ntools; i++) {
+		buf_printf(b, "%s{\"type\":\"tool_use\",\"id\":"
+		    "\"toolu_mock_%zu\",\"name\":", i > 0 || cl_ntext(m) ?
+		    "," : "", i);
+		json_mstr(b, &sc->sc_tools[i].t_name);
+		buf_adds(b, ",\"input\":");
+		tool_args_obj(b, &sc->sc_tools[i]);
+		buf_addc(b, '}');
+	}
+	buf_adds(b, "],\"stop_reason\":");
+	json_mstr(b, &sc->sc_finish);
+	buf_printf(b, ",\"stop_sequence\":null,\"usage\":{\"input_tokens\":"
+	    "%zu,\"output_tokens\":%zu}}", m->m_ptokens, m->m_npieces);
+}
+
+/* message_start, the text block's content_block_start, ping. */
+static void
+cl_head(struct mreq *m)
+{
+	struct buf	*b;
+
+	if ((b = ev_open(m, "message_start")) != NULL) {
+		buf_adds(b, "{\"type\":\"message_start\",\"message\":{\"id\":"
+		    "\"msg_mock\",\"type\":\"message\",\"role\":\"assistant\","
+		    "\"model\":");
+		buf_add(b, m->m_model.b_data, m->m_model.b_len);
+		buf_printf(b, ",\"content\":[],\"stop_reason\":null,"
+		    "\"stop_sequence\":null,\"usage\":{\"input_tokens\":%zu,"
+		    "\"output_tokens\":0}}}", m->m_ptokens);
+		ev_close(m);
+	}
+	if (cl_ntext(m)) {
+		m->m_block = 0;
+		ev_fixed(m, "content_block_start", "{\"type\":"
+		    "\"content_block_start\",\"index\":0,\"content_block\":"
+		    "{\"type\":\"text\",\"text\":\"\"}}");
+	}
+	ev_fixed(m, "ping", "{\"type\":\"ping\"}");
+}
+
+static void
+cl_block_stop(struct mreq *m)
+{
+	if (m->m_block >= 0)
+		ev_fixed(m, "content_block_stop", "{\"type\":"
+		    "\"content_block_stop\",\"index\":%d}", m->m_block);
+	m->m_block = -1;
+}
+
+/* A tool call opens a tool_use block (closing the one before); its
+ * arguments come as input_json_delta parts. */
+static void
+cl_tool_piece(struct mreq *m, const struct piece *p)
+{
+	const struct mtool	*t = &m->m_sc.sc_tools[p->p_tool];
+	int			 idx = cl_ntext(m) + p->p_tool;
+	struct buf		*b;
+
+	if (p->p_kind == PK_TOOL_HEAD) {
+		cl_block_stop(m);
+		m->m_block = idx;
+		if ((b = ev_open(m, "content_block_start")) == NULL)
+			return;
+		buf_printf(b, "{\"type\":\"content_block_start\",\"index\":"
+		    "%d,\"content_block\":{\"type\":\"tool_use\",\"id\":"
+		    "\"toolu_mock_%d\",\"name\":", idx, p->p_tool);
+		json_mstr(b, &t->t_name);
+		buf_adds(b, ",\"input\":{}}}");
+	} else {
+		if ((b = ev_open(m, "content_block_delta")) == NULL)
+			return;
+		buf_printf(b, "{\"type\":\"content_block_delta\",\"index\":"
+		    "%d,\"delta\":{\"type\":\"input_json_delta\","
+		    "\"partial_json\":", idx);
+		json_str(b, t->t_args.ms_p + p->p_off, p->p_len);
+		buf_adds(b, "}}");
+	}
+	ev_close(m);
+}
+
+static void
+cl_piece(struct mreq *m, const struct piece *p)
+{
+	struct buf	*b;
+
+	if (p->p_kind != PK_TEXT) {
+		cl_tool_piece(m, p);
+		return;
+	}
+	if ((b = ev_open(m, "content_block_delta")) == NULL)
+		return;
+	buf_adds(b, "{\"type\":\"content_block_delta\",\"index\":0,"
+	    "\"delta\":{\"type\":\"text_delta\",\"text\":");
+	json_str(b, m->m_sc.sc_text.ms_p + p->p_off, p->p_len);
+	buf_adds(b, "}}");
+	ev_close(m);
+}
+
+/* content_block_stop, message_delta (stop reason, usage), message_stop. */
+static void
+cl_tail(struct mreq *m)
+{
+	struct buf	*b;
+
+	cl_block_stop(m);
+	if ((b = ev_open(m, "message_delta")) != NULL) {
+		buf_adds(b, "{\"type\":\"message_delta\",\"delta\":"
+		    "{\"stop_reason\":");
+		json_mstr(b, &m->m_sc.sc_finish);
+		buf_printf(b, ",\"stop_sequence\":null},\"usage\":"
+		    "{\"output_tokens\":%zu}}", m->m_sent);
+		ev_close(m);
+	}
+	ev_fixed(m, "message_stop", "{\"type\":\"message_stop\"}");
+}
+
 /* ---- the stream state machine ----------------------------------- */
 
-/* Sends the next split part of the queued bytes, then waits ~1 ms. */
+/* Sends the next split part of the first queued event, then waits. */
 static enum step
 split_part(struct mreq *m)
 {
-	size_t	 n = m->m_out.b_len;
+	size_t	 n = m->m_evq[0];
 
 	if (n > (size_t)m->m_sc.sc_split)
 		n = (size_t)m->m_sc.sc_split;
 	send_chunk(m, m->m_out.b_data, n);
 	buf_drain(&m->m_out, n);
+	if ((m->m_evq[0] -= n) == 0) {
+		m->m_nevq--;
+		memmove(m->m_evq, m->m_evq + 1, m->m_nevq *
+		    sizeof(m->m_evq[0]));
+	}
 	arm(m, 1);
 	return STEP_WAIT;
 }
@@ -906,11 +1532,14 @@ stage_head(struct mreq *m)
 		return STEP_GONE;
 	}
 	oh = evhttp_request_get_output_headers(m->m_req);
-	evhttp_add_header(oh, "Content-Type", "text/event-stream");
-	evhttp_add_header(oh, "Cache-Control", "no-cache");
+	if (m->m_dl->d_framing == FR_SSE) {
+		evhttp_add_header(oh, "Content-Type", "text/event-stream");
+		evhttp_add_header(oh, "Cache-Control", "no-cache");
+	} else
+		evhttp_add_header(oh, "Content-Type", "application/x-ndjson");
 	evhttp_send_reply_start(m->m_req, 200, "OK");
-	if (m->m_kind == MK_CHAT)
-		emit_role(m);
+	if (m->m_dl->d_head != NULL)
+		m->m_dl->d_head(m);
 	m->m_stage = MS_SILENT;
 	return STEP_NEXT;
 }
@@ -919,20 +1548,20 @@ static enum step
 stage_piece(struct mreq *m)
 {
 	const struct script	*sc = &m->m_sc;
-	const struct piece	*p;
 
 	if (sc->sc_disconnect_after >= 0 &&
 	    m->m_sent >= (size_t)sc->sc_disconnect_after) {
 		m->m_stage = MS_CUT;
 		return STEP_NEXT;
 	}
-	if (m->m_next >= m->m_npieces) {
+	/* forever repeats the text pieces; tool calls never come. */
+	if (m->m_next >= (sc->sc_forever ? m->m_ntext : m->m_npieces)) {
 		if (!sc->sc_forever) {
-			m->m_stage = MS_FINISH;
+			m->m_stage = MS_TAIL;
 			return STEP_NEXT;
 		}
 		/* Empty text: idle until the client leaves. */
-		if (m->m_npieces == 0)
+		if (m->m_ntext == 0)
 			return STEP_WAIT;
 		m->m_next = 0;
 	}
@@ -946,8 +1575,7 @@ stage_piece(struct mreq *m)
 		return STEP_WAIT;
 	}
 	m->m_delayed = false;
-	p = &m->m_pieces[m->m_next++];
-	emit_piece(m, sc->sc_text.ms_p + p->p_off, p->p_len);
+	m->m_dl->d_piece(m, &m->m_pieces[m->m_next++]);
 	m->m_sent++;
 	return STEP_NEXT;
 }
@@ -967,8 +1595,6 @@ stage_cut(struct mreq *m)
 static enum step
 stream_stage(struct mreq *m)
 {
-	bool	 done = !m->m_sc.sc_no_done;
-
 	switch (m->m_stage) {
 	case MS_HEAD:
 		return stage_head(m);
@@ -980,20 +1606,10 @@ stream_stage(struct mreq *m)
 		return STEP_WAIT;
 	case MS_PIECES:
 		return stage_piece(m);
-	case MS_FINISH:
-		m->m_stage = MS_USAGE;
-		if (done)
-			emit_finish(m);
-		return STEP_NEXT;
-	case MS_USAGE:
-		m->m_stage = MS_DONE;
-		if (done && m->m_usage)
-			emit_usage(m);
-		return STEP_NEXT;
-	case MS_DONE:
+	case MS_TAIL:
 		m->m_stage = MS_END;
-		if (done)
-			emit_done(m);
+		if (!m->m_sc.sc_no_done && m->m_dl->d_tail != NULL)
+			m->m_dl->d_tail(m);
 		return STEP_NEXT;
 	case MS_END:
 		mreq_end_stream(m);
@@ -1011,14 +1627,14 @@ stream_run(struct mreq *m)
 	enum step	 r;
 
 	do {
-		if (m->m_out.b_len > 0)
+		if (m->m_nevq > 0)
 			r = split_part(m);
 		else
 			r = stream_stage(m);
 	} while (r == STEP_NEXT);
 }
 
-/* ---- LLM routes ------------------------------------------------- */
+/* ---- request bodies --------------------------------------------- */
 
 static void
 content_text(const json_t *c, struct buf *out)
@@ -1047,15 +1663,16 @@ prompt_tokens(size_t chars)
 	return chars / 4 > 0 ? chars / 4 : 1;
 }
 
-/* Chat: counts all contents, copies the last user message to user. */
+/* Adds up the code points of all contents; copies the last user
+ * message to user. */
 static int
-chat_parse(struct mreq *m, const json_t *body, struct buf *user,
+msgs_scan(const json_t *body, struct buf *user, size_t *chars,
     const char **err)
 {
 	const json_t	*msgs = json_object_get(body, "messages");
 	const json_t	*msg, *role, *last = NULL;
 	struct buf	 tmp = BUF_INIT;
-	size_t		 i, chars = 0;
+	size_t		 i;
 
 	if (!json_is_array(msgs)) {
 		*err = "messages must be an array";
@@ -1065,7 +1682,7 @@ chat_parse(struct mreq *m, const json_t *body, struct buf *user,
 		msg = json_array_get(msgs, i);
 		buf_reset(&tmp);
 		content_text(json_object_get(msg, "content"), &tmp);
-		chars += utf8_len(tmp.b_data, tmp.b_len);
+		*chars += utf8_len(tmp.b_data, tmp.b_len);
 		role = json_object_get(msg, "role");
 		if (json_is_string(role) &&
 		    strcmp(json_string_value(role), "user") == 0)
@@ -1074,6 +1691,35 @@ chat_parse(struct mreq *m, const json_t *body, struct buf *user,
 	buf_free(&tmp);
 	if (last != NULL)
 		content_text(json_object_get(last, "content"), user);
+	return 0;
+}
+
+/* OpenAI and Ollama chat. */
+static int
+chat_parse(struct mreq *m, const json_t *body, struct buf *user,
+    const char **err)
+{
+	size_t	 chars = 0;
+
+	if (msgs_scan(body, user, &chars, err) == -1)
+		return -1;
+	m->m_ptokens = prompt_tokens(chars);
+	return 0;
+}
+
+/* Claude: the messages and the top-level system (string or blocks). */
+static int
+claude_parse(struct mreq *m, const json_t *body, struct buf *user,
+    const char **err)
+{
+	struct buf	 sys = BUF_INIT;
+	size_t		 chars = 0;
+
+	if (msgs_scan(body, user, &chars, err) == -1)
+		return -1;
+	content_text(json_object_get(body, "system"), &sys);
+	chars += utf8_len(sys.b_data, sys.b_len);
+	buf_free(&sys);
 	m->m_ptokens = prompt_tokens(chars);
 	return 0;
 }
@@ -1106,27 +1752,49 @@ compl_parse(struct mreq *m, const json_t *body, struct buf *user,
 	return 0;
 }
 
-static void
-piece_add(struct mreq *m, size_t off, size_t len, size_t *cap)
+/* Ollama generate, KoboldCpp: "prompt" is a string (absent: empty). */
+static int
+prompt_parse(struct mreq *m, const json_t *body, struct buf *user,
+    const char **err)
 {
-	if (m->m_npieces == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		m->m_pieces = xreallocarray(m->m_pieces, *cap,
+	const json_t	*p = json_object_get(body, "prompt");
+
+	if (p != NULL && !json_is_string(p)) {
+		*err = "prompt must be a string";
+		return -1;
+	}
+	if (p != NULL)
+		buf_add(user, json_string_value(p), json_string_length(p));
+	m->m_ptokens = prompt_tokens(utf8_len(user->b_data, user->b_len));
+	return 0;
+}
+
+static void
+piece_add(struct mreq *m, size_t off, size_t len, enum pkind kind,
+    int tool)
+{
+	struct piece	*p;
+
+	if (m->m_npieces == m->m_cap) {
+		m->m_cap = m->m_cap ? m->m_cap * 2 : 16;
+		m->m_pieces = xreallocarray(m->m_pieces, m->m_cap,
 		    sizeof(*m->m_pieces));
 	}
-	m->m_pieces[m->m_npieces].p_off = off;
-	m->m_pieces[m->m_npieces].p_len = len;
-	m->m_npieces++;
+	p = &m->m_pieces[m->m_npieces++];
+	p->p_off = off;
+	p->p_len = len;
+	p->p_kind = kind;
+	p->p_tool = tool;
 }
 
 /* chunk > 0: that many code points a piece; 0: a word and the
  * whitespace before it. Trailing whitespace is a piece of its own. */
 static void
-pieces_split(struct mreq *m)
+pieces_split(struct mreq *m, const struct mstr *ms, size_t chunk,
+    enum pkind kind, int tool)
 {
-	const char	*s = m->m_sc.sc_text.ms_p;
-	size_t		 n = m->m_sc.sc_text.ms_n, i = 0, start, k, cap = 0;
-	size_t		 chunk = (size_t)m->m_sc.sc_chunk;
+	const char	*s = ms->ms_p;
+	size_t		 n = ms->ms_n, i = 0, start, k;
 
 	while (i < n) {
 		start = i;
@@ -1143,7 +1811,29 @@ pieces_split(struct mreq *m)
 			while (i < n && !is_ws(s[i]))
 				i++;
 		}
-		piece_add(m, start, i - start, &cap);
+		piece_add(m, start, i - start, kind, tool);
+	}
+}
+
+/* The text pieces, then the tool calls' pieces. */
+static void
+pieces_build(struct mreq *m)
+{
+	const struct script	*sc = &m->m_sc;
+	size_t			 chunk = (size_t)sc->sc_chunk, i;
+
+	pieces_split(m, &sc->sc_text, chunk, PK_TEXT, 0);
+	m->m_ntext = m->m_npieces;
+	if (sc->sc_ntools == 0)
+		return;
+	if (m->m_dl->d_tools == TL_LINE) {
+		piece_add(m, 0, 0, PK_TOOL_LINE, 0);
+		return;
+	}
+	for (i = 0; i < sc->sc_ntools; i++) {
+		piece_add(m, 0, 0, PK_TOOL_HEAD, (int)i);
+		pieces_split(m, &sc->sc_tools[i].t_args, chunk > 0 ? chunk :
+		    ARGS_CHUNK, PK_TOOL_ARGS, (int)i);
 	}
 }
 
@@ -1152,50 +1842,52 @@ llm_options(struct mreq *m, const json_t *body)
 {
 	const json_t	*model = json_object_get(body, "model");
 	const json_t	*so = json_object_get(body, "stream_options");
+	const json_t	*st = json_object_get(body, "stream");
+	uint64_t	 now = clock_wall_ms();
 
-	m->m_stream = json_is_true(json_object_get(body, "stream"));
+	if (m->m_dl->d_smode == SM_FIELD)
+		m->m_stream = json_is_true(st);
+	else if (m->m_dl->d_smode == SM_UNLESS_FALSE)
+		m->m_stream = !json_is_false(st);
+	else
+		m->m_stream = m->m_dl->d_smode == SM_ALWAYS;
 	m->m_usage = m->m_sc.sc_usage ||
 	    json_is_true(json_object_get(so, "include_usage"));
-	m->m_created = (long long)time(NULL);
+	m->m_created = (long long)(now / 1000);
+	iso_stamp(m->m_stamp, sizeof(m->m_stamp), now);
 	if (json_is_string(model))
 		json_str(&m->m_model, json_string_value(model),
 		    json_string_length(model));
 	else
 		buf_adds(&m->m_model, "\"mock\"");
-	if (m->m_stream)
-		add_head(&m->m_prefix, m, m->m_kind == MK_CHAT ?
-		    "chat.completion.chunk" : "text_completion");
+	if (m->m_dl->d_prefix != NULL)
+		m->m_dl->d_prefix(m);
 }
 
 /* Takes the caller's reference on rec. */
 static void
 llm_start(struct evhttp_request *req, json_t *rec, const json_t *body,
-    enum mkind kind)
+    const struct dialect *d)
 {
 	struct mreq	*m;
 	struct buf	 user = BUF_INIT;
 	const char	*err = NULL;
-	int		 rc;
 
+	m = mreq_new(req, rec, d);
 	if (!json_is_object(body)) {
-		rec_close(rec);
-		send_error(req, 400, "bad json");
+		mreq_error(m, 400, "bad json");
 		return;
 	}
-	m = mreq_new(req, rec, kind);
-	if (kind == MK_CHAT)
-		rc = chat_parse(m, body, &user, &err);
-	else
-		rc = compl_parse(m, body, &user, &err);
-	if (rc == -1) {
+	if (d->d_parse(m, body, &user, &err) == -1) {
 		buf_free(&user);
 		mreq_error(m, 400, err);
 		return;
 	}
 	script_parse(&m->m_sc, user.b_data, user.b_len);
 	buf_free(&user);
+	script_dialect(&m->m_sc, d);
 	llm_options(m, body);
-	pieces_split(m);
+	pieces_build(m);
 	m->m_stage = MS_HEAD;
 	if (m->m_sc.sc_hang || m->m_sc.sc_head_delay_ms > 0)
 		watch_start(m);
@@ -1224,35 +1916,113 @@ body_parse(struct evhttp_request *req, const char **raw, size_t *rawlen)
 	    &je);
 }
 
+/* ---- routes ----------------------------------------------------- */
+
+#define DL_OPENAI	oa_error, oa_prefix, oa_full, oa_head, oa_piece, oa_tail
+#define DL_OLLAMA	ol_error, ol_prefix, ol_full, NULL, ol_piece, ol_tail
+#define DL_KOBOLD	kb_error, NULL, kb_full, NULL, kb_piece, kb_tail
+#define DL_CLAUDE	cl_error, NULL, cl_full, cl_head, cl_piece, cl_tail
+static const struct dialect dialects[] = {
+	{ "/v1/chat/completions", DK_CHAT, FR_SSE, SM_FIELD, TL_DELTAS,
+	    "stop", "tool_calls", chat_parse, DL_OPENAI },
+	{ "/v1/completions", DK_COMPL, FR_SSE, SM_FIELD, TL_NONE,
+	    "stop", "stop", compl_parse, DL_OPENAI },
+	{ "/v1/messages", DK_CLAUDE, FR_SSE, SM_FIELD, TL_DELTAS,
+	    "end_turn", "tool_use", claude_parse, DL_CLAUDE },
+	{ "/api/chat", DK_OCHAT, FR_NDJSON, SM_UNLESS_FALSE, TL_LINE,
+	    "stop", "stop", chat_parse, DL_OLLAMA },
+	{ "/api/generate", DK_OGEN, FR_NDJSON, SM_UNLESS_FALSE, TL_NONE,
+	    "stop", "stop", prompt_parse, DL_OLLAMA },
+	{ "/api/v1/generate", DK_KOBOLD, FR_SSE, SM_NEVER, TL_NONE,
+	    "stop", "stop", prompt_parse, DL_KOBOLD },
+	{ "/api/extra/generate/stream", DK_KOBOLD, FR_SSE, SM_ALWAYS,
+	    TL_NONE, "stop", "stop", prompt_parse, DL_KOBOLD },
+};
+#undef DL_OPENAI
+#undef DL_OLLAMA
+#undef DL_KOBOLD
+#undef DL_CLAUDE
+
+/* GET routes with a fixed answer. */
+static const struct {
+	const char	*f_path;
+	const char	*f_body;
+} fixed[] = {
+	{ "/v1/models", "{\"object\":\"list\",\"data\":[{\"id\":\"mock\","
+	    "\"object\":\"model\"}]}" },
+	{ "/api/tags", "{\"models\":[{\"name\":\"mock:latest\",\"model\":"
+	    "\"mock:latest\",\"modified_at\":\"2024-01-01T00:00:00Z\","
+	    "\"size\":0,\"digest\":\"0000000000000000\",\"details\":"
+	    "{\"format\":\"gguf\",\"family\":\"mock\",\"parameter_size\":"
+	    "\"0B\",\"quantization_level\":\"Q0\"}}]}" },
+	{ "/api/version", "{\"version\":\"0.9.0\"}" },
+	{ "/api/v1/model", "{\"result\":\"koboldcpp/mock\"}" },
+};
+
+static const struct dialect *
+dialect_find(const char *path)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(dialects); i++)
+		if (strcmp(dialects[i].d_path, path) == 0)
+			return &dialects[i];
+	return NULL;
+}
+
+static const char *
+fixed_find(const char *path)
+{
+	size_t	 i;
+
+	for (i = 0; i < nitems(fixed); i++)
+		if (strcmp(fixed[i].f_path, path) == 0)
+			return fixed[i].f_body;
+	return NULL;
+}
+
+/* 404 or 405, shaped like the dialect's errors (Ollama's under /api/). */
 static void
-on_v1(struct evhttp_request *req, const char *path,
+route_error(struct evhttp_request *req, const char *path,
+    const struct dialect *d, int code, const char *msg)
+{
+	struct buf	 b = BUF_INIT;
+
+	if (d != NULL)
+		d->d_error(&b, 0, msg);
+	else if (strncmp(path, "/api/", 5) == 0)
+		ol_error(&b, 0, msg);
+	else
+		oa_error(&b, 0, msg);
+	send_json(req, code, b.b_data, b.b_len);
+	buf_free(&b);
+}
+
+/* Every request under /v1/ and /api/ is counted and logged. */
+static void
+on_llm(struct evhttp_request *req, const char *path,
     enum evhttp_cmd_type cmd)
 {
-	static const char	 models[] = "{\"object\":\"list\",\"data\":"
-	    "[{\"id\":\"mock\",\"object\":\"model\"}]}";
+	const struct dialect	*d = dialect_find(path);
+	const char		*fx = fixed_find(path), *raw;
 	json_t			*body, *rec;
-	const char		*raw;
 	size_t			 rawlen;
-	bool			 chat, compl;
 
 	mk.mk_nrequests++;
 	body = body_parse(req, &raw, &rawlen);
 	rec = log_record(req, path, body, raw, rawlen);
 	if (!mk.mk_quiet)
 		log_info("%s %s", method_name(cmd), path);
-	chat = strcmp(path, "/v1/chat/completions") == 0;
-	compl = strcmp(path, "/v1/completions") == 0;
-	if ((chat || compl) && cmd == EVHTTP_REQ_POST)
-		llm_start(req, rec, body, chat ? MK_CHAT : MK_COMPL);
-	else if (strcmp(path, "/v1/models") == 0 && cmd == EVHTTP_REQ_GET) {
+	if (d != NULL && cmd == EVHTTP_REQ_POST)
+		llm_start(req, rec, body, d);
+	else {
 		rec_close(rec);
-		send_json(req, 200, models, sizeof(models) - 1);
-	} else {
-		rec_close(rec);
-		if (chat || compl)
-			send_error(req, 405, "method not allowed");
+		if (fx != NULL && cmd == EVHTTP_REQ_GET)
+			send_json(req, 200, fx, strlen(fx));
+		else if (d != NULL)
+			route_error(req, path, d, 405, "method not allowed");
 		else
-			send_error(req, 404, "not found");
+			route_error(req, path, NULL, 404, "not found");
 	}
 	json_decref(body);
 }
@@ -1312,8 +2082,8 @@ on_request(struct evhttp_request *req, void *arg)
 		path = evhttp_uri_get_path(uri);
 	if (path == NULL || *path == '\0')
 		path = "/";
-	if (strncmp(path, "/v1/", 4) == 0)
-		on_v1(req, path, cmd);
+	if (strncmp(path, "/v1/", 4) == 0 || strncmp(path, "/api/", 5) == 0)
+		on_llm(req, path, cmd);
 	else if (strcmp(path, "/mock/requests") == 0)
 		on_mock_requests(req, cmd);
 	else if (strcmp(path, "/mock/stats") == 0 && cmd == EVHTTP_REQ_GET)

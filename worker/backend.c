@@ -125,6 +125,8 @@ fail(struct wresult *res, const struct node_call *nc, int http,
 	res->r_status = RQ_ERROR;
 	res->r_http = (uint32_t)http;
 	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
+	snprintf(res->r_endpoint, sizeof(res->r_endpoint), "%s",
+	    nc->nc_ep->e_name);
 	snprintf(res->r_message, sizeof(res->r_message),
 	    "endpoint '%s' (%s): ", nc->nc_ep->e_name, nc->nc_ep->e_url);
 	n = strlen(res->r_message);

@@ -213,6 +213,8 @@ send_done(struct wctx *wc, const struct wresult *r)
 		d->http_status = r->r_http ? r->r_http : 502;
 		d->code = str_from(r->r_code[0] ? r->r_code : "error");
 		d->message = str_from(r->r_message);
+		if (r->r_endpoint[0] != '\0')
+			d->endpoint = str_from(r->r_endpoint);
 	}
 	send_msg(wc, &m);
 }

@@ -16,6 +16,7 @@ struct wresult {
 	uint32_t	 r_http;		/* for RQ_ERROR: 4xx/5xx */
 	char		 r_code[32];		/* "backend_error", ... */
 	char		 r_message[WLOOP_MSGLEN];
+	char		 r_endpoint[128];	/* the failing endpoint, or "" */
 	char		 r_finish[32];		/* "stop", "length", ... */
 	int64_t		 r_prompt_tokens;	/* -1 unknown */
 	int64_t		 r_completion_tokens;
