@@ -173,12 +173,13 @@ check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    tests/stubs_worker.c)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
+check_clients_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_http check_sse \
 		   check_conf check_api check_gwconf check_worker \
 		   $(foreach t,check_clean check_metrics check_adapters,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
-IT_TESTS	:= check_it check_it_api
+IT_TESTS	:= check_it check_it_api check_clients
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 
@@ -199,7 +200,16 @@ check-run: all $(TEST_BINS)
 		    CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} $$t; \
 	done
 
-check: $(O)/config.mk lint
+# The official client libraries, when Node is around (else the suite
+# that uses them says it skipped).
+clients-deps:
+	@if command -v npm >/dev/null 2>&1; then \
+		(cd tests/clients && npm ci --no-audit --no-fund \
+		    --loglevel=error >/dev/null) || \
+		echo "npm ci failed: the client-library tests will be skipped"; \
+	else echo "npm not found: the client-library tests will be skipped"; fi
+
+check: $(O)/config.mk lint clients-deps
 	$(MAKE) --no-print-directory check-run
 	$(MAKE) --no-print-directory O=$(ASAN_O) SANITIZER=address,undefined \
 	    CFLAGS="-O1 -g" check-run
@@ -232,6 +242,6 @@ clean:
 help:
 	@sed -n '2,11p' Makefile
 
-.PHONY: all check check-run lint run bench install clean help
+.PHONY: all check check-run clients-deps lint run bench install clean help
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

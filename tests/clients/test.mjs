@@ -1,0 +1,155 @@
+// test.mjs - Sluice through the official openai and ollama npm clients.
+// Usage: node test.mjs http://127.0.0.1:GATEWAY http://127.0.0.1:MOCK
+// Prints one line per check and exits non-zero if any failed.
+import OpenAI from 'openai';
+import { Ollama } from 'ollama';
+
+const [gw, mock] = process.argv.slice(2);
+const openai = new OpenAI({ baseURL: `${gw}/v1`, apiKey: 'unused', maxRetries: 0 });
+const ollama = new Ollama({ host: gw });
+let failed = 0;
+
+function check(name, ok, detail) {
+	console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${ok ? '' : ': ' + detail}`);
+	if (!ok)
+		failed++;
+}
+
+const script = (o) => `#mock ${JSON.stringify(o)}`;
+const user = (o) => [{ role: 'user', content: script(o) }];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function clientGone() {
+	const r = await fetch(`${mock}/mock/stats`);
+	return (await r.json()).client_gone;
+}
+
+// The backend connection must close within 1 s of the client's abort.
+async function expectBackendClosed(name, before) {
+	for (let i = 0; i < 100; i++) {
+		if (await clientGone() > before)
+			return check(name, true);
+		await sleep(10);
+	}
+	check(name, false, 'the backend call was not cancelled within 1 s');
+}
+
+async function openaiChat() {
+	const r = await openai.chat.completions.create({ model: 'it',
+	    messages: user({ text: 'Hello from the mock.' }) });
+	check('openai chat', r.choices[0].message.content === 'Hello from the mock.',
+	    JSON.stringify(r));
+	check('openai chat model echo', r.model === 'it', r.model);
+	check('openai chat usage', r.usage.total_tokens > 0, JSON.stringify(r.usage));
+	const s = await openai.chat.completions.create({ model: 'it', stream: true,
+	    stream_options: { include_usage: true }, messages: user({ text: 'a b c' }) });
+	let text = '', finish = null, usage = null, ids = new Set();
+	for await (const ch of s) {
+		ids.add(ch.id);
+		if (ch.usage)
+			usage = ch.usage;
+		if (ch.choices[0]) {
+			text += ch.choices[0].delta.content ?? '';
+			finish = ch.choices[0].finish_reason ?? finish;
+		}
+	}
+	check('openai chat stream', text === 'a b c' && finish === 'stop',
+	    `${text} / ${finish}`);
+	check('openai chat stream one id', ids.size === 1, [...ids].join(','));
+	check('openai include_usage', usage !== null && usage.completion_tokens > 0,
+	    JSON.stringify(usage));
+}
+
+async function openaiRest() {
+	const c = await openai.completions.create({ model: 'it', stream: false,
+	    prompt: script({ text: 'legacy' }) });
+	check('openai completions', c.choices[0].text === 'legacy', JSON.stringify(c));
+	const s = await openai.completions.create({ model: 'it', stream: true,
+	    prompt: script({ text: 'x y' }) });
+	let text = '';
+	for await (const ch of s)
+		text += ch.choices[0]?.text ?? '';
+	check('openai completions stream', text === 'x y', text);
+	const m = await openai.models.list();
+	check('openai models', m.data.some((x) => x.id === 'it'), JSON.stringify(m.data));
+	try {
+		await openai.chat.completions.create({ model: 'it', messages: 'nope' });
+		check('openai 400', false, 'no error');
+	} catch (e) {
+		check('openai 400', e.status === 400 && /messages/.test(e.message),
+		    `${e.status} ${e.message}`);
+	}
+}
+
+async function openaiAbort() {
+	const before = await clientGone();
+	const ac = new AbortController();
+	const s = await openai.chat.completions.create({ model: 'it', stream: true,
+	    messages: user({ forever: true, delay_ms: 20 }) }, { signal: ac.signal });
+	try {
+		for await (const ch of s) {
+			if (ch.choices[0]?.delta.content)
+				ac.abort();
+		}
+	} catch (e) {
+		/* the client reports the abort */
+	}
+	await expectBackendClosed('openai abort cancels the backend call', before);
+}
+
+async function ollamaCalls() {
+	const r = await ollama.chat({ model: 'it', stream: false,
+	    messages: user({ text: 'from ollama' }) });
+	check('ollama chat', r.message.content === 'from ollama', JSON.stringify(r));
+	check('ollama chat done', r.done === true && r.done_reason === 'stop',
+	    JSON.stringify(r));
+	const s = await ollama.chat({ model: 'it', stream: true,
+	    messages: user({ text: 'one two three' }) });
+	let text = '', last = null;
+	for await (const part of s) {
+		text += part.message.content;
+		last = part;
+	}
+	check('ollama chat stream', text === 'one two three' && last.done, text);
+	const g = await ollama.generate({ model: 'it', stream: false,
+	    prompt: script({ text: 'generated' }) });
+	check('ollama generate', g.response === 'generated', JSON.stringify(g));
+	const l = await ollama.list();
+	check('ollama list', l.models.some((x) => x.name === 'it'),
+	    JSON.stringify(l));
+	const v = await (await fetch(`${gw}/api/version`)).json();
+	check('ollama version', typeof v.version === 'string', JSON.stringify(v));
+}
+
+async function ollamaAbortAndErrors() {
+	const before = await clientGone();
+	const s = await ollama.chat({ model: 'it', stream: true,
+	    messages: user({ forever: true, delay_ms: 20 }) });
+	try {
+		for await (const part of s) {
+			if (part.message.content)
+				s.abort();
+		}
+	} catch (e) {
+		/* AbortError */
+	}
+	await expectBackendClosed('ollama abort cancels the backend call', before);
+	try {
+		await ollama.chat({ model: 'it', messages: 'nope', stream: false });
+		check('ollama 400', false, 'no error');
+	} catch (e) {
+		check('ollama 400', e.status_code === 400, `${e.status_code} ${e.message}`);
+	}
+}
+
+try {
+	await openaiChat();
+	await openaiRest();
+	await openaiAbort();
+	await ollamaCalls();
+	await ollamaAbortAndErrors();
+} catch (e) {
+	check('no unexpected exception', false, e.stack);
+}
+console.log(failed === 0 ? 'all client checks passed' : `${failed} client checks failed`);
+process.exit(failed === 0 ? 0 : 1);
