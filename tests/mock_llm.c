@@ -41,8 +41,8 @@
 #define MAX_BODY	(64 * 1024 * 1024)
 #define BACKLOG		1024
 #define MAX_DELAY_MS	(24 * 3600 * 1000)
-#define ARGS_CHUNK	8		/* tool arguments: code points a piece */
-#define EVQ_MAX		8		/* events one stream step may queue */
+#define ARGS_CHUNK	8		/* tool arguments piece, code points */
+#define EVQ_MAX		8		/* events queued in one step */
 #define DEFAULT_TEXT	"The quick brown fox jumps over the lazy dog."
 #define MOCK_MARK	"#mock "
 #define MOCK_MARK_LEN	(sizeof(MOCK_MARK) - 1)
@@ -55,7 +55,7 @@ enum dkind {
 
 /* How a stream is cut into events. */
 enum framing {
-	FR_SSE,			/* [event: NAME] data: ... and a blank line */
+	FR_SSE,			/* [event: X] data: JSON, blank line */
 	FR_NDJSON		/* one JSON object a line */
 };
 
@@ -117,8 +117,8 @@ struct script {
 	bool		 sc_forever;
 	bool		 sc_crlf;
 	bool		 sc_echo;
-	bool		 sc_text_set;		/* "text" was scripted */
-	bool		 sc_finish_set;		/* "finish_reason" was */
+	bool		 sc_text_set;	/* "text" was scripted */
+	bool		 sc_finish_set;	/* "finish_reason" was */
 };
 
 /* A slice of the text (PK_TEXT) or of a tool's arguments. */
@@ -166,7 +166,7 @@ struct mreq {
 	bool			 m_stream;
 	bool			 m_usage;
 	bool			 m_delayed;	/* delay_ms done for next */
-	int			 m_block;	/* Claude: open block or -1 */
+	int			 m_block;	/* Claude: open block, -1 */
 	struct event		*m_timer;
 	struct event		*m_watch;	/* EOF watch before the head */
 	struct piece		*m_pieces;
@@ -176,12 +176,12 @@ struct mreq {
 	size_t			 m_next;	/* next piece index */
 	size_t			 m_sent;	/* pieces sent */
 	size_t			 m_ptokens;
-	size_t			 m_evq[EVQ_MAX]; /* split: event lengths */
+	size_t			 m_evq[EVQ_MAX]; /* split: lengths */
 	size_t			 m_nevq;
 	long long		 m_created;
-	char			 m_stamp[40];	/* created_at, ISO UTC */
+	char			 m_stamp[40];	/* created_at (UTC) */
 	struct buf		 m_model;	/* JSON-encoded model name */
-	struct buf		 m_prefix;	/* JSON every event starts with */
+	struct buf		 m_prefix;	/* JSON events start so */
 	struct buf		 m_ev;		/* event being built */
 	struct buf		 m_out;		/* split: bytes still to send */
 };
@@ -1093,7 +1093,8 @@ oa_head(struct mreq *m)
 {
 	if (m->m_dl->d_kind == DK_CHAT)
 		ev_fixed(m, NULL, "[{\"index\":0,\"delta\":{\"role\":"
-		    "\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}");
+		    "\"assistant\",\"content\":\"\"},\"finish_reason\":"
+		    "null}]}");
 }
 
 /* A tool call's first delta (id, type, name), or an arguments part. */
@@ -1918,7 +1919,8 @@ body_parse(struct evhttp_request *req, const char **raw, size_t *rawlen)
 
 /* ---- routes ----------------------------------------------------- */
 
-#define DL_OPENAI	oa_error, oa_prefix, oa_full, oa_head, oa_piece, oa_tail
+#define DL_OPENAI	oa_error, oa_prefix, oa_full, oa_head, oa_piece, \
+			oa_tail
 #define DL_OLLAMA	ol_error, ol_prefix, ol_full, NULL, ol_piece, ol_tail
 #define DL_KOBOLD	kb_error, NULL, kb_full, NULL, kb_piece, kb_tail
 #define DL_CLAUDE	cl_error, NULL, cl_full, cl_head, cl_piece, cl_tail
