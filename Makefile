@@ -72,10 +72,18 @@ $(O)/config.mk: scripts/deps.sh Makefile
 
 # ---- sources ---------------------------------------------------------
 
-COMMON_SRCS	:= $(wildcard common/*.c)
-PROTO_SRCS	:= $(wildcard proto/*.c)
-GATEWAY_SRCS	:= $(wildcard gateway/*.c)
-WORKER_SRCS	:= $(wildcard worker/*.c)
+# Explicit lists: a file joins a binary on purpose, not by existing.
+COMMON_SRCS	:= $(addprefix common/,buf.c clock.c conf.c json.c jsonw.c \
+		   log.c modelsel.c names.c sha256.c tokens.c uuid.c xmem.c)
+PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
+GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
+		   begtags.c chan.c confcheck.c greq.c gwconf.c http.c \
+		   http_parse.c main.c metrics.c pool.c resp.c route.c stats.c \
+		   sup.c)
+WORKER_SRCS	:= $(addprefix worker/,backend.c fault.c flow.c gen_input.c \
+		   lines.c llm.c llm_claude.c llm_completion.c llm_kobold.c \
+		   llm_ollama.c llm_openai.c main.c msgs.c node.c prompt.c sse.c \
+		   vars.c wloop.c)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
@@ -171,13 +179,21 @@ check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/prompt.c worker/msgs.c common/jsonw.c \
 			    common/json.c common/conf.c common/names.c \
 			    tests/stubs_worker.c)
+check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/vars.c \
+			    worker/msgs.c common/json.c common/jsonw.c \
+			    common/conf.c common/names.c common/tokens.c \
+			    tests/stubs_nodes.c)
+check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/msgs.c \
+			    worker/prompt.c common/json.c common/jsonw.c \
+			    common/conf.c common/names.c common/tokens.c)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_http check_sse \
 		   check_conf check_api check_gwconf check_worker \
-		   $(foreach t,check_clean check_metrics check_adapters,\
+		   $(foreach t,check_clean check_metrics check_adapters \
+		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
 IT_TESTS	:= check_it check_it_api check_clients
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)

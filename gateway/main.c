@@ -1,6 +1,7 @@
 /* main.c - sluice-gateway: set up the loop, the HTTP server and the worker pool. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,9 @@
 #include "sup.h"
 
 /* A daemon started with a closed stdin/stdout/stderr would hand those
- * numbers to sockets; keep 0-2 occupied. */
+ * numbers to sockets; keep 0-2 occupied. Whatever else our parent left
+ * open (a socket-activation fd, a test runner's files) must not reach
+ * the workers: everything above stderr becomes close-on-exec. */
 static void
 sane_stdio(void)
 {
@@ -34,6 +37,8 @@ sane_stdio(void)
 		;
 	if (fd > 2)
 		close(fd);
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == -1)
+		log_warn("close_range");
 }
 
 static void

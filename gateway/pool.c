@@ -133,6 +133,13 @@ op_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 		close(sv[0]);
 		return -1;
 	}
+	if (slot >= g->g_nchans) {	/* the pool grew (reload, SIGTTIN) */
+		g->g_chans = xreallocarray(g->g_chans, slot + 1,
+		    sizeof(*g->g_chans));
+		memset(&g->g_chans[g->g_nchans], 0, (slot + 1 - g->g_nchans) *
+		    sizeof(*g->g_chans));
+		g->g_nchans = slot + 1;
+	}
 	chan_close(g->g_chans[slot]);
 	g->g_chans[slot] = chan_new(g->g_base, sv[0], slot, g->g_sup);
 	log_debug("worker %u pid %d spawned", slot, (int)*pid);
@@ -151,7 +158,8 @@ op_send(void *arg, unsigned slot, const void *frame, size_t len)
 {
 	struct gw	*g = arg;
 
-	return chan_send(g->g_chans[slot], frame, len);
+	return slot < g->g_nchans ? chan_send(g->g_chans[slot], frame, len) :
+	    -1;
 }
 
 static void
@@ -159,8 +167,10 @@ op_close(void *arg, unsigned slot)
 {
 	struct gw	*g = arg;
 
-	chan_close(g->g_chans[slot]);
-	g->g_chans[slot] = NULL;
+	if (slot < g->g_nchans) {
+		chan_close(g->g_chans[slot]);
+		g->g_chans[slot] = NULL;
+	}
 }
 
 static void
@@ -168,7 +178,8 @@ op_pause(void *arg, unsigned slot, bool paused)
 {
 	struct gw	*g = arg;
 
-	chan_pause(g->g_chans[slot], paused);
+	if (slot < g->g_nchans)
+		chan_pause(g->g_chans[slot], paused);
 }
 
 static uint64_t
@@ -267,7 +278,7 @@ pool_init(struct gw *g)
 
 	if (find_worker_bin(g) == -1)
 		return -1;
-	g->g_nchans = g->g_conf.c_sup.max_workers;
+	g->g_nchans = 2 * g->g_conf.c_sup.max_workers;
 	g->g_chans = xcalloc(g->g_nchans, sizeof(*g->g_chans));
 	g->g_sup = sup_new(&g->g_conf.c_sup, &real_ops, g);
 	g->g_sup_timer = evtimer_new(g->g_base, sup_timer_cb, g);

@@ -31,8 +31,6 @@ struct worker {
 	uint64_t	 w_state_at;
 	uint64_t	 w_last_frame;
 	uint64_t	 w_deadline;	/* state timer, 0 = none */
-	uint64_t	 w_backoff;
-	uint64_t	 w_respawn_at;
 	unsigned	 w_served;
 	uint64_t	 w_seq;		/* next REQ_CHUNK seq expected */
 	struct sup_req	*w_req;		/* NULL when idle or detached */
@@ -40,6 +38,8 @@ struct worker {
 	char		 w_phase[PHASE_LEN];
 	const char	*w_why;		/* reason for KILLING/RETIRING */
 	enum sup_exit	 w_cause;	/* why it is going, once known */
+	unsigned	 w_gen;		/* pool generation it was started in */
+	bool		 w_leave;	/* go after the current request */
 };
 
 TAILQ_HEAD(sr_queue, sup_req);
@@ -49,7 +49,11 @@ struct sup {
 	struct sup_ops	 s_ops;
 	void		*s_arg;
 	struct worker	*s_w;		/* s_conf.max_workers slots */
-	unsigned	 s_nw;
+	unsigned	 s_nw;		/* slots: room for a reload's overlap */
+	unsigned	 s_gen;		/* bumped by every reload */
+	uint64_t	 s_backoff;	/* respawn delay after a crash */
+	uint64_t	 s_hold_until;	/* no spawn before (pool-wide, so a
+					   crash loop cannot hop slots) */
 	struct sr_queue	 s_queue;
 	unsigned	 s_nqueued;
 	enum pool_state	 s_pool;
@@ -129,7 +133,9 @@ sup_new(const struct sup_conf *c, const struct sup_ops *ops, void *arg)
 		s->s_conf.crash_threshold = CRASH_RING_MAX;
 	s->s_ops = *ops;
 	s->s_arg = arg;
-	s->s_nw = s->s_conf.max_workers;
+	/* Twice the pool: while workers of a reloaded configuration start,
+	 * the old ones still finish their requests in their own slots. */
+	s->s_nw = 2 * s->s_conf.max_workers;
 	s->s_w = xcalloc(s->s_nw, sizeof(*s->s_w));
 	for (i = 0; i < s->s_nw; i++)
 		s->s_w[i].w_slot = i;
@@ -383,6 +389,22 @@ note_crash(struct sup *s)
 	s->s_st.st_crashes++;
 }
 
+/* After a crash: a worker that had been healthy for a while starts the
+ * delay over at backoff_min; a young one doubles it, up to backoff_max.
+ * The hold is pool-wide. */
+static void
+backoff(struct sup *s, bool was_healthy)
+{
+	note_crash(s);
+	if (was_healthy || s->s_backoff < s->s_conf.backoff_min_ms)
+		s->s_backoff = s->s_conf.backoff_min_ms;
+	else
+		s->s_backoff *= 2;
+	if (s->s_backoff > s->s_conf.backoff_max_ms)
+		s->s_backoff = s->s_conf.backoff_max_ms;
+	s->s_hold_until = now(s) + s->s_backoff;
+}
+
 static bool
 degraded(const struct sup *s)
 {
@@ -426,20 +448,13 @@ w_bury(struct sup *s, struct worker *w)
 		log_warnx("worker %u pid %d %s (configuration error); "
 		    "not respawning", w->w_slot, (int)w->w_pid, how);
 	} else if (crash) {
-		note_crash(s);
-		if (w->w_ready && t - w->w_ready_at >= s->s_conf.healthy_after_ms)
-			w->w_backoff = s->s_conf.backoff_min_ms;
-		else
-			w->w_backoff = w->w_backoff * 2 > s->s_conf.backoff_min_ms ?
-			    w->w_backoff * 2 : s->s_conf.backoff_min_ms;
-		if (w->w_backoff > s->s_conf.backoff_max_ms)
-			w->w_backoff = s->s_conf.backoff_max_ms;
+		backoff(s, w->w_ready && t - w->w_ready_at >=
+		    s->s_conf.healthy_after_ms);
 		log_warnx("worker %u pid %d %s after %.1fs (%s); respawn in "
 		    "%llu ms", w->w_slot, (int)w->w_pid, how, age / 1000.0,
 		    w->w_why ? w->w_why : "unexpected",
-		    (unsigned long long)w->w_backoff);
+		    (unsigned long long)s->s_backoff);
 	} else {
-		w->w_backoff = 0;
 		log_info("worker %u pid %d %s after %.1fs, %u requests (%s)",
 		    w->w_slot, (int)w->w_pid, how, age / 1000.0, w->w_served,
 		    w->w_why ? w->w_why : "exit");
@@ -450,7 +465,6 @@ w_bury(struct sup *s, struct worker *w)
 		w->w_cause = SUP_EXIT_CRASH;
 	s->s_ops.exited(s->s_arg, w->w_cause);
 	s->s_ops.close_chan(s->s_arg, w->w_slot);
-	w->w_respawn_at = t + (crash ? w->w_backoff : 0);
 	w->w_pid = 0;
 	w->w_req = NULL;
 	w->w_ready = false;
@@ -571,6 +585,8 @@ on_hello(struct sup *s, struct worker *w, const struct proto_msg *m)
 		s->s_was_ready = true;
 		s->s_ops.event(s->s_arg, SUP_EV_READY);
 	}
+	if (w->w_gen != s->s_gen)	/* a reload came while it started */
+		w_shutdown(s, w, "reload");
 }
 
 /* Frames about a request must name the worker's current request. */
@@ -616,6 +632,9 @@ on_done(struct sup *s, struct worker *w, const struct proto_msg *m)
 		w->w_cause = SUP_EXIT_RECYCLE;
 		w->w_why = "retired after max_requests";
 		set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
+	} else if (w->w_gen != s->s_gen || w->w_leave) {
+		set_state(s, w, W_IDLE, 0);
+		w_shutdown(s, w, w->w_leave ? "scaled down" : "reload");
 	} else
 		set_state(s, w, W_IDLE, 0);
 	if (was_busy && sr != NULL)
@@ -761,13 +780,18 @@ killing_timer(struct sup *s, struct worker *w)
 		dead_timer(s, w);
 		return;
 	}
-	if (!w->w_sigkilled)
-		log_warnx("worker %u pid %d ignored SIGTERM for %llu ms; "
-		    "sending SIGKILL", w->w_slot, (int)w->w_pid,
+	if (w->w_sigkilled) {
+		/* SIGKILL cannot be ignored: the kernel will let us reap it;
+		 * sending it again changes nothing. Wait quietly. */
+		log_warnx("worker %u pid %d still not reaped %llu ms after "
+		    "SIGKILL", w->w_slot, (int)w->w_pid,
 		    (unsigned long long)s->s_conf.kill_grace_ms);
-	else
-		log_warnx("worker %u pid %d still not reaped after SIGKILL",
-		    w->w_slot, (int)w->w_pid);
+		w->w_deadline = 0;
+		return;
+	}
+	log_warnx("worker %u pid %d ignored SIGTERM for %llu ms; sending "
+	    "SIGKILL", w->w_slot, (int)w->w_pid,
+	    (unsigned long long)s->s_conf.kill_grace_ms);
 	s->s_ops.kill(s->s_arg, w->w_pid, SIGKILL);
 	w->w_sigkilled = true;
 	w->w_deadline = now(s) + s->s_conf.kill_grace_ms;
@@ -781,6 +805,26 @@ live_count(const struct sup *s)
 	for (i = 0; i < s->s_nw; i++)
 		if (s->s_w[i].w_state >= W_SPAWNING &&
 		    s->s_w[i].w_state <= W_CANCELLING)
+			n++;
+	return n;
+}
+
+/* A worker that stays: live, of this generation, not leaving. */
+static bool
+staying(const struct sup *s, const struct worker *w)
+{
+	return w->w_state >= W_SPAWNING && w->w_state <= W_CANCELLING &&
+	    w->w_gen == s->s_gen && !w->w_leave;
+}
+
+/* The pool's size as sizing rules see it: staying workers only. */
+static unsigned
+live_current(const struct sup *s)
+{
+	unsigned	 i, n = 0;
+
+	for (i = 0; i < s->s_nw; i++)
+		if (staying(s, &s->s_w[i]))
 			n++;
 	return n;
 }
@@ -806,7 +850,7 @@ w_timers(struct sup *s, struct worker *w, uint64_t t)
 		break;
 	case W_IDLE:
 		if (t - w->w_state_at >= s->s_conf.idle_timeout_ms &&
-		    live_count(s) > s->s_conf.min_workers)
+		    live_current(s) > s->s_conf.min_workers)
 			w_shutdown(s, w, "idle");
 		break;
 	case W_CANCELLING:
@@ -891,19 +935,16 @@ w_spawn(struct sup *s, struct worker *w)
 	w->w_served = 0;
 	w->w_why = NULL;
 	w->w_cause = SUP_EXIT_NONE;
+	w->w_gen = s->s_gen;
+	w->w_leave = false;
 	w->w_phase[0] = '\0';
 	w->w_rqid[0] = '\0';
 	w->w_started = t;
 	if (s->s_ops.spawn(s->s_arg, w->w_slot, max_requests_for_spawn(s),
 	    &pid) == -1) {
-		note_crash(s);
-		w->w_backoff = w->w_backoff * 2 > s->s_conf.backoff_min_ms ?
-		    w->w_backoff * 2 : s->s_conf.backoff_min_ms;
-		if (w->w_backoff > s->s_conf.backoff_max_ms)
-			w->w_backoff = s->s_conf.backoff_max_ms;
-		w->w_respawn_at = t + w->w_backoff;
+		backoff(s, false);
 		log_warnx("worker %u: spawn failed; retry in %llu ms",
-		    w->w_slot, (unsigned long long)w->w_backoff);
+		    w->w_slot, (unsigned long long)s->s_backoff);
 		return;
 	}
 	w->w_pid = pid;
@@ -915,12 +956,14 @@ static void
 spawn_needed(struct sup *s)
 {
 	uint64_t	 t = now(s);
-	unsigned	 i, live = live_count(s), avail = 0;
+	unsigned	 i, live = live_current(s), avail = 0;
 	long		 need;
 
+	if (s->s_broken)	/* config or version: until a reload */
+		return;
 	for (i = 0; i < s->s_nw; i++)
-		if (s->s_w[i].w_state == W_IDLE ||
-		    s->s_w[i].w_state == W_SPAWNING)
+		if (staying(s, &s->s_w[i]) && (s->s_w[i].w_state == W_IDLE ||
+		    s->s_w[i].w_state == W_SPAWNING))
 			avail++;
 	need = (long)s->s_conf.min_workers - (long)live;
 	if ((long)s->s_nqueued - (long)avail > need)
@@ -929,8 +972,9 @@ spawn_needed(struct sup *s)
 	    live < s->s_conf.max_workers; i++) {
 		struct worker	*w = &s->s_w[i];
 
-		if (w->w_state != W_EMPTY || w->w_disabled ||
-		    w->w_respawn_at > t)
+		if (t < s->s_hold_until)
+			break;
+		if (w->w_state != W_EMPTY || w->w_disabled)
 			continue;
 		w_spawn(s, w);
 		if (w->w_state == W_SPAWNING) {
@@ -938,6 +982,29 @@ spawn_needed(struct sup *s)
 			need--;
 		}
 	}
+}
+
+/* Above max_workers (after SIGTTOU or a reload): idle workers go now,
+ * busy ones after their current request. Never a busy one now. */
+static void
+trim_excess(struct sup *s)
+{
+	unsigned	 live = live_current(s), i;
+	enum w_state	 pass[2] = { W_IDLE, W_BUSY };
+	size_t		 p;
+
+	for (p = 0; p < 2 && live > s->s_conf.max_workers; p++)
+		for (i = 0; i < s->s_nw && live > s->s_conf.max_workers; i++) {
+			struct worker	*w = &s->s_w[i];
+
+			if (!staying(s, w) || w->w_state != pass[p])
+				continue;
+			live--;
+			if (w->w_state == W_IDLE)
+				w_shutdown(s, w, "scaled down");
+			else
+				w->w_leave = true;
+		}
 }
 
 /* Draining: stop workers that have nothing left to do. */
@@ -992,7 +1059,7 @@ next_wake(const struct sup *s)
 {
 	uint64_t		 at = UINT64_MAX, x, t = s->s_ops.now(s->s_arg);
 	const struct sup_req	*sr;
-	unsigned		 i, live = live_count(s);
+	unsigned		 i, live = live_current(s);
 
 #define SOONER(v)	do { x = (v); if (x < at) at = x; } while (0)
 	for (i = 0; i < s->s_nw; i++) {
@@ -1007,11 +1074,8 @@ next_wake(const struct sup *s)
 			SOONER(w->w_req->sr_deadline);
 		if (w->w_state == W_IDLE && live > s->s_conf.min_workers)
 			SOONER(w->w_state_at + s->s_conf.idle_timeout_ms);
-		/* Only a future respawn time: a past one was already
-		 * considered by spawn_needed. */
-		if (w->w_state == W_EMPTY && !w->w_disabled &&
-		    w->w_respawn_at > t && s->s_pool == POOL_RUNNING)
-			SOONER(w->w_respawn_at);
+
+
 	}
 	TAILQ_FOREACH(sr, &s->s_queue, sr_entry) {
 		SOONER(sr->sr_queued_at + s->s_conf.queue_timeout_ms);
@@ -1020,6 +1084,9 @@ next_wake(const struct sup *s)
 	}
 	if (s->s_pool == POOL_DRAINING)
 		SOONER(s->s_drain_deadline);
+	/* Only a future hold: a past one was already considered. */
+	if (s->s_hold_until > t && s->s_pool == POOL_RUNNING)
+		SOONER(s->s_hold_until);
 #undef SOONER
 	return at == UINT64_MAX ? 0 : at;
 }
@@ -1042,6 +1109,7 @@ maintain(struct sup *s)
 
 	switch (s->s_pool) {
 	case POOL_RUNNING:
+		trim_excess(s);
 		dispatch_pending(s);
 		spawn_needed(s);
 		break;
@@ -1063,6 +1131,82 @@ maintain(struct sup *s)
 	at = next_wake(s);
 	/* A deadline already behind us still needs a prompt timer. */
 	s->s_ops.arm_timer(s->s_arg, at);
+}
+
+/* Room for 2 x max_workers slots, keeping the existing ones. */
+static void
+grow_slots(struct sup *s)
+{
+	unsigned	 want = 2 * s->s_conf.max_workers, i;
+
+	if (want <= s->s_nw)
+		return;
+	s->s_w = xreallocarray(s->s_w, want, sizeof(*s->s_w));
+	memset(&s->s_w[s->s_nw], 0, (want - s->s_nw) * sizeof(*s->s_w));
+	for (i = s->s_nw; i < want; i++)
+		s->s_w[i].w_slot = i;
+	s->s_nw = want;
+}
+
+static void
+set_conf(struct sup *s, const struct sup_conf *c)
+{
+	s->s_conf = *c;
+	if (s->s_conf.max_workers == 0)
+		s->s_conf.max_workers = 1;
+	if (s->s_conf.min_workers > s->s_conf.max_workers)
+		s->s_conf.min_workers = s->s_conf.max_workers;
+	if (s->s_conf.crash_threshold > CRASH_RING_MAX)
+		s->s_conf.crash_threshold = CRASH_RING_MAX;
+	grow_slots(s);
+}
+
+void
+sup_reload(struct sup *s, const struct sup_conf *c)
+{
+	unsigned	 i;
+
+	if (s->s_pool != POOL_RUNNING)
+		return;
+	set_conf(s, c);
+	s->s_gen++;
+	s->s_broken = false;	/* the new binary or config may work */
+	for (i = 0; i < s->s_nw; i++) {
+		struct worker	*w = &s->s_w[i];
+
+		w->w_disabled = false;
+		if (w->w_state == W_IDLE)
+			w_shutdown(s, w, "reload");
+	}
+	log_info("reload: pool %u..%u workers; old workers leave after their "
+	    "current request", s->s_conf.min_workers, s->s_conf.max_workers);
+	maintain(s);
+}
+
+void
+sup_resize(struct sup *s, int delta)
+{
+	struct sup_conf	 c = s->s_conf;
+
+	if (delta > 0 && c.max_workers < 4096) {
+		c.max_workers++;
+		c.min_workers++;
+	} else if (delta < 0 && c.max_workers > 1) {
+		c.max_workers--;
+		if (c.min_workers > 1)
+			c.min_workers--;
+	} else
+		return;
+	set_conf(s, &c);
+	log_info("pool resized to %u..%u workers", s->s_conf.min_workers,
+	    s->s_conf.max_workers);
+	maintain(s);
+}
+
+const struct sup_conf *
+sup_get_conf(const struct sup *s)
+{
+	return &s->s_conf;
 }
 
 void

@@ -172,6 +172,18 @@ void		 sup_chan_eof(struct sup *, unsigned slot);
 void		 sup_child_exit(struct sup *, pid_t, int wstatus);
 void		 sup_timer(struct sup *);	/* the armed timer fired */
 
+/* New settings (SIGHUP): workers of the old configuration leave, idle
+ * ones at once and busy ones after their current request; new workers
+ * start. No request fails because of it. Slots grow as needed. */
+void		 sup_reload(struct sup *, const struct sup_conf *);
+
+/* SIGTTIN (+1) / SIGTTOU (-1): min and max workers up or down by one.
+ * Scaling down never stops a busy worker before its request ends. */
+void		 sup_resize(struct sup *, int delta);
+
+/* The settings in force (after reloads and resizes). */
+const struct sup_conf *sup_get_conf(const struct sup *);
+
 /* Graceful stop: queued and running requests finish (up to
  * drain_timeout), then every worker is stopped; SUP_EV_STOPPED follows. */
 void		 sup_drain(struct sup *);

@@ -267,6 +267,13 @@ START_TEST(ollama_chat_body_like_wilmer)
 	    "\"user\", \"content\": \"u2\"}], \"options\": {\"num_ctx\": 8192, "
 	    "\"num_predict\": 300}, \"tools\": [{\"type\": \"function\", "
 	    "\"function\": {\"name\": \"f\"}}]}");
+	nc.nc_tools = "null";
+	body_is(&adapter_ollama_chat, &nc, "{\"model\": \"m1\", \"messages\": "
+	    "[{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", "
+	    "\"content\": \"look\", \"images\": [\"QUJD\", \"REVG\"]}, "
+	    "{\"role\": \"assistant\", \"content\": \"ok\"}, {\"role\": "
+	    "\"user\", \"content\": \"u2\"}], \"options\": {\"num_ctx\": 8192, "
+	    "\"num_predict\": 300}}");
 	nc.nc_tools = "[]";
 	body_is(&adapter_ollama_chat, &nc, "{\"model\": \"m1\", \"messages\": "
 	    "[{\"role\": \"system\", \"content\": \"S\"}, {\"role\": \"user\", "
@@ -276,7 +283,1120 @@ START_TEST(ollama_chat_body_like_wilmer)
 	    "\"num_predict\": 300}}");
 	ck_assert_str_eq(adapter_ollama_chat.ad_path(true), "/api/chat");
 	ck_assert_int_eq(adapter_ollama_chat.ad_framing, AD_NDJSON);
+	ck_assert_ptr_null(adapter_ollama_chat.ad_auth);	/* Bearer */
 	json_decref(preset);
 	wmsgs_free(&l);
 }
 END_TEST
+
+START_TEST(ollama_chat_stream_lines)
+{
+	const struct adapter	*ad = &adapter_ollama_chat;
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_OLLAMA_CHAT, "num_ctx", "num_predict");
+	nc = call(NULL, NULL, true);
+	cs = state(&nc);
+	ck_assert_int_eq(line(ad, &cs, "{\"model\":\"m1\",\"message\":{\"role\":"
+	    "\"assistant\",\"content\":\"Bon\"},\"done\":false}"), 0);
+	ck_assert_int_eq(line(ad, &cs, "  "), 0);
+	ck_assert_int_eq(line(ad, &cs, "{\"message\":{\"role\":\"assistant\","
+	    "\"content\":\"jour\"},\"done\":false}"), 0);
+	ck_assert(!cs.cs_done);
+	ck_assert_int_eq(line(ad, &cs, "{\"message\":{\"role\":\"assistant\","
+	    "\"content\":\"\"},\"done\":true,\"done_reason\":\"length\","
+	    "\"prompt_eval_count\":11,\"eval_count\":4}"), 0);
+	ck_assert(cs.cs_done);
+	ck_assert_str_eq(stub_tokens.b_data, "Bonjour");
+	ck_assert_str_eq(OUT.no_finish, "length");
+	ck_assert_int_eq(OUT.no_prompt_tokens, 11);
+	ck_assert_int_eq(OUT.no_completion_tokens, 4);
+	/* Without done_reason, done means "stop". */
+	cs = state(&nc);
+	ck_assert_int_eq(line(ad, &cs, "{\"message\":{\"content\":\"x\"},"
+	    "\"done\":true}"), 0);
+	ck_assert_str_eq(OUT.no_finish, "stop");
+	ck_assert_int_eq(OUT.no_prompt_tokens, -1);
+	ck_assert_int_eq(line(ad, &cs, "{\"error\":\"model not found\"}"), -1);
+	ck_assert_ptr_nonnull(strstr(cs.cs_error, "model not found"));
+	ck_assert_int_eq(line(ad, &cs, "data: {}"), -1);
+}
+END_TEST
+
+START_TEST(ollama_chat_tool_calls)
+{
+	const struct adapter	*ad = &adapter_ollama_chat;
+	json_t			*calls = json_array();
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_OLLAMA_CHAT, "num_ctx", "num_predict");
+	nc = call(NULL, NULL, true);
+	nc.nc_tool_calls = calls;
+	cs = state(&nc);
+	ck_assert_int_eq(line(ad, &cs, "{\"message\":{\"content\":\"\","
+	    "\"tool_calls\":[{\"function\":{\"name\":\"weather\",\"arguments\":"
+	    "{\"city\":\"Par\\u00eds\",\"n\":1}}}]},\"done\":false}"), 0);
+	ck_assert_int_eq(line(ad, &cs, "{\"message\":{\"content\":\"\","
+	    "\"tool_calls\":[{\"function\":{\"name\":\"time\"}}]},"
+	    "\"done\":true,\"done_reason\":\"stop\"}"), 0);
+	ck_assert_uint_eq(json_array_size(calls), 2);
+	ck_assert(is_call_id(call_field(calls, 0, "id")));
+	ck_assert(is_call_id(call_field(calls, 1, "id")));
+	ck_assert_str_ne(call_field(calls, 0, "id"), call_field(calls, 1, "id"));
+	ck_assert_str_eq(call_field(calls, 0, "name"), "weather");
+	/* arguments as Python's json.dumps writes them */
+	ck_assert_str_eq(call_field(calls, 0, "arguments"),
+	    "{\"city\": \"Par\\u00eds\", \"n\": 1}");
+	ck_assert_str_eq(call_field(calls, 1, "arguments"), "{}");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(calls,
+	    1), "index")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(calls,
+	    0), "type")), "function");
+	ck_assert_str_eq(OUT.no_finish, "tool_calls");
+	/* Nobody asked for them: dropped, the finish is Ollama's. */
+	nc.nc_tool_calls = NULL;
+	cs = state(&nc);
+	ck_assert_int_eq(line(ad, &cs, "{\"message\":{\"tool_calls\":[{"
+	    "\"function\":{\"name\":\"time\"}}]},\"done\":true}"), 0);
+	ck_assert_str_eq(OUT.no_finish, "stop");
+	json_decref(calls);
+}
+END_TEST
+
+START_TEST(ollama_chat_whole_answer)
+{
+	const struct adapter	*ad = &adapter_ollama_chat;
+	json_t			*calls = json_array();
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_OLLAMA_CHAT, "num_ctx", "num_predict");
+	nc = call(NULL, NULL, false);
+	cs = state(&nc);
+	ck_assert_int_eq(whole(ad, &cs, "{\"model\":\"m1\",\"message\":{\"role\":"
+	    "\"assistant\",\"content\":\"Salut\"},\"done\":true,\"done_reason\":"
+	    "\"stop\",\"prompt_eval_count\":5,\"eval_count\":2}"), 0);
+	ck_assert_str_eq(OUT.no_text.b_data, "Salut");
+	ck_assert_str_eq(OUT.no_finish, "stop");
+	ck_assert_int_eq(OUT.no_completion_tokens, 2);
+	nc.nc_tool_calls = calls;
+	cs = state(&nc);
+	ck_assert_int_eq(whole(ad, &cs, "{\"message\":{\"content\":null,"
+	    "\"tool_calls\":[{\"function\":{\"name\":\"f\",\"arguments\":"
+	    "{\"a\":[1,2]}}}]},\"done\":true}"), 0);
+	ck_assert_str_eq(OUT.no_finish, "tool_calls");
+	ck_assert_uint_eq(json_array_size(calls), 1);
+	ck_assert_str_eq(call_field(calls, 0, "arguments"), "{\"a\": [1, 2]}");
+	ck_assert(is_call_id(call_field(calls, 0, "id")));
+	cs = state(&nc);
+	ck_assert_int_eq(whole(ad, &cs, "{\"done\":true}"), -1);
+	ck_assert_ptr_nonnull(strstr(cs.cs_error, "message.content"));
+	ck_assert_int_eq(whole(ad, &cs, "{\"error\":\"out of memory\"}"), -1);
+	ck_assert_ptr_nonnull(strstr(cs.cs_error, "out of memory"));
+	json_decref(calls);
+}
+END_TEST
+
+/* ---- ollamaApiGenerate --------------------------------------------------- */
+
+START_TEST(ollama_generate_body_like_wilmer)
+{
+	json_t		*preset = json_pack("{s:f,s:b,s:n}", "temperature", 0.5,
+			    "think", 1, "num_ctx");
+	struct node_call nc;
+
+	fixture(APIT_OLLAMA_GENERATE, "num_ctx", "num_predict");
+	nc = call(NULL, preset, true);
+	nc.nc_prompt = "<|im_start|>user\nP";
+	/* The preset's null num_ctx keeps the context size out. */
+	body_is(&adapter_ollama_generate, &nc, "{\"model\": \"m1\", \"prompt\": "
+	    "\"<|im_start|>user\\nP\", \"stream\": true, \"raw\": true, "
+	    "\"options\": {\"temperature\": 0.5, \"num_predict\": 300}, "
+	    "\"think\": true}");
+	nc = call(NULL, NULL, false);
+	body_is(&adapter_ollama_generate, &nc, "{\"model\": \"m1\", \"prompt\": "
+	    "\"\", \"stream\": false, \"raw\": true, \"options\": {\"num_ctx\": "
+	    "8192, \"num_predict\": 300}}");
+	ck_assert_str_eq(adapter_ollama_generate.ad_path(false), "/api/generate");
+	ck_assert_int_eq(adapter_ollama_generate.ad_framing, AD_NDJSON);
+	ck_assert_ptr_null(adapter_ollama_generate.ad_auth);
+	json_decref(preset);
+}
+END_TEST
+
+START_TEST(ollama_generate_replies)
+{
+	const struct adapter	*ad = &adapter_ollama_generate;
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_OLLAMA_GENERATE, "num_ctx", "num_predict");
+	nc = call(NULL, NULL, true);
+	cs = state(&nc);
+	ck_assert_int_eq(line(ad, &cs, "{\"response\":\"Once\",\"done\":false}"),
+	    0);
+	ck_assert_int_eq(line(ad, &cs, "{\"response\":\" upon\",\"done\":false}"),
+	    0);
+	ck_assert(!cs.cs_done);
+	ck_assert_int_eq(line(ad, &cs, "{\"response\":\"\",\"done\":true,"
+	    "\"prompt_eval_count\":9,\"eval_count\":2}"), 0);
+	ck_assert(cs.cs_done);
+	ck_assert_str_eq(stub_tokens.b_data, "Once upon");
+	ck_assert_str_eq(OUT.no_finish, "stop");
+	ck_assert_int_eq(OUT.no_prompt_tokens, 9);
+	nc = call(NULL, NULL, false);
+	cs = state(&nc);
+	ck_assert_int_eq(whole(ad, &cs, "{\"response\":\"All\",\"done\":true,"
+	    "\"done_reason\":\"length\",\"eval_count\":1}"), 0);
+	ck_assert_str_eq(OUT.no_text.b_data, "All");
+	ck_assert_str_eq(OUT.no_finish, "length");
+	ck_assert_int_eq(OUT.no_completion_tokens, 1);
+	ck_assert_int_eq(whole(ad, &cs, "{\"message\":{}}"), -1);
+	ck_assert_int_eq(whole(ad, &cs, "{\"error\":\"boom\"}"), -1);
+	ck_assert_ptr_nonnull(strstr(cs.cs_error, "boom"));
+}
+END_TEST
+
+/* ---- koboldCppGenerate --------------------------------------------------- */
+
+START_TEST(kobold_body_like_wilmer)
+{
+	struct wmsgs	 l = { NULL, 0 };
+	json_t		*preset = json_pack("{s:f,s:f}", "temperature", 0.7,
+			    "rep_pen", 1.1);
+	struct node_call nc;
+
+	wmsgs_add(&l, "system", "S");
+	add_images(&l.v[0], "c3lz", NULL);		/* not a user's */
+	wmsgs_add(&l, "user", "look");
+	add_images(&l.v[1], "data:image/jpeg;base64,/9j/", "QUJD");
+	fixture(APIT_KOBOLD, "max_context_length", "max_length");
+	EP.e_dont_include_model = false;	/* KoboldCpp never gets one */
+	nc = call(&l, preset, true);
+	nc.nc_prompt = "P \"q\"";
+	body_is(&adapter_kobold, &nc, "{\"prompt\": \"P \\\"q\\\"\", "
+	    "\"temperature\": 0.7, \"rep_pen\": 1.1, \"stream\": true, "
+	    "\"max_context_length\": 8192, \"max_length\": 300, \"images\": "
+	    "[\"/9j/\", \"QUJD\"]}");
+	nc = call(NULL, NULL, false);
+	body_is(&adapter_kobold, &nc, "{\"prompt\": \"\", \"stream\": false, "
+	    "\"max_context_length\": 8192, \"max_length\": 300}");
+	ck_assert_str_eq(adapter_kobold.ad_path(true),
+	    "/api/extra/generate/stream");
+	ck_assert_str_eq(adapter_kobold.ad_path(false), "/api/v1/generate");
+	ck_assert_int_eq(adapter_kobold.ad_framing, AD_SSE);
+	ck_assert_ptr_null(adapter_kobold.ad_auth);
+	json_decref(preset);
+	wmsgs_free(&l);
+}
+END_TEST
+
+START_TEST(kobold_replies)
+{
+	const struct adapter	*ad = &adapter_kobold;
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_KOBOLD, "max_context_length", "max_length");
+	nc = call(NULL, NULL, true);
+	cs = state(&nc);
+	ck_assert_int_eq(sse(ad, &cs, "message", "{\"token\":\"Hi\"}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "ping", "{\"token\":\"no\"}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "message", "{\"token\":\" there\","
+	    "\"finish_reason\":null}"), 0);
+	ck_assert(!cs.cs_done);
+	/* KoboldCpp's last event: the end, but no finish reason for us. */
+	ck_assert_int_eq(sse(ad, &cs, "message", "{\"token\":\"!\","
+	    "\"finish_reason\":\"length\"}"), 0);
+	ck_assert(cs.cs_done);
+	ck_assert_str_eq(stub_tokens.b_data, "Hi there!");
+	ck_assert_str_eq(OUT.no_finish, "");
+	ck_assert_int_eq(sse(ad, &cs, "message", "nope"), -1);
+	nc = call(NULL, NULL, false);
+	cs = state(&nc);
+	ck_assert_int_eq(whole(ad, &cs, "{\"results\":[{\"text\":\"Fine.\","
+	    "\"finish_reason\":\"stop\"}]}"), 0);
+	ck_assert_str_eq(OUT.no_text.b_data, "Fine.");
+	ck_assert_str_eq(OUT.no_finish, "");
+	ck_assert_int_eq(whole(ad, &cs, "{\"results\":[]}"), -1);
+	ck_assert_ptr_nonnull(strstr(cs.cs_error, "results[0].text"));
+}
+END_TEST
+
+/* ---- claudeMessages ------------------------------------------------------ */
+
+static const char *const claude_tools = "[{\"type\":\"function\",\"function\":"
+    "{\"name\":\"get_weather\",\"description\":\"Weather\",\"parameters\":"
+    "{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}}},"
+    "{\"type\":\"function\",\"function\":{\"name\":\"noargs\","
+    "\"parameters\":{}}}]";
+
+/* system, a user turn with images, an assistant tool call, two tool
+ * results, a later system note and an assistant prefill. */
+static struct wmsgs
+claude_convo(void)
+{
+	struct wmsgs	 l = { NULL, 0 };
+
+	wmsgs_add(&l, "system", "Be brief.");
+	wmsgs_add(&l, "user", "look");
+	add_images(&l.v[1], "data:image/png;base64,iVBORw0KGgo=",
+	    "https://x/y.png");
+	wmsgs_add(&l, "assistant", "");
+	l.v[2].m_tool_calls = strdup("[{\"id\":\"toolu_1\",\"type\":\"function\","
+	    "\"function\":{\"name\":\"get_weather\",\"arguments\":"
+	    "\"{\\\"city\\\": \\\"Paris\\\"}\"}}]");
+	wmsgs_add(&l, "tool", "18C");
+	l.v[3].m_tool_call_id = strdup("toolu_1");
+	wmsgs_add(&l, "tool", "windy");
+	l.v[4].m_tool_call_id = strdup("toolu_2");
+	wmsgs_add(&l, "systemMes", "Mid note");
+	wmsgs_add(&l, "assistant", "Answer: \n ");
+	return l;
+}
+
+START_TEST(claude_body_like_wilmer)
+{
+	struct wmsgs	 l = claude_convo();
+	json_t		*preset = json_pack("{s:f,s:i,s:f,s:[s]}", "temperature",
+			    0.2, "top_k", 5, "presence_penalty", 0.1,
+			    "stop_sequences", "\n\nHuman:");
+	struct node_call nc;
+
+	fixture(APIT_CLAUDE, "", "max_tokens");
+	EP.e_model = "claude-x";
+	nc = call(&l, preset, true);
+	nc.nc_tools = claude_tools;
+	nc.nc_tool_choice = "\"required\"";
+	/* presence_penalty is not Claude's: removed. system goes after
+	 * the gen_input, tools last. */
+	body_is(&adapter_claude, &nc, "{\"model\": \"claude-x\", \"messages\": "
+	    "[{\"role\": \"user\", \"content\": [{\"type\": \"image\", "
+	    "\"source\": {\"type\": \"base64\", \"media_type\": \"image/png\", "
+	    "\"data\": \"iVBORw0KGgo=\"}}, {\"type\": \"image\", \"source\": "
+	    "{\"type\": \"url\", \"url\": \"https://x/y.png\"}}, {\"type\": "
+	    "\"text\", \"text\": \"look\"}]}, {\"role\": \"assistant\", "
+	    "\"content\": [{\"type\": \"tool_use\", \"id\": \"toolu_1\", "
+	    "\"name\": \"get_weather\", \"input\": {\"city\": \"Paris\"}}]}, "
+	    "{\"role\": \"user\", \"content\": [{\"type\": \"tool_result\", "
+	    "\"tool_use_id\": \"toolu_1\", \"content\": \"18C\"}, {\"type\": "
+	    "\"tool_result\", \"tool_use_id\": \"toolu_2\", \"content\": "
+	    "\"windy\"}]}, {\"role\": \"assistant\", \"content\": "
+	    "\"Answer:\"}], \"temperature\": 0.2, \"top_k\": 5, "
+	    "\"stop_sequences\": [\"\\n\\nHuman:\"], \"stream\": true, "
+	    "\"max_tokens\": 300, \"system\": \"Be brief.\\n\\nMid note\", "
+	    "\"tools\": [{\"name\": \"get_weather\", \"description\": "
+	    "\"Weather\", \"input_schema\": {\"type\": \"object\", "
+	    "\"properties\": {\"city\": {\"type\": \"string\"}}}}, {\"name\": "
+	    "\"noargs\", \"description\": \"\"}], \"tool_choice\": {\"type\": "
+	    "\"any\"}}");
+	json_decref(preset);
+	wmsgs_free(&l);
+}
+END_TEST
+
+/* The body for one tool_choice, with one plain user message. */
+static void
+claude_choice_is(const char *choice, const char *tail)
+{
+	struct wmsgs	 l = { NULL, 0 };
+	struct node_call nc;
+	char		*b;
+
+	wmsgs_add(&l, "user", "hi \xe2\x98\x83");
+	fixture(APIT_CLAUDE, "", "max_tokens");
+	EP.e_dont_include_model = true;
+	nc = call(&l, NULL, false);
+	nc.nc_tools = "[{\"function\":{\"name\":\"f\"}}]";
+	nc.nc_tool_choice = choice;
+	b = adapter_claude.ad_body(&nc);
+	ck_assert_str_eq(b, tail);
+	free(b);
+	wmsgs_free(&l);
+}
+
+START_TEST(claude_tool_choice)
+{
+	const char	*head = "{\"messages\": [{\"role\": \"user\", \"content\": "
+			    "\"hi \\u2603\"}], \"stream\": false, \"max_tokens\": "
+			    "300";
+	char		 want[512];
+
+	snprintf(want, sizeof(want), "%s, \"tools\": [{\"name\": \"f\", "
+	    "\"description\": \"\"}], \"tool_choice\": {\"type\": \"auto\"}}",
+	    head);
+	claude_choice_is("\"auto\"", want);
+	snprintf(want, sizeof(want), "%s, \"tools\": [{\"name\": \"f\", "
+	    "\"description\": \"\"}], \"tool_choice\": {\"type\": \"tool\", "
+	    "\"name\": \"f\"}}", head);
+	claude_choice_is("{\"type\":\"function\",\"function\":{\"name\":\"f\"}}",
+	    want);
+	snprintf(want, sizeof(want), "%s, \"tools\": [{\"name\": \"f\", "
+	    "\"description\": \"\"}]}", head);
+	claude_choice_is(NULL, want);
+	claude_choice_is("\"bogus\"", want);
+	/* "none": Claude has no such choice, so no tools are sent. */
+	snprintf(want, sizeof(want), "%s}", head);
+	claude_choice_is("\"none\"", want);
+}
+END_TEST
+
+START_TEST(claude_headers_and_path)
+{
+	struct buf	 h = BUF_INIT;
+	struct node_call nc;
+
+	fixture(APIT_CLAUDE, "", "max_tokens");
+	EP.e_api_key = "sk-ant-1";
+	nc = call(NULL, NULL, false);
+	adapter_claude.ad_auth(&nc, &h);
+	ck_assert_str_eq(h.b_data, "x-api-key: sk-ant-1\n"
+	    "anthropic-version: 2023-06-01\n");
+	buf_reset(&h);
+	EP.e_api_key = "";
+	adapter_claude.ad_auth(&nc, &h);
+	ck_assert_str_eq(h.b_data, "anthropic-version: 2023-06-01\n");
+	buf_free(&h);
+	ck_assert_str_eq(adapter_claude.ad_path(true), "/v1/messages");
+	ck_assert_int_eq(adapter_claude.ad_framing, AD_SSE);
+}
+END_TEST
+
+START_TEST(claude_images_and_prefill)
+{
+	struct wmsgs	 l = { NULL, 0 };
+	struct node_call nc;
+	char		*b, raw[129];
+
+	/* 128 characters of raw base64 of a GIF: sniffed; junk skipped. */
+	memset(raw, 'A', 128);
+	memcpy(raw, "R0lGODlh", 8);
+	raw[128] = '\0';
+	wmsgs_add(&l, "user", "u");
+	add_images(&l.v[0], raw, "not an image");
+	wmsgs_add(&l, "assistant", "{\xc2\xa0\t");
+	fixture(APIT_CLAUDE, "", "");
+	EP.e_dont_include_model = true;
+	nc = call(&l, NULL, false);
+	b = adapter_claude.ad_body(&nc);
+	ck_assert_ptr_nonnull(strstr(b, "[{\"type\": \"image\", \"source\": "
+	    "{\"type\": \"base64\", \"media_type\": \"image/gif\", \"data\": "
+	    "\"R0lGODlhAAAA"));
+	ck_assert_ptr_nonnull(strstr(b, "{\"type\": \"text\", \"text\": \"u\"}]}"
+	    ", {\"role\": \"assistant\", \"content\": \"{\"}]"));
+	ck_assert_ptr_null(strstr(b, "not an image"));
+	free(b);
+	wmsgs_free(&l);
+}
+END_TEST
+
+START_TEST(claude_stream_events)
+{
+	const struct adapter	*ad = &adapter_claude;
+	json_t			*calls = json_array();
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_CLAUDE, "", "max_tokens");
+	nc = call(NULL, NULL, true);
+	nc.nc_tool_calls = calls;
+	cs = state(&nc);
+	ck_assert_int_eq(sse(ad, &cs, "message_start", "{\"type\":"
+	    "\"message_start\",\"message\":{\"usage\":{\"input_tokens\":25,"
+	    "\"output_tokens\":1}}}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "content_block_start", "{\"type\":"
+	    "\"content_block_start\",\"index\":0,\"content_block\":{\"type\":"
+	    "\"text\",\"text\":\"\"}}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "ping", "{\"type\": \"ping\"}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "content_block_delta", "{\"type\":"
+	    "\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+	    "\"text_delta\",\"text\":\"Let me\"}}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "content_block_delta", "{\"type\":"
+	    "\"content_block_delta\",\"index\":0,\"delta\":{\"type\":"
+	    "\"text_delta\",\"text\":\" check.\"}}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "content_block_stop", "{\"type\":"
+	    "\"content_block_stop\",\"index\":0}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "content_block_start", "{\"type\":"
+	    "\"content_block_start\",\"index\":1,\"content_block\":{\"type\":"
+	    "\"tool_use\",\"id\":\"toolu_9\",\"name\":\"get_weather\","
+	    "\"input\":{}}}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "content_block_delta", "{\"type\":"
+	    "\"content_block_delta\",\"index\":1,\"delta\":{\"type\":"
+	    "\"input_json_delta\",\"partial_json\":\"{\\\"city\\\": \"}}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, "content_block_delta", "{\"type\":"
+	    "\"content_block_delta\",\"index\":1,\"delta\":{\"type\":"
+	    "\"input_json_delta\",\"partial_json\":\"\\\"Paris\\\"}\"}}"), 0);
+	ck_assert(!cs.cs_done);
+	ck_assert_int_eq(sse(ad, &cs, "message_delta", "{\"type\":"
+	    "\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},"
+	    "\"usage\":{\"output_tokens\":15}}"), 0);
+	ck_assert(cs.cs_done);
+	ck_assert_str_eq(stub_tokens.b_data, "Let me check.");
+	ck_assert_str_eq(OUT.no_finish, "tool_calls");
+	ck_assert_int_eq(OUT.no_prompt_tokens, 25);
+	ck_assert_int_eq(OUT.no_completion_tokens, 15);
+	ck_assert_uint_eq(json_array_size(calls), 1);
+	ck_assert_str_eq(call_field(calls, 0, "id"), "toolu_9");
+	ck_assert_str_eq(call_field(calls, 0, "name"), "get_weather");
+	ck_assert_str_eq(call_field(calls, 0, "arguments"),
+	    "{\"city\": \"Paris\"}");
+	json_decref(calls);
+}
+END_TEST
+
+/* The finish reason one message_delta stop_reason gives. */
+static const char *
+claude_finish(const char *stop)
+{
+	struct node_call	 nc = call(NULL, NULL, true);
+	struct call_state	 cs = state(&nc);
+	char			 ev[160];
+
+	snprintf(ev, sizeof(ev), "{\"type\":\"message_delta\",\"delta\":"
+	    "{\"stop_reason\":\"%s\"}}", stop);
+	ck_assert_int_eq(sse(&adapter_claude, &cs, "message_delta", ev), 0);
+	return OUT.no_finish;
+}
+
+START_TEST(claude_stream_ends_and_errors)
+{
+	const struct adapter	*ad = &adapter_claude;
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_CLAUDE, "", "max_tokens");
+	ck_assert_str_eq(claude_finish("end_turn"), "stop");
+	ck_assert_str_eq(claude_finish("max_tokens"), "length");
+	ck_assert_str_eq(claude_finish("stop_sequence"), "stop");
+	ck_assert_str_eq(claude_finish("tool_use"), "tool_calls");
+	ck_assert_str_eq(claude_finish("refusal"), "refusal");
+	nc = call(NULL, NULL, true);
+	cs = state(&nc);
+	ck_assert_int_eq(sse(ad, &cs, "message_delta", "{\"type\":"
+	    "\"message_delta\",\"delta\":{\"stop_reason\":null},\"usage\":"
+	    "{\"output_tokens\":3}}"), 0);
+	ck_assert(!cs.cs_done);
+	ck_assert_int_eq(OUT.no_completion_tokens, 3);
+	ck_assert_int_eq(sse(ad, &cs, "message_stop",
+	    "{\"type\":\"message_stop\"}"), 0);
+	ck_assert(cs.cs_done);
+	cs = state(&nc);
+	ck_assert_int_eq(sse(ad, &cs, "error", "{\"type\":\"error\",\"error\":"
+	    "{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"), -1);
+	ck_assert_ptr_nonnull(strstr(cs.cs_error, "Overloaded"));
+	ck_assert_int_eq(sse(ad, &cs, "", "{nope"), -1);
+}
+END_TEST
+
+START_TEST(claude_whole_answer)
+{
+	const struct adapter	*ad = &adapter_claude;
+	json_t			*calls = json_array();
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_CLAUDE, "", "max_tokens");
+	nc = call(NULL, NULL, false);
+	nc.nc_tool_calls = calls;
+	cs = state(&nc);
+	ck_assert_int_eq(whole(ad, &cs, "{\"type\":\"message\",\"content\":["
+	    "{\"type\":\"text\",\"text\":\"Hello\"},{\"type\":\"thinking\","
+	    "\"thinking\":\"hm\"},{\"type\":\"text\",\"text\":\", world\"},"
+	    "{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"f\",\"input\":"
+	    "{\"x\":\"\\u00e9\"}}],\"stop_reason\":\"end_turn\",\"usage\":"
+	    "{\"input_tokens\":12,\"output_tokens\":6}}"), 0);
+	ck_assert_str_eq(OUT.no_text.b_data, "Hello, world");
+	ck_assert_str_eq(OUT.no_finish, "stop");
+	ck_assert_int_eq(OUT.no_prompt_tokens, 12);
+	ck_assert_int_eq(OUT.no_completion_tokens, 6);
+	ck_assert_uint_eq(json_array_size(calls), 1);
+	ck_assert_str_eq(call_field(calls, 0, "id"), "toolu_2");
+	ck_assert_str_eq(call_field(calls, 0, "arguments"),
+	    "{\"x\": \"\\u00e9\"}");
+	ck_assert_ptr_null(json_object_get(json_array_get(calls, 0), "index"));
+	cs = state(&nc);
+	ck_assert_int_eq(whole(ad, &cs, "{\"type\":\"error\",\"error\":{\"type\":"
+	    "\"invalid_request_error\",\"message\":\"max_tokens: required\"}}"),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(cs.cs_error, "max_tokens: required"));
+	ck_assert_int_eq(whole(ad, &cs, "{\"type\":\"message\"}"), -1);
+	ck_assert_ptr_nonnull(strstr(cs.cs_error, "content"));
+	json_decref(calls);
+}
+END_TEST
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+static const char *
+stripped(const char *s, bool left, bool right, char out[64])
+{
+	size_t	 off, n;
+
+	adapter_pystrip(s, strlen(s), left, right, &off, &n);
+	snprintf(out, 64, "%.*s", (int)n, s + off);
+	return out;
+}
+
+START_TEST(helpers)
+{
+	char	 b[64];
+
+	ck_assert_str_eq(stripped(" \t\x1c" "a b\xc2\xa0\xe3\x80\x80\n", true,
+	    true, b), "a b");
+	ck_assert_str_eq(stripped("\xc2\x85x\xe2\x80\xa8", true, false, b),
+	    "x\xe2\x80\xa8");
+	ck_assert_str_eq(stripped("x\xe2\x80\xa8", false, true, b), "x");
+	/* U+00E9 and U+2603 are not whitespace */
+	ck_assert_str_eq(stripped("\xc3\xa9 \xe2\x98\x83", true, true, b),
+	    "\xc3\xa9 \xe2\x98\x83");
+	ck_assert_str_eq(stripped(" \n ", true, true, b), "");
+	ck_assert_str_eq(adapter_raw_image("data:image/png;base64,QUJD"),
+	    "QUJD");
+	ck_assert_str_eq(adapter_raw_image("QUJD"), "QUJD");
+	ck_assert_str_eq(adapter_raw_image("data:text/plain,hi"),
+	    "data:text/plain,hi");
+	ck_assert(adapter_blank(" \r\n", 3));
+	ck_assert(!adapter_blank(" x", 2));
+}
+END_TEST
+
+/* ---- prompt templates ---------------------------------------------------- */
+
+static char	 CONF[64];
+
+/* A config folder of its own with PromptTemplates/ and Endpoints/. */
+static const char *
+conf_dir(void)
+{
+	char	 p[128];
+
+	snprintf(CONF, sizeof(CONF), "/tmp/sluice-adapters-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(CONF));
+	snprintf(p, sizeof(p), "%s/PromptTemplates", CONF);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/Endpoints", CONF);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	return CONF;
+}
+
+static void
+put(const char *rel, const char *text)
+{
+	char	 p[256];
+	FILE	*f;
+
+	snprintf(p, sizeof(p), "%s/%s", CONF, rel);
+	ck_assert_ptr_nonnull(f = fopen(p, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Remove what put() wrote (the names given) and the folders. */
+static void
+conf_rm(const char *const *rels)
+{
+	char	 p[256];
+
+	for (; *rels != NULL; rels++) {
+		snprintf(p, sizeof(p), "%s/%s", CONF, *rels);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/PromptTemplates", CONF);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/Endpoints", CONF);
+	rmdir(p);
+	rmdir(CONF);
+}
+
+/* WilmerAI's shipped chatml.json and _chatonly.json, verbatim. */
+static const char *const chatml = "{\n"
+    "  \"promptTemplateAssistantPrefix\": \"<|im_start|>assistant\\n\",\n"
+    "  \"promptTemplateAssistantSuffix\": \"\",\n"
+    "  \"promptTemplateEndToken\": \"\\n\",\n"
+    "  \"promptTemplateSystemPrefix\": \"<|im_start|>system\\n\",\n"
+    "  \"promptTemplateSystemSuffix\": \"<|im_end|>\\n\",\n"
+    "  \"promptTemplateUserPrefix\": \"<|im_start|>user\\n\",\n"
+    "  \"promptTemplateUserSuffix\": \"<|im_end|>\\n\",\n"
+    "  \"promptTemplateSystemmesPrefix\": \"<|im_start|>system\\n\",\n"
+    "  \"promptTemplateSystemmesSuffix\": \"<|im_end|>\\n\"\n}\n";
+static const char *const chatonly = "{\n"
+    "  \"promptTemplateSystemPrefix\": \"\",\n"
+    "  \"promptTemplateSystemSuffix\": \"\",\n"
+    "  \"promptTemplateUserPrefix\": \"\\n\",\n"
+    "  \"promptTemplateUserSuffix\": \"\",\n"
+    "  \"promptTemplateAssistantPrefix\": \"\\n\",\n"
+    "  \"promptTemplateAssistantSuffix\": \"\",\n"
+    "  \"promptTemplateEndToken\": \"\"\n}\n";
+
+static struct prompt_template *
+template(const char *confdir, const char *name)
+{
+	struct prompt_template	*pt;
+	char			 err[CONF_ERRLEN];
+
+	if (prompt_template_load(confdir, name, &pt, err) == -1)
+		ck_abort_msg("%s", err);
+	return pt;
+}
+
+START_TEST(template_loading)
+{
+	const char		*rels[] = { "PromptTemplates/t.json",
+				    "PromptTemplates/bad.json",
+				    "PromptTemplates/list.json", NULL };
+	struct prompt_template	*pt;
+	char			 err[CONF_ERRLEN];
+
+	conf_dir();
+	put(rels[0], chatml);
+	put(rels[1], "{\"promptTemplateUserPrefix\": \"a\",\n"
+	    " \"promptTemplateUserSuffix\": 3}");
+	put(rels[2], "[]");
+	pt = template(CONF, "t");
+	ck_assert_str_eq(prompt_template_get(pt, "user", "Prefix"),
+	    "<|im_start|>user\n");
+	/* systemMes -> Systemmes, as Python's str.capitalize() */
+	ck_assert_str_eq(prompt_template_get(pt, "systemMes", "Suffix"),
+	    "<|im_end|>\n");
+	ck_assert_str_eq(prompt_template_get(pt, "ASSISTANT", "Prefix"),
+	    "<|im_start|>assistant\n");
+	ck_assert_str_eq(prompt_template_get(pt, "tool", "Prefix"), "");
+	ck_assert_str_eq(prompt_template_end(pt), "\n");
+	prompt_template_free(pt);
+	ck_assert_str_eq(prompt_template_get(NULL, "user", "Prefix"), "");
+	ck_assert_int_eq(prompt_template_load(CONF, "bad", &pt, err), -1);
+	ck_assert_ptr_null(pt);
+	ck_assert_ptr_nonnull(strstr(err, "PromptTemplates/bad.json:2:2: "
+	    "'promptTemplateUserSuffix' must be a string"));
+	ck_assert_int_eq(prompt_template_load(CONF, "list", &pt, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "must be an object"));
+	ck_assert_int_eq(prompt_template_load(CONF, "nope", &pt, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "PromptTemplates/nope.json: no such "
+	    "prompt template 'nope'"));
+	ck_assert_int_eq(prompt_template_load(CONF, "../t", &pt, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unsafe"));
+	ck_assert_int_eq(prompt_template_load(CONF, ".t", &pt, err), -1);
+	conf_rm(rels);
+}
+END_TEST
+
+START_TEST(template_choice_and_tags)
+{
+	struct conf_endpoint	 ep = { .e_prompt_template = NULL };
+	struct conf_user	 u = { .u_chat_template = "_chatonly" };
+	char			*s;
+
+	ck_assert_str_eq(prompt_template_name(&ep, &u), "_chatonly");
+	ep.e_prompt_template = "chatml";
+	ck_assert_str_eq(prompt_template_name(&ep, &u), "chatml");
+	ep.e_prompt_template = NULL;
+	u.u_chat_template = "";
+	ck_assert_ptr_null(prompt_template_name(&ep, &u));
+	ck_assert_ptr_null(prompt_template_name(&ep, NULL));
+	s = prompt_strip_tags("[Beg_Sys]a[Beg_SysMes]b[Beg_User]c[Beg_Assistant]"
+	    "d [Beg_Sys e[Beg_[Beg_User]User]");
+	/* one pass, as re.sub: a tag formed by a removal stays */
+	ck_assert_str_eq(s, "abcd [Beg_Sys e[Beg_User]");
+	free(s);
+	ck_assert(prompt_is_completion(APIT_OPENAI_COMPLETION));
+	ck_assert(prompt_is_completion(APIT_KOBOLD));
+	ck_assert(prompt_is_completion(APIT_OLLAMA_GENERATE));
+	ck_assert(!prompt_is_completion(APIT_OLLAMA_CHAT));
+	ck_assert(!prompt_is_completion(APIT_CLAUDE));
+	ck_assert(!prompt_is_completion(APIT_OPENAI_CHAT));
+}
+END_TEST
+
+/* ---- completion prompts --------------------------------------------------- */
+
+static struct wmsgs
+prompt_convo(void)
+{
+	struct wmsgs	 l = { NULL, 0 };
+
+	wmsgs_add(&l, "system", "You are [Beg_User]terse.");
+	wmsgs_add(&l, "user", "u1");
+	wmsgs_add(&l, "assistant", "a1");
+	wmsgs_add(&l, "systemMes", "note");
+	wmsgs_add(&l, "user", "u2 [Beg_Assistant]x");
+	wmsgs_add(&l, "assistant", "");
+	return l;
+}
+
+/* prompt_completion for an endpoint without injections. */
+static void
+completion_is(const struct prompt_template *pt, const struct prompt_node *pn,
+    const char *want)
+{
+	struct conf_endpoint	 ep = { .e_name = "E" };
+	struct wmsgs		 l = prompt_convo();
+	char			 err[CONF_ERRLEN], *p;
+
+	p = prompt_completion(&ep, pt, &l, pn, err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p, want);
+	free(p);
+	wmsgs_free(&l);
+}
+
+START_TEST(completion_prompt_chatml)
+{
+	const char		*rels[] = { "PromptTemplates/chatml.json", NULL };
+	struct prompt_template	*pt;
+	struct prompt_node	 pn = { "Sys[Beg_Sys]", NULL, 5, false, false,
+				    false };
+
+	conf_dir();
+	put(rels[0], chatml);
+	pt = template(CONF, "chatml");
+	/* the last 6 non-system messages; systemMes is kept; the final
+	 * assistant turn has no suffix; tags stripped everywhere */
+	completion_is(pt, &pn, "<|im_start|>system\nSys<|im_end|>\n"
+	    "<|im_start|>user\nu1<|im_end|>\n<|im_start|>assistant\na1"
+	    "<|im_start|>system\nnote<|im_end|>\n<|im_start|>user\nu2 x"
+	    "<|im_end|>\n<|im_start|>assistant");
+	pn = (struct prompt_node){ "Sys", NULL, 1, false, false, false };
+	completion_is(pt, &pn, "<|im_start|>system\nSys<|im_end|>\n"
+	    "<|im_start|>user\nu2 x<|im_end|>\n<|im_start|>assistant");
+	/* Python's l[-0:] is the whole list, l[-(-2):] skips two */
+	pn.pn_last_n = -1;
+	completion_is(pt, &pn, "<|im_start|>system\nSys<|im_end|>\n"
+	    "<|im_start|>user\nu1<|im_end|>\n<|im_start|>assistant\na1"
+	    "<|im_start|>system\nnote<|im_end|>\n<|im_start|>user\nu2 x"
+	    "<|im_end|>\n<|im_start|>assistant");
+	pn.pn_last_n = -3;
+	completion_is(pt, &pn, "<|im_start|>system\nSys<|im_end|>\n"
+	    "<|im_start|>system\nnote<|im_end|>\n<|im_start|>user\nu2 x"
+	    "<|im_end|>\n<|im_start|>assistant");
+	prompt_template_free(pt);
+	conf_rm(rels);
+}
+END_TEST
+
+START_TEST(completion_prompt_turns)
+{
+	const char		*rels[] = { "PromptTemplates/chatml.json", NULL };
+	struct prompt_template	*pt;
+	struct prompt_node	 pn = { "Sys", "Q?", 5, false, false, false };
+
+	conf_dir();
+	put(rels[0], chatml);
+	pt = template(CONF, "chatml");
+	/* An authored prompt is sent as it is (its tags too). */
+	pn.pn_prompt = "Q? [Beg_User]";
+	completion_is(pt, &pn, "<|im_start|>system\nSys<|im_end|>\n"
+	    "Q? [Beg_User]");
+	pn.pn_prompt = "Q?";
+	pn.pn_gen_prompt = true;
+	completion_is(pt, &pn, "<|im_start|>system\nSys<|im_end|>\n"
+	    "Q?<|im_start|>assistant");
+	/* user turn, then the open assistant prefix goes in front (as
+	 * WilmerAI's format_assistant_turn_with_template does), then the
+	 * generation prompt */
+	pn.pn_user_turn = pn.pn_open_turn = true;
+	completion_is(pt, &pn, "<|im_start|>system\nSys<|im_end|>\n"
+	    "<|im_start|>assistant\n<|im_start|>user\nQ?<|im_end|>\n"
+	    "<|im_start|>assistant");
+	/* an empty system prompt still gets the system turn */
+	pn = (struct prompt_node){ "", "Q?", 5, true, false, false };
+	completion_is(pt, &pn, "<|im_start|>system\n<|im_end|>\n"
+	    "<|im_start|>user\nQ?<|im_end|>");
+	/* no template: every part is "" */
+	pn = (struct prompt_node){ " S ", NULL, 5, false, false, true };
+	completion_is(NULL, &pn, "S u1a1noteu2 x");
+	prompt_template_free(pt);
+	conf_rm(rels);
+}
+END_TEST
+
+START_TEST(completion_prompt_chatonly)
+{
+	const char		*rels[] = { "PromptTemplates/_chatonly.json",
+				    NULL };
+	struct prompt_template	*pt;
+	struct prompt_node	 pn = { "Sys", NULL, 5, false, false, false };
+
+	conf_dir();
+	put(rels[0], chatonly);
+	pt = template(CONF, "_chatonly");
+	completion_is(pt, &pn, "Sys\nu1\na1note\nu2 x");
+	/* Python's str.strip() removes Unicode spaces too */
+	pn = (struct prompt_node){ "", " \xc2\xa0Q?\xe3\x80\x80\n", 5, false,
+	    false, true };
+	completion_is(pt, &pn, "Q?");
+	prompt_template_free(pt);
+	conf_rm(rels);
+}
+END_TEST
+
+/* ---- endpoint injections -------------------------------------------------- */
+
+/* Endpoints/e.json with the injection keys given (JSON members). */
+static struct conf_endpoint *
+endpoint(const char *members)
+{
+	struct conf_endpoint	*ep;
+	char			 text[1024], err[CONF_ERRLEN];
+
+	snprintf(text, sizeof(text), "{\"endpoint\": \"http://x\", "
+	    "\"apiTypeConfigFileName\": \"A\", \"promptTemplate\": \"chatml\""
+	    "%s%s}", members[0] ? ",\n" : "", members);
+	put("Endpoints/e.json", text);
+	if (conf_endpoint_load(CONF, "", "e", &ep, err) == -1)
+		ck_abort_msg("%s", err);
+	return ep;
+}
+
+static const char *const all_on = "\"addTextToStartOfSystem\": true, "
+    "\"textToAddToStartOfSystem\": \"/no_think \", "
+    "\"addTextToStartOfPrompt\": true, \"textToAddToStartOfPrompt\": "
+    "\"/think_no\", \"addTextToStartOfCompletion\": true, "
+    "\"textToAddToStartOfCompletion\": \"<think>\\n</think>\\n\"";
+
+START_TEST(completion_prompt_injections)
+{
+	const char		*rels[] = { "PromptTemplates/chatml.json",
+				    "Endpoints/e.json", NULL };
+	struct prompt_template	*pt;
+	struct prompt_node	 pn = { "Sys", "Q?", 5, true, false, true };
+	struct conf_endpoint	*ep;
+	struct wmsgs		 l = prompt_convo();
+	char			 err[CONF_ERRLEN], *p;
+
+	conf_dir();
+	put(rels[0], chatml);
+	pt = template(CONF, "chatml");
+	ep = endpoint(all_on);
+	/* before the templated system and prompt; after the strip */
+	p = prompt_completion(ep, pt, &l, &pn, err);
+	ck_assert_str_eq(p, "/no_think <|im_start|>system\nSys<|im_end|>\n"
+	    "/think_no<|im_start|>user\nQ?<|im_end|>\n<|im_start|>assistant"
+	    "<think>\n</think>\n");
+	free(p);
+	conf_endpoint_free(ep);
+	/* flags off, or texts empty: nothing added */
+	ep = endpoint("\"addTextToStartOfSystem\": false, "
+	    "\"textToAddToStartOfSystem\": \"X\", \"addTextToStartOfPrompt\": "
+	    "true, \"textToAddToStartOfPrompt\": \"\", "
+	    "\"textToAddToStartOfCompletion\": \"Y\"");
+	p = prompt_completion(ep, pt, &l, &pn, err);
+	ck_assert_str_eq(p, "<|im_start|>system\nSys<|im_end|>\n"
+	    "<|im_start|>user\nQ?<|im_end|>\n<|im_start|>assistant");
+	free(p);
+	conf_endpoint_free(ep);
+	ep = endpoint("\"addTextToStartOfPrompt\": \"yes\"");
+	ck_assert_ptr_null(prompt_completion(ep, pt, &l, &pn, err));
+	ck_assert_ptr_nonnull(strstr(err, "e.json:2:1: 'addTextToStartOfPrompt'"
+	    " must be true or false"));
+	conf_endpoint_free(ep);
+	prompt_template_free(pt);
+	wmsgs_free(&l);
+	conf_rm(rels);
+}
+END_TEST
+
+/* Roles and contents of l as "role:content|...". */
+static char *
+flat(const struct wmsgs *l)
+{
+	struct buf	 b = BUF_INIT;
+	size_t		 i;
+
+	buf_adds(&b, "");
+	for (i = 0; i < l->n; i++)
+		buf_printf(&b, "%s%s:%s", i ? "|" : "", l->v[i].m_role,
+		    l->v[i].m_content);
+	return buf_take(&b);
+}
+
+/* prompt_chat over l (freed) with endpoint members; the result flat. */
+static void
+chat_is(struct wmsgs l, const char *members, const char *want)
+{
+	struct conf_endpoint	*ep = endpoint(members);
+	char			 err[CONF_ERRLEN], *s;
+
+	if (prompt_chat(ep, &l, err) == -1)
+		ck_abort_msg("%s", err);
+	s = flat(&l);
+	ck_assert_str_eq(s, want);
+	free(s);
+	wmsgs_free(&l);
+	conf_endpoint_free(ep);
+}
+
+static struct wmsgs
+two(const char *r1, const char *c1, const char *r2, const char *c2)
+{
+	struct wmsgs	 l = { NULL, 0 };
+
+	if (r1 != NULL)
+		wmsgs_add(&l, r1, c1);
+	if (r2 != NULL)
+		wmsgs_add(&l, r2, c2);
+	return l;
+}
+
+START_TEST(chat_injections)
+{
+	const char	*rels[] = { "Endpoints/e.json", NULL };
+	const char	*compl = "\"addTextToStartOfCompletion\": true, "
+			    "\"textToAddToStartOfCompletion\": \"<c>\"";
+	char		 ens[256];
+	struct wmsgs	 l = { NULL, 0 };
+
+	conf_dir();
+	wmsgs_add(&l, "systemMes", "S");
+	wmsgs_add(&l, "user", "u1");
+	wmsgs_add(&l, "assistant", "a1");
+	wmsgs_add(&l, "user", "u2");
+	wmsgs_add(&l, "assistant", "");
+	chat_is(l, all_on, "system:/no_think S|user:u1|assistant:a1|"
+	    "user:/think_nou2|assistant:<think>\n</think>\n");
+	/* no system or user message: they are created */
+	chat_is(two("assistant", "a", NULL, NULL), all_on, "system:/no_think |"
+	    "assistant:a|user:/think_no<think>\n</think>\n");
+	snprintf(ens, sizeof(ens), "%s, \"ensureTextAddedToAssistantWhen"
+	    "ChatCompletion\": true", compl);
+	chat_is(two("user", "u", NULL, NULL), ens, "user:u|assistant:<c>");
+	chat_is(two("user", "u", "assistant", "a"), ens, "user:u|assistant:a<c>");
+	chat_is(two("user", "u", NULL, NULL), compl, "user:u<c>");
+	chat_is(two(NULL, NULL, NULL, NULL), compl, "assistant:<c>");
+	chat_is(two("systemMes", "x", "user", "u"), "", "system:x|user:u");
+	conf_rm(rels);
+}
+END_TEST
+
+/* ---- WilmerAI's shipped templates ---------------------------------------- */
+
+/* The shipped config folder, or NULL (the test is then skipped). */
+static const char *
+shipped(char out[PATH_MAX])
+{
+	const char	*src = getenv("SLUICE_SRC");
+	struct stat	 st;
+
+	snprintf(out, PATH_MAX, "%s/../shared/reference/wilmer-configs",
+	    src != NULL ? src : ".");
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		return out;
+	snprintf(out, PATH_MAX, "/work/shared/reference/wilmer-configs");
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		return out;
+	printf("check_adapters: WilmerAI's shipped configs not found; "
+	    "skipping\n");
+	return NULL;
+}
+
+/* Every shipped template loads. */
+static void
+load_all(const char *root)
+{
+	char			 dir[PATH_MAX + 32], name[256], err[CONF_ERRLEN];
+	struct prompt_template	*pt;
+	struct dirent		*de;
+	DIR			*d;
+	size_t			 n, count = 0;
+
+	snprintf(dir, sizeof(dir), "%s/PromptTemplates", root);
+	ck_assert_ptr_nonnull(d = opendir(dir));
+	while ((de = readdir(d)) != NULL) {
+		n = strlen(de->d_name);
+		if (n <= 5 || strcmp(de->d_name + n - 5, ".json") != 0)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(n - 5), de->d_name);
+		if (prompt_template_load(root, name, &pt, err) == -1)
+			ck_abort_msg("%s", err);
+		prompt_template_free(pt);
+		count++;
+	}
+	closedir(d);
+	ck_assert_uint_ge(count, 30);
+}
+
+static void
+shipped_is(const char *root, const char *name, const char *want)
+{
+	struct prompt_template	*pt = template(root, name);
+	struct prompt_node	 pn = { "Sys", NULL, 2, false, false, true };
+
+	completion_is(pt, &pn, want);
+	prompt_template_free(pt);
+}
+
+START_TEST(shipped_templates)
+{
+	char		 buf[PATH_MAX];
+	const char	*root = shipped(buf);
+
+	if (root == NULL)
+		return;
+	load_all(root);
+	shipped_is(root, "chatml", "<|im_start|>system\nSys<|im_end|>\n"
+	    "<|im_start|>system\nnote<|im_end|>\n<|im_start|>user\nu2 x"
+	    "<|im_end|>\n<|im_start|>assistant\n<|im_start|>assistant");
+	shipped_is(root, "_chatonly", "Sysnote\nu2 x");
+	/* its every prefix is a role tag: all stripped */
+	shipped_is(root, "wilmerai", "Sysnoteu2 x");
+	shipped_is(root, "llama3", "<|begin_of_text|><|start_header_id|>"
+	    "system<|end_header_id|>\n\nSys<|eot_id|><|start_header_id|>system"
+	    "<|end_header_id|>\n\nnote<|eot_id|><|start_header_id|>user"
+	    "<|end_header_id|>\n\nu2 x<|eot_id|><|start_header_id|>assistant"
+	    "<|end_header_id|>\n\n<|start_header_id|>assistant"
+	    "<|end_header_id|>");
+	shipped_is(root, "mistral", "<s>\n[INST]\n|SYSTEM PROMPT|\nSys\n"
+	    "|END OF SYSTEM PROMPT|\n[INST]note\n[INST]u2 x\n[/INST]\n[/INST]");
+	/* alpaca has no Systemmes keys: the note goes in bare */
+	shipped_is(root, "alpaca", "Sys\nnote\n### Instruction\nu2 x\n\n"
+	    "### Response:\n\n### Response:");
+}
+END_TEST
+
+/* ---- suite ------------------------------------------------------------- */
+
+static void
+add(Suite *s, const char *name, const TTest *const *tests)
+{
+	TCase	*tc = tcase_create(name);
+
+	for (; *tests != NULL; tests++)
+		tcase_add_test(tc, *tests);
+	suite_add_tcase(s, tc);
+}
+
+static Suite *
+adapters_suite(void)
+{
+	Suite	*s = suite_create("adapters");
+
+	add(s, "completion", (const TTest *const[]){ completion_body_like_wilmer,
+	    completion_stream_events, completion_whole_answer, NULL });
+	add(s, "ollama_chat", (const TTest *const[]){
+	    ollama_chat_body_like_wilmer, ollama_chat_stream_lines,
+	    ollama_chat_tool_calls, ollama_chat_whole_answer, NULL });
+	add(s, "ollama_generate", (const TTest *const[]){
+	    ollama_generate_body_like_wilmer, ollama_generate_replies, NULL });
+	add(s, "kobold", (const TTest *const[]){ kobold_body_like_wilmer,
+	    kobold_replies, NULL });
+	add(s, "claude", (const TTest *const[]){ claude_body_like_wilmer,
+	    claude_tool_choice, claude_headers_and_path,
+	    claude_images_and_prefill, claude_stream_events,
+	    claude_stream_ends_and_errors, claude_whole_answer, NULL });
+	add(s, "helpers", (const TTest *const[]){ helpers, NULL });
+	add(s, "templates", (const TTest *const[]){ template_loading,
+	    template_choice_and_tags, shipped_templates, NULL });
+	add(s, "completion_prompt", (const TTest *const[]){
+	    completion_prompt_chatml, completion_prompt_turns,
+	    completion_prompt_chatonly, completion_prompt_injections, NULL });
+	add(s, "chat_injections", (const TTest *const[]){ chat_injections,
+	    NULL });
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(adapters_suite());
+}

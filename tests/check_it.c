@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "it/harness.h"
 #include "testmain.h"
@@ -407,11 +408,39 @@ START_TEST(disconnect_cancels_backend_call)
 }
 END_TEST
 
+/* Workers hold stdio, their channel and what they open themselves;
+ * nothing the gateway inherited from its own parent (here, Check's
+ * temporary files and the test's log descriptor). */
+static void
+assert_worker_fds_clean(void)
+{
+	pid_t	 pids[16];
+	size_t	 n = it_worker_pids(&T, pids, 16), i;
+	char	 path[64], target[256];
+	ssize_t	 k;
+	int	 fd;
+
+	ck_assert_uint_ge(n, 1);
+	for (i = 0; i < n; i++)
+		for (fd = 4; fd < 256; fd++) {
+			snprintf(path, sizeof(path), "/proc/%d/fd/%d",
+			    (int)pids[i], fd);
+			if ((k = readlink(path, target, sizeof(target) - 1)) < 0)
+				continue;
+			target[k] = '\0';
+			ck_assert_msg(strncmp(target, "socket:", 7) == 0 ||
+			    strncmp(target, "anon_inode:", 11) == 0,
+			    "worker %d inherited fd %d -> %s", (int)pids[i], fd,
+			    target);
+		}
+}
+
 START_TEST(models_and_health)
 {
 	json_t	*j;
 
 	start(NULL);
+	assert_worker_fds_clean();
 	j = get_json("/v1/models");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(j, "data"), 0), "id")), "it");

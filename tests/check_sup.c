@@ -21,6 +21,7 @@ static struct fake {
 	uint64_t	 now, timer_at;
 	pid_t		 next_pid;
 	pid_t		 pid_of[16];	/* current pid per slot */
+	unsigned	 last_slot;	/* where the last spawn went */
 	unsigned	 maxreq_of[16];
 	int		 nspawn, fail_spawn, fail_send;
 	struct { pid_t pid; int sig; } kills[MAXP];
@@ -43,6 +44,7 @@ f_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 	if (F.fail_spawn)
 		return -1;
 	*pid = F.pid_of[slot] = ++F.next_pid;
+	F.last_slot = slot;
 	F.maxreq_of[slot] = maxreq;
 	F.nspawn++;
 	F.closed[slot] = 0;
@@ -320,14 +322,15 @@ START_TEST(spawn_timeout_escalates_to_sigkill)
 	advance(5000);
 	ck_assert_int_eq(last_sig_for(pid), SIGTERM);
 	ck_assert_uint_eq(stats().st_count[W_KILLING], 1);
+	/* A replacement starts in a spare slot meanwhile. */
+	ck_assert_int_eq(F.nspawn, 2);
 	advance(2000);
 	ck_assert_int_eq(last_sig_for(pid), SIGKILL);
 	die(0, SIGKILL);
-	ck_assert_uint_eq(stats().st_count[W_EMPTY], 1);
 	ck_assert_int_eq(F.closed[0], 1);
-	ck_assert_int_eq(F.nspawn, 1);
-	advance(100);			/* first backoff step */
-	ck_assert_int_eq(F.nspawn, 2);
+	ck_assert_uint_eq(stats().st_crashes, 1);
+	advance(1000);
+	ck_assert_int_eq(F.nspawn, 2);	/* one worker is enough */
 	teardown();
 }
 END_TEST
@@ -758,22 +761,22 @@ END_TEST
 START_TEST(backoff_doubles_and_resets)
 {
 	setup_with(conf(1, 1));
-	die(0, SIGSEGV);		/* never said HELLO */
+	die(F.last_slot, SIGSEGV);	/* never said HELLO */
 	advance(99);
 	ck_assert_int_eq(F.nspawn, 1);
 	advance(1);
 	ck_assert_int_eq(F.nspawn, 2);
-	die(0, SIGSEGV);
+	die(F.last_slot, SIGSEGV);
 	advance(199);
 	ck_assert_int_eq(F.nspawn, 2);
 	advance(1);
 	ck_assert_int_eq(F.nspawn, 3);
-	die(0, SIGSEGV);
+	die(F.last_slot, SIGSEGV);
 	advance(400);
 	ck_assert_int_eq(F.nspawn, 4);
-	hello(0);			/* healthy for a while: reset */
+	hello(F.last_slot);		/* healthy for a while: reset */
 	advance(5000);
-	die(0, SIGSEGV);
+	die(F.last_slot, SIGSEGV);
 	advance(100);
 	ck_assert_int_eq(F.nspawn, 5);
 	teardown();
@@ -782,19 +785,37 @@ END_TEST
 
 START_TEST(backoff_is_capped)
 {
-	int	 i;
+	struct sup_conf	 c = conf(1, 1);
+	int		 i;
 
-	setup_with(conf(1, 1));
+	c.spawn_timeout_ms = 3600000;	/* no timeouts muddling counts */
+	setup_with(c);
 	for (i = 0; i < 12; i++) {
-		die(0, SIGSEGV);
+		hello(F.last_slot);	/* up, but dies young */
+		die(F.last_slot, SIGSEGV);
 		advance(30000);
 	}
 	ck_assert_int_eq(F.nspawn, 13);
-	die(0, SIGSEGV);
+	hello(F.last_slot);
+	die(F.last_slot, SIGSEGV);
 	advance(29999);
 	ck_assert_int_eq(F.nspawn, 13);
 	advance(1);
 	ck_assert_int_eq(F.nspawn, 14);
+	teardown();
+}
+END_TEST
+
+START_TEST(crash_loop_cannot_hop_slots)
+{
+	setup_with(conf(1, 2));		/* 4 slots, 1 worker */
+	hello(F.last_slot);
+	die(F.last_slot, SIGSEGV);
+	ck_assert_int_eq(F.nspawn, 1);	/* held, in every slot */
+	advance(99);
+	ck_assert_int_eq(F.nspawn, 1);
+	advance(1);
+	ck_assert_int_eq(F.nspawn, 2);
 	teardown();
 }
 END_TEST
@@ -808,7 +829,7 @@ START_TEST(crash_loop_marks_degraded)
 	setup_with(c);
 	ck_assert(!stats().st_degraded);
 	for (i = 0; i < 10; i++) {
-		die((unsigned)(i % 4), SIGSEGV);
+		die(F.last_slot, SIGSEGV);
 		advance(100);
 	}
 	ck_assert(stats().st_degraded);
@@ -866,11 +887,13 @@ START_TEST(retire_then_clean_respawn)
 	submit(&r2, "r2");		/* never handed to the leaving worker */
 	ck_assert_str_eq(last_sent()->rqid, "r1");
 	ck_assert_uint_eq(stats().st_queued, 1);
+	/* Its replacement already started in a spare slot. */
+	ck_assert_int_eq(F.nspawn, 2);
 	die(0, 0);
-	ck_assert_int_eq(F.nspawn, 2);	/* at once, no backoff */
+	ck_assert_int_eq(F.nspawn, 2);
 	ck_assert_uint_eq(stats().st_crashes, 0);
 	ck_assert_int_eq(F.exits[SUP_EXIT_RECYCLE], 1);
-	hello(0);
+	hello(F.last_slot);
 	ck_assert_str_eq(last_sent()->rqid, "r2");
 	teardown();
 }
@@ -909,6 +932,110 @@ START_TEST(max_requests_jitter_in_range)
 		ck_assert_uint_ge(F.maxreq_of[i], 100);
 		ck_assert_uint_le(F.maxreq_of[i], 110);
 	}
+	teardown();
+}
+END_TEST
+
+/* ---- reload and resize ---- */
+
+static int
+count_sent(uint32_t type)
+{
+	int	 i, n = 0;
+
+	for (i = 0; i < F.nsent; i++)
+		n += F.sent[i].type == type;
+	return n;
+}
+
+START_TEST(reload_rolls_workers_without_failing)
+{
+	struct sup_conf	 c = conf(2, 2);
+	struct sup_req	 r;
+	unsigned	 busy;
+
+	setup_two();
+	submit(&r, "r1");
+	busy = last_sent()->slot;
+	sup_reload(S, &c);
+	/* The idle one leaves at once, two new ones start. */
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 1);
+	ck_assert_int_eq(F.nspawn, 4);
+	chunk(busy, "r1", 0);
+	ck_assert_int_eq(F.nchunks, 1);		/* still served */
+	done(busy, "r1", RQ_OK);
+	ck_assert_int_eq(F.ndone, 1);
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 2);	/* then leaves */
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 2);
+	ck_assert_int_eq(F.nfail, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(reload_while_spawning)
+{
+	struct sup_conf	 c = conf(1, 1);
+
+	setup_with(conf(1, 1));
+	sup_reload(S, &c);		/* slot 0 still spawning */
+	ck_assert_int_eq(F.nspawn, 2);	/* the new one */
+	hello(0);			/* the old one arrives late */
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 1);
+	ck_assert_uint_eq(last_sent()->slot, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(reload_grows_the_pool)
+{
+	struct sup_conf	 c = conf(5, 6);
+
+	setup_one();
+	sup_reload(S, &c);
+	ck_assert_int_eq(F.nspawn, 6);	/* first + five new */
+	ck_assert_uint_eq(sup_get_conf(S)->max_workers, 6);
+	teardown();
+}
+END_TEST
+
+START_TEST(resize_up_and_down)
+{
+	struct sup_req	 a, b;
+
+	setup_two();
+	sup_resize(S, +1);
+	ck_assert_int_eq(F.nspawn, 3);
+	hello(2);
+	submit(&a, "a1");
+	submit(&b, "b2");
+	sup_resize(S, -1);		/* the idle one goes */
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 1);
+	sup_resize(S, -1);		/* both busy: nobody is killed */
+	ck_assert_int_eq(F.nkills, 0);
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 1);
+	done(last_sent()->slot == 0 ? 0 : 0, "x", RQ_OK);	/* ignored */
+	teardown();
+}
+END_TEST
+
+START_TEST(scale_down_waits_for_busy_worker)
+{
+	struct sup_req	 a;
+	unsigned	 slot;
+
+	setup_one();
+	submit(&a, "a1");
+	slot = last_sent()->slot;
+	sup_resize(S, +1);
+	hello(1);
+	sup_resize(S, -1);		/* slot 1 idle: it goes */
+	sup_resize(S, -1);		/* floor: one worker */
+	ck_assert_uint_eq(sup_get_conf(S)->max_workers, 1);
+	chunk(slot, "a1", 0);
+	done(slot, "a1", RQ_OK);
+	ck_assert_int_eq(F.ndone, 1);
+	ck_assert_int_eq(F.nfail, 0);
+	ck_assert_int_eq(F.nkills, 0);
 	teardown();
 }
 END_TEST
@@ -1026,10 +1153,13 @@ sup_suite(void)
 	    T(wrong_direction_kills) T(malformed_frame_kills)
 	    T(version_mismatch_not_respawned) T(ex_config_not_respawned));
 	TC("backoff", T(backoff_doubles_and_resets) T(backoff_is_capped)
-	    T(crash_loop_marks_degraded));
+	    T(crash_loop_cannot_hop_slots) T(crash_loop_marks_degraded));
 	TC("sizing", T(idle_reaping_above_min) T(retire_then_clean_respawn)
 	    T(retire_crossing_a_request_requeues_it)
 	    T(max_requests_jitter_in_range));
+	TC("reload", T(reload_rolls_workers_without_failing)
+	    T(reload_while_spawning) T(reload_grows_the_pool)
+	    T(resize_up_and_down) T(scale_down_waits_for_busy_worker));
 	TC("stopping", T(drain_finishes_work_then_stops)
 	    T(drain_timeout_terminates) T(terminate_fails_queue)
 	    T(workers_listing));

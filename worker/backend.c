@@ -14,10 +14,13 @@
 #define MAX_LINE	(1024 * 1024)		/* one SSE line or event */
 #define MAX_BODY	(64 * 1024 * 1024)	/* a whole response */
 
-extern const struct adapter adapter_openai_chat;
-
 static const struct adapter *const adapters[] = {
 	&adapter_openai_chat,
+	&adapter_openai_completion,
+	&adapter_ollama_chat,
+	&adapter_ollama_generate,
+	&adapter_kobold,
+	&adapter_claude,
 };
 
 const struct adapter *
@@ -196,7 +199,8 @@ finish_body(struct xfer *x, const struct node_call *nc, struct wresult *res)
 			    "a line of the stream is too long");
 			return -1;
 		}
-		if (!x->x_cs.cs_done && x->x_cs.cs_out->no_finish[0] == '\0') {
+		if (!x->x_cs.cs_done && x->x_cs.cs_out->no_finish[0] == '\0' &&
+		    !x->x_ad->ad_ends_on_close) {
 			fail(res, nc, 502, "backend_truncated", "%s",
 			    "the stream ended before it was complete");
 			return -1;

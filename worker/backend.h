@@ -22,6 +22,18 @@ struct node_call {
 	bool				 nc_stream;	/* stream to the client */
 	const char			*nc_tools;	/* JSON text or NULL */
 	const char			*nc_tool_choice;
+	/* Completion backends (openAIV1Completion, koboldCppGenerate,
+	 * ollamaApiGenerate): the whole prompt text as prompt.c builds it
+	 * (prompt_completion). NULL for chat backends; a completion
+	 * adapter sends "" when it is NULL. nc_msgs is then only read for
+	 * the images of its user messages (KoboldCpp). */
+	const char			*nc_prompt;
+	/* When not NULL, a JSON array (owned by the caller) that receives
+	 * the tool calls of the reply in OpenAI shape ({"id", "type":
+	 * "function", "function": {"name", "arguments": text}}; streamed
+	 * calls also carry "index"). Ollama chat and Claude fill it;
+	 * NULL drops them. */
+	json_t				*nc_tool_calls;
 };
 
 /* What came back. */
@@ -81,6 +93,9 @@ struct adapter {
 	/* The whole response body (non-streaming). 0, or -1 with cs_error. */
 	int			 (*ad_whole)(struct call_state *, const char *body,
 				    size_t n);
+	/* The dialect has no end marker: a stream that closes cleanly is
+	 * complete (KoboldCpp), not truncated. */
+	bool			 ad_ends_on_close;
 };
 
 /* The adapter for an api type, or NULL when it is not supported. */
@@ -88,5 +103,13 @@ const struct adapter	*adapter_for(enum conf_apitype_kind);
 
 /* Hand a token to the node output (and to the client when streaming). */
 void	call_token(struct call_state *, const char *p, size_t n);
+
+/* The adapters (worker/llm_*.c), for backend.c's table and the tests. */
+extern const struct adapter	adapter_openai_chat;		/* openAIChatCompletion */
+extern const struct adapter	adapter_openai_completion;	/* openAIV1Completion */
+extern const struct adapter	adapter_ollama_chat;		/* ollamaApiChat */
+extern const struct adapter	adapter_ollama_generate;	/* ollamaApiGenerate */
+extern const struct adapter	adapter_kobold;			/* koboldCppGenerate */
+extern const struct adapter	adapter_claude;			/* claudeMessages */
 
 #endif

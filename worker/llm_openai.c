@@ -6,6 +6,7 @@
 
 #include "../common/jsonw.h"
 #include "backend.h"
+#include "gen_input.h"
 
 static json_t *
 content_json(const struct wmsg *m)
@@ -60,36 +61,6 @@ messages_json(const struct wmsgs *l)
 	return a;
 }
 
-/* WilmerAI's set_gen_input: the preset, then stream, context size and
- * max tokens under the api type's names unless the preset nulls them;
- * then every null is dropped. */
-static void
-gen_input(json_t *root, const struct node_call *nc)
-{
-	const struct conf_apitype	*at = nc->nc_at;
-	json_t				*v;
-	const char			*key;
-	void				*tmp;
-
-	if (nc->nc_preset != NULL)
-		json_object_update(root, nc->nc_preset);
-	if (at->a_stream_prop[0] != '\0' &&
-	    !json_is_null(json_object_get(root, at->a_stream_prop)))
-		json_object_set_new(root, at->a_stream_prop,
-		    json_boolean(nc->nc_stream));
-	if (at->a_truncate_prop[0] != '\0' && nc->nc_ep->e_max_context >= 0 &&
-	    !json_is_null(json_object_get(root, at->a_truncate_prop)))
-		json_object_set_new(root, at->a_truncate_prop,
-		    json_integer(nc->nc_ep->e_max_context));
-	if (at->a_max_tokens_prop[0] != '\0' &&
-	    !json_is_null(json_object_get(root, at->a_max_tokens_prop)))
-		json_object_set_new(root, at->a_max_tokens_prop,
-		    json_integer(nc->nc_max_tokens));
-	json_object_foreach_safe(root, tmp, key, v)
-		if (json_is_null(v))
-			json_object_del(root, key);
-}
-
 static char *
 chat_body(const struct node_call *nc)
 {
@@ -100,7 +71,7 @@ chat_body(const struct node_call *nc)
 		json_object_set_new(root, "model",
 		    json_string(nc->nc_ep->e_model));
 	json_object_set_new(root, "messages", messages_json(nc->nc_msgs));
-	gen_input(root, nc);
+	gen_input_apply(root, nc);
 	if (nc->nc_tools != NULL && (t = json_loads(nc->nc_tools, 0, NULL)))
 		json_object_set_new(root, "tools", t);
 	if (nc->nc_tool_choice != NULL &&
@@ -231,5 +202,5 @@ chat_whole(struct call_state *cs, const char *body, size_t n)
 
 const struct adapter adapter_openai_chat = {
 	APIT_OPENAI_CHAT, "openAIChatCompletion", AD_SSE, chat_path, chat_body,
-	NULL, chat_event, chat_whole,
+	NULL, chat_event, chat_whole, false,
 };

@@ -1,0 +1,220 @@
+/* gen_input.c - WilmerAI's gen_input and the small helpers every backend adapter shares. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../common/jsonw.h"
+#include "../common/uuid.h"
+#include "gen_input.h"
+
+void
+gen_input_apply(json_t *root, const struct node_call *nc)
+{
+	const struct conf_apitype	*at = nc->nc_at;
+	json_t				*v;
+	const char			*key;
+	void				*tmp;
+
+	if (nc->nc_preset != NULL)
+		json_object_update(root, nc->nc_preset);
+	if (at->a_stream_prop[0] != '\0' &&
+	    !json_is_null(json_object_get(root, at->a_stream_prop)))
+		json_object_set_new(root, at->a_stream_prop,
+		    json_boolean(nc->nc_stream));
+	if (at->a_truncate_prop[0] != '\0' && nc->nc_ep->e_max_context >= 0 &&
+	    !json_is_null(json_object_get(root, at->a_truncate_prop)))
+		json_object_set_new(root, at->a_truncate_prop,
+		    json_integer(nc->nc_ep->e_max_context));
+	if (at->a_max_tokens_prop[0] != '\0' &&
+	    !json_is_null(json_object_get(root, at->a_max_tokens_prop)))
+		json_object_set_new(root, at->a_max_tokens_prop,
+		    json_integer(nc->nc_max_tokens));
+	json_object_foreach_safe(root, tmp, key, v)
+		if (json_is_null(v))
+			json_object_del(root, key);
+}
+
+json_t *
+gen_input_new(const struct node_call *nc)
+{
+	json_t	*o = json_object();
+
+	gen_input_apply(o, nc);
+	return o;
+}
+
+char *
+adapter_dump(json_t *root)
+{
+	char	*s = jsonw_dumps(root, JSONW_PYTHON);
+
+	json_decref(root);
+	return s;
+}
+
+/* {"error": {"message": ...}} or {"error": "..."} from the backend. */
+static bool
+backend_error(struct call_state *cs, json_t *root)
+{
+	json_t		*e = json_object_get(root, "error");
+	const char	*msg;
+
+	if (e == NULL || json_is_null(e))
+		return false;
+	msg = json_is_string(e) ? json_string_value(e) :
+	    json_string_value(json_object_get(e, "message"));
+	snprintf(cs->cs_error, sizeof(cs->cs_error), "the backend reported "
+	    "an error: %s", msg ? msg : "(no message)");
+	return true;
+}
+
+json_t *
+adapter_reply(struct call_state *cs, const char *text, size_t n,
+    const char *what)
+{
+	json_t		*root;
+	json_error_t	 je;
+
+	if ((root = json_loadb(text, n, 0, &je)) == NULL ||
+	    !json_is_object(root)) {
+		snprintf(cs->cs_error, sizeof(cs->cs_error), "%s is not JSON: "
+		    "%.*s", what, n > 60 ? 60 : (int)n, text);
+		json_decref(root);
+		return NULL;
+	}
+	if (backend_error(cs, root)) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+bool
+adapter_blank(const char *text, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (strchr(" \t\r\n\v\f", text[i]) == NULL || text[i] == '\0')
+			return false;
+	return true;
+}
+
+void
+adapter_finish(struct call_state *cs, const char *reason)
+{
+	if (reason != NULL)
+		snprintf(cs->cs_out->no_finish, sizeof(cs->cs_out->no_finish),
+		    "%s", reason);
+}
+
+void
+adapter_usage(struct call_state *cs, const json_t *prompt,
+    const json_t *completion)
+{
+	if (json_is_integer(prompt))
+		cs->cs_out->no_prompt_tokens = json_integer_value(prompt);
+	if (json_is_integer(completion))
+		cs->cs_out->no_completion_tokens = json_integer_value(completion);
+}
+
+const char *
+adapter_raw_image(const char *img)
+{
+	const char	*b;
+
+	if (strncmp(img, "data:", 5) != 0 ||
+	    (b = strstr(img, ";base64,")) == NULL)
+		return img;
+	return b + 8;
+}
+
+void
+adapter_tool_call(struct call_state *cs, json_t *call)
+{
+	if (cs->cs_nc->nc_tool_calls != NULL)
+		json_array_append(cs->cs_nc->nc_tool_calls, call);
+	json_decref(call);
+}
+
+json_t *
+adapter_openai_call(long index, const char *id, const char *name,
+    const char *arguments)
+{
+	json_t	*o = json_object();
+	char	 hex[33], gen[40];
+
+	if (index >= 0)
+		json_object_set_new(o, "index", json_integer(index));
+	if (id == NULL) {
+		uuid_new_hex(hex);
+		snprintf(gen, sizeof(gen), "call_%.24s", hex);
+		id = gen;
+	}
+	json_object_set_new(o, "id", json_string(id));
+	json_object_set_new(o, "type", json_string("function"));
+	json_object_set_new(o, "function", json_pack("{s:s,s:s}", "name",
+	    name != NULL ? name : "", "arguments",
+	    arguments != NULL ? arguments : ""));
+	return o;
+}
+
+static bool
+py_space(uint32_t c)
+{
+	return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) ||
+	    c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 &&
+	    c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+	    c == 0x205f || c == 0x3000;
+}
+
+/* Bytes of the whitespace character that s[0..n) starts with, or 0. */
+static size_t
+space_at(const unsigned char *s, size_t n)
+{
+	uint32_t	 c;
+	size_t		 k, i;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return py_space(s[0]) ? 1 : 0;
+	if ((s[0] & 0xe0) == 0xc0) {
+		k = 2;
+		c = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		k = 3;
+		c = s[0] & 0x0f;
+	} else
+		return 0;
+	if (n < k)
+		return 0;
+	for (i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	return py_space(c) ? k : 0;
+}
+
+void
+adapter_pystrip(const char *s, size_t n, bool left, bool right, size_t *off,
+    size_t *len)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+	size_t			 a = 0, b = n, k, j;
+
+	while (left && a < b && (k = space_at(u + a, b - a)) > 0)
+		a += k;
+	while (right && a < b) {
+		/* the last character starts at most 3 bytes back */
+		for (j = b - 1; j > a && b - j < 3 && (u[j] & 0xc0) == 0x80; j--)
+			;
+		if ((k = space_at(u + j, b - j)) == 0 || j + k != b)
+			break;
+		b = j;
+	}
+	*off = a;
+	*len = b - a;
+}

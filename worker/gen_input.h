@@ -1,0 +1,67 @@
+/* gen_input.h - WilmerAI's gen_input and the small helpers every backend adapter shares. */
+#ifndef SLUICE_GEN_INPUT_H
+#define SLUICE_GEN_INPUT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "backend.h"
+
+/* WilmerAI's set_gen_input, applied to root (an object the caller
+ * owns): nc's resolved preset is merged in, then the api type's stream,
+ * context-size (only when the endpoint sets maxContextTokenSize) and
+ * max-new-tokens properties are set, each unless the preset set it to
+ * null; finally every null member of root is dropped. Keys keep their
+ * first insertion order, as a Python dict does. */
+void		 gen_input_apply(json_t *root, const struct node_call *nc);
+
+/* A new object holding the gen_input alone (caller owns it). */
+json_t		*gen_input_new(const struct node_call *nc);
+
+/* Serialise a request body byte for byte as WilmerAI's
+ * requests.post(json=...) does, and release root. Caller frees. */
+char		*adapter_dump(json_t *root);
+
+/* Parse one reply object: a streamed event, an NDJSON line or a whole
+ * body (text need not be NUL-terminated). A new reference, or NULL with
+ * cs_error set when it is not a JSON object or is a backend error
+ * ({"error": "..."} or {"error": {"message": ...}}); what names the
+ * text in the message ("the response"). */
+json_t		*adapter_reply(struct call_state *, const char *text, size_t n,
+		    const char *what);
+
+/* True when text[0..n) holds only ASCII whitespace (WilmerAI skips
+ * such lines and events). */
+bool		 adapter_blank(const char *text, size_t n);
+
+/* Python's str.strip() (left and/or right) on the UTF-8 text
+ * s[0..n): *off and *len describe what is left. Whitespace is what
+ * str.isspace() accepts: \t-\r, \x1c-\x1f, space, U+0085, U+00A0,
+ * U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. */
+void		 adapter_pystrip(const char *s, size_t n, bool left, bool right,
+		    size_t *off, size_t *len);
+
+/* Record the finish reason (truncated to fit). */
+void		 adapter_finish(struct call_state *, const char *reason);
+
+/* Record reported token counts; either may be NULL or not an integer,
+ * which leaves that count alone. */
+void		 adapter_usage(struct call_state *, const json_t *prompt,
+		    const json_t *completion);
+
+/* img without a leading "data:<type>;base64," (borrowed; img itself
+ * when it has none): the raw base64 Ollama and KoboldCpp expect. */
+const char	*adapter_raw_image(const char *img);
+
+/* Append call (reference stolen) to nc_tool_calls, or drop it when the
+ * caller did not ask for tool calls. */
+void		 adapter_tool_call(struct call_state *, json_t *call);
+
+/* A new OpenAI-shape tool call {"id", "type": "function", "function":
+ * {"name", "arguments"}}, with "index" first when index >= 0. id NULL
+ * makes "call_" and 24 random hex digits. arguments is the JSON text. */
+json_t		*adapter_openai_call(long index, const char *id,
+		    const char *name, const char *arguments);
+
+#endif

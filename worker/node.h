@@ -1,0 +1,82 @@
+/* node.h - the node registry and what every node handler is given. */
+#ifndef SLUICE_NODE_H
+#define SLUICE_NODE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../common/buf.h"
+#include "../common/conf.h"
+#include "msgs.h"
+#include "vars.h"
+#include "wloop.h"
+
+struct flow;	/* one workflow run (worker/flow.c) */
+
+/* Everything a node may look at. All borrowed for the call. */
+struct node_ctx {
+	struct flow		*nx_flow;	/* the run (for nested workflows) */
+	struct wctx		*nx_wc;		/* phase, cancellation, heartbeats */
+	json_t			*nx_node;	/* this node's config object */
+	const char		*nx_workflow;	/* the workflow's name */
+	size_t			 nx_index;	/* 0-based position */
+	size_t			 nx_count;	/* nodes in the workflow */
+	bool			 nx_responder;	/* its output is the answer */
+	bool			 nx_stream;	/* ...and the client streams */
+	const char		*nx_confdir;
+	const struct conf_user	*nx_user;
+	struct vars		*nx_vars;	/* variables this node sees */
+	const struct wmsgs	*nx_msgs;	/* the conversation */
+	const char		*nx_discussion_id;	/* "" when none */
+};
+
+/* A handler writes the node's output (its agentNOutput) to out and
+ * returns 0, or -1 with res filled (RQ_ERROR with an HTTP status and a
+ * message naming the workflow and node; RQ_CANCELLED when
+ * wloop_stopped() said so). Handlers that produce text do not talk to
+ * the client: when the node is the responder the engine delivers out
+ * (as one chunk, or as a word stream for StaticResponse). Handlers
+ * that stream themselves (Standard, nested workflows) set *streamed. */
+typedef int	(*node_fn)(struct node_ctx *, struct buf *out, bool *streamed,
+		    struct wresult *res);
+
+struct node_type {
+	const char	*nt_name;	/* the "type" string */
+	node_fn		 nt_run;
+	bool		 nt_word_stream;	/* responder output streamed
+						   word by word (StaticResponse) */
+};
+
+/* The handler for a type name, or NULL. A node without "type" is
+ * Standard; an unknown type is reported by the engine. */
+const struct node_type	*node_type_find(const char *name);
+
+/* ---- helpers for handlers (worker/node.c) ---- */
+
+/* A string field after variable substitution; "" when absent or not a
+ * string. Caller frees. */
+char	*node_str(struct node_ctx *, const char *key);
+
+/* A string field as written (no substitution), or NULL. Borrowed. */
+const char *node_raw(struct node_ctx *, const char *key);
+
+/* A numeric field: a number, or a string that becomes a whole number
+ * after substitution; anything else (or nothing) gives def. */
+long	node_long(struct node_ctx *, const char *key, long def);
+double	node_double(struct node_ctx *, const char *key, double def);
+
+/* A boolean field: true/false only; def otherwise. */
+bool	node_bool(struct node_ctx *, const char *key, bool def);
+
+/* A list of strings, each substituted; NULL-terminated, caller frees
+ * with node_strv_free. Absent or not a list: an empty list. */
+char	**node_strv(struct node_ctx *, const char *key);
+void	  node_strv_free(char **);
+
+/* Fill res for an error of this node: "workflow 'W' node N (TYPE): ..."
+ * with HTTP status http. Returns -1. */
+int	node_fail(struct node_ctx *, struct wresult *res, int http,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif
