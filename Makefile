@@ -10,6 +10,8 @@
 
 O		?= build
 PREFIX		?= /usr/local
+UNITDIR		?= $(PREFIX)/lib/systemd/system
+MANDIR		?= $(PREFIX)/share/man
 SANITIZER	?=
 WERROR		?= 1
 CC		?= cc
@@ -78,8 +80,8 @@ COMMON_SRCS	:= $(addprefix common/,buf.c clock.c conf.c json.c jsonw.c \
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c greq.c gwconf.c http.c \
-		   http_parse.c main.c metrics.c pool.c resp.c route.c stats.c \
-		   sup.c)
+		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
+		   route.c stats.c sup.c)
 WORKER_SRCS	:= $(addprefix worker/,backend.c fault.c flow.c gen_input.c \
 		   lines.c llm.c llm_claude.c llm_completion.c llm_kobold.c \
 		   llm_ollama.c llm_openai.c main.c msgs.c node.c prompt.c sse.c \
@@ -168,9 +170,7 @@ check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
 			    worker/msgs.c worker/llm_openai.c worker/gen_input.c \
 			    common/jsonw.c \
 			    tests/stubs_worker.c)
-check_clean_OBJS	:= $(BASE) $(call obj,worker/clean.c worker/filter.c \
-			    worker/clean_conf.c common/conf.c common/json.c \
-			    common/jsonw.c common/names.c)
+check_clean_OBJS	:= $(BASE) $(call obj,$(wildcard worker/clean*.c) worker/filter.c common/conf.c common/json.c common/jsonw.c common/names.c)
 check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
 check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/llm_completion.c worker/llm_ollama.c \
@@ -183,19 +183,21 @@ check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/vars.c \
 			    worker/msgs.c common/json.c common/jsonw.c \
 			    common/conf.c common/names.c common/tokens.c \
 			    tests/stubs_nodes.c)
-check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/msgs.c \
-			    worker/prompt.c common/json.c common/jsonw.c \
+check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/vars_conv.c \
+			    worker/vars_json.c worker/msgs.c worker/prompt.c \
+			    worker/gen_input.c common/json.c common/jsonw.c \
 			    common/conf.c common/names.c common/tokens.c)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
+check_ops_OBJS		:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_http check_sse \
 		   check_conf check_api check_gwconf check_worker \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
-IT_TESTS	:= check_it check_it_api check_clients
+IT_TESTS	:= check_it check_it_api check_ops check_clients
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 
@@ -227,6 +229,9 @@ clients-deps:
 
 check: $(O)/config.mk lint clients-deps
 	$(MAKE) --no-print-directory check-run
+	tests/systemd_check.sh $(GATEWAY)
+	@if command -v mandoc >/dev/null; then \
+		mandoc -T lint -W warning docs/man/*.5 docs/man/*.8; fi
 	$(MAKE) --no-print-directory O=$(ASAN_O) SANITIZER=address,undefined \
 	    CFLAGS="-O1 -g" check-run
 
@@ -245,12 +250,21 @@ bench: $(O)/config.mk
 	$(MAKE) --no-print-directory all $(LOADGEN)
 	bench/run.sh $(O)
 
+# Binaries, units, man pages; the default configuration only where none
+# is installed yet (an admin's edits survive a reinstall).
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/sluice
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/sluice \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(MANDIR)/man8
 	install -m 755 $(GATEWAY) $(DESTDIR)$(PREFIX)/bin/sluice-gateway
 	install -m 755 $(WORKER) $(DESTDIR)$(PREFIX)/bin/sluice-worker
-	install -d $(DESTDIR)/etc/sluice
-	cp -r configs/. $(DESTDIR)/etc/sluice/
+	cp -rn configs/. $(DESTDIR)/etc/sluice/
+	sed 's#/usr/local/bin/#$(PREFIX)/bin/#g' systemd/sluice.service \
+	    > $(DESTDIR)$(UNITDIR)/sluice.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/sluice.service
+	install -m 644 systemd/sluice.socket $(DESTDIR)$(UNITDIR)/
+	install -m 644 docs/man/sluice.json.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 docs/man/sluice-gateway.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	rm -rf $(O) $(ASAN_O)

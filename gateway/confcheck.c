@@ -15,12 +15,16 @@ struct check {
 	struct conf_user	*k_user;
 	int			 k_errors;
 	int			 k_files;
+	void			(*k_report)(const char *);
 };
 
 static void
 problem(struct check *k, const char *err)
 {
-	fprintf(stderr, "%s\n", err);
+	if (k->k_report != NULL)
+		k->k_report(err);
+	else
+		fprintf(stderr, "%s\n", err);
 	k->k_errors++;
 }
 
@@ -99,9 +103,9 @@ check_shared(struct check *k)
 }
 
 int
-confcheck_run(const struct gw_conf *c)
+confcheck_run(const struct gw_conf *c, void (*report)(const char *))
 {
-	struct check	 k = { c->c_config_dir, NULL, 0, 0 };
+	struct check	 k = { c->c_config_dir, NULL, 0, 0, report };
 	char		 err[CONF_ERRLEN];
 
 	if (conf_user_load(c->c_config_dir, c->c_user, &k.k_user, err) == -1) {
@@ -114,6 +118,8 @@ confcheck_run(const struct gw_conf *c)
 		    k.k_user->u_custom_workflow);
 	check_shared(&k);
 	conf_user_free(k.k_user);
+	if (report != NULL)
+		return k.k_errors > 0 ? EX_CONFIG : 0;
 	if (k.k_errors > 0) {
 		fprintf(stderr, "%d problem%s in %s\n", k.k_errors,
 		    k.k_errors == 1 ? "" : "s", c->c_config_dir);

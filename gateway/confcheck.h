@@ -6,9 +6,9 @@ struct gw_conf;
 
 /* Load the user's workflows (its custom workflow and every shared one)
  * and, for each node naming an endpoint, that endpoint, its api type and
- * its preset. Prints one "path:line:col: message" line per problem to
- * stderr and "configuration OK" when there is none. Returns 0 when all
- * is well, EX_CONFIG otherwise. */
-int	confcheck_run(const struct gw_conf *);
+ * its preset. Each problem goes to report as "path:line:col: message"
+ * (NULL: printed to stderr, with "configuration OK" at the end when
+ * there is none). Returns 0 when all is well, EX_CONFIG otherwise. */
+int	confcheck_run(const struct gw_conf *, void (*report)(const char *));
 
 #endif

@@ -49,6 +49,16 @@ struct gw {
 	bool			 g_stopping;
 	struct gw_counters	 g_cnt;
 	struct gw_metrics	*g_metrics;
+	struct event		*g_tick_ev;	/* 1 s supervisor maintenance */
+	struct event		*g_drain_ev;	/* stopping: wait for clients */
+	uint64_t		 g_drain_deadline;
+	bool			 g_pool_draining;
+	struct event		*g_status_ev;	/* systemd STATUS= */
+	struct event		*g_watchdog_ev;	/* systemd WATCHDOG=1 */
+	uint64_t		 g_last_tick_ms;
+	bool			 g_wedge_test;	/* SLUICE_FAULT=wedge_gateway */
+	int			 g_argc;	/* for reloads */
+	char			**g_argv;
 };
 
 #endif

@@ -35,6 +35,8 @@ static const struct setting settings[] = {
 	SET("log_level",		S_LEVEL, c_log_level),
 	SET("access_log",		S_BOOL,	c_access_log),
 	SET("api_keys",			S_KEYS,	c_api_keys),
+	SET("admin_api_keys",		S_KEYS,	c_admin_keys),
+	SET("allow_unauthenticated_remote", S_BOOL, c_allow_open_remote),
 	SET("request_timeout_s",	S_MS,	c_request_timeout_ms),
 	SET("stream_heartbeat_s",	S_MS,	c_stream_heartbeat_ms),
 	SET("min_workers",		S_UINT,	c_sup.min_workers),
@@ -246,25 +248,25 @@ gwconf_args(struct gw_conf *c, int argc, char **argv)
 }
 
 static int
-set_keys(struct gw_conf *c, const struct jfile *jf, json_t *v,
+set_keys(char **keys, const char *name, const struct jfile *jf, json_t *v,
     char err[CONF_ERRLEN])
 {
 	size_t	 i;
 	json_t	*k;
 
 	if (!json_is_array(v) || json_array_size(v) > GW_MAX_KEYS)
-		return jfile_err(jf, "api_keys", err, "'api_keys' must be a "
-		    "list of at most %d strings", GW_MAX_KEYS);
+		return jfile_err(jf, name, err, "'%s' must be a list of at "
+		    "most %d strings", name, GW_MAX_KEYS);
 	json_array_foreach(v, i, k) {
 		if (!json_is_string(k) || json_string_length(k) < 8)
-			return jfile_err(jf, "api_keys", err, "each API key "
-			    "must be a string of at least 8 characters");
+			return jfile_err(jf, name, err, "each key in '%s' must "
+			    "be a string of at least 8 characters", name);
 	}
-	for (i = 0; c->c_api_keys[i] != NULL; i++)
-		xfree_secret(c->c_api_keys[i]);
+	for (i = 0; keys[i] != NULL; i++)
+		xfree_secret(keys[i]);
 	json_array_foreach(v, i, k)
-		c->c_api_keys[i] = xstrdup(json_string_value(k));
-	c->c_api_keys[json_array_size(v)] = NULL;
+		keys[i] = xstrdup(json_string_value(k));
+	keys[json_array_size(v)] = NULL;
 	return 0;
 }
 
@@ -334,7 +336,8 @@ apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
 			replace((char **)((char *)c + settings[i].s_off),
 			    json_string_value(v));
 		} else if (settings[i].s_type == S_KEYS) {
-			if (set_keys(c, jf, v, err) == -1)
+			if (set_keys((char **)((char *)c + settings[i].s_off),
+			    key, jf, v, err) == -1)
 				return -1;
 		} else if (settings[i].s_type == S_LEVEL) {
 			if (set_level(c, jf, v, err) == -1)
@@ -385,10 +388,12 @@ check_sanity(struct gw_conf *c, char err[CONF_ERRLEN])
 		    "(workers send a heartbeat every second)");
 		return -1;
 	}
-	if (!gwconf_is_loopback(c->c_listen) && c->c_api_keys[0] == NULL) {
+	if (!gwconf_is_loopback(c->c_listen) && c->c_api_keys[0] == NULL &&
+	    !c->c_allow_open_remote) {
 		snprintf(err, CONF_ERRLEN, "refusing to listen on %s without "
-		    "API keys: set \"api_keys\" in sluice.json or listen on "
-		    "127.0.0.1", c->c_listen);
+		    "API keys: set \"api_keys\" in sluice.json, listen on "
+		    "127.0.0.1, or set \"allow_unauthenticated_remote\": true",
+		    c->c_listen);
 		return -1;
 	}
 	return 0;
@@ -454,5 +459,7 @@ gwconf_free(struct gw_conf *c)
 	free(c->c_worker_bin);
 	for (i = 0; c->c_api_keys[i] != NULL; i++)
 		xfree_secret(c->c_api_keys[i]);
+	for (i = 0; c->c_admin_keys[i] != NULL; i++)
+		xfree_secret(c->c_admin_keys[i]);
 	memset(c, 0, sizeof(*c));
 }

@@ -23,6 +23,8 @@ struct gw_conf {
 	struct http_limits	 c_http;
 	struct sup_conf		 c_sup;
 	char			*c_api_keys[GW_MAX_KEYS + 1];	/* NULL-terminated */
+	char			*c_admin_keys[GW_MAX_KEYS + 1];	/* admin routes */
+	bool			 c_allow_open_remote;	/* no key, not loopback */
 	bool			 c_check_only;	/* --check-config */
 	bool			 c_access_log;	/* a line per request */
 };

@@ -80,6 +80,7 @@ struct http_conn {
 	size_t			 c_bytes;
 	const char		*c_route;
 	long			 c_tag;
+	unsigned		 c_nserved;	/* requests handed over */
 };
 
 TAILQ_HEAD(conn_list, http_conn);
@@ -438,6 +439,7 @@ conn_dispatch(struct http_conn *c)
 	event_del(c->c_timer);
 	c->c_req->peer = c->c_peer;
 	c->c_t0_us = now_us();
+	c->c_nserved++;
 	c->c_ttfb_us = -1;
 	c->c_status = 0;
 	c->c_bytes = 0;
@@ -797,6 +799,12 @@ http_stream_end(struct http_conn *c)
 }
 
 void
+http_server_set_limits(struct http_server *srv, const struct http_limits *l)
+{
+	srv->hs_lim = *l;
+}
+
+void
 http_server_on_done(struct http_server *srv, http_done_cb cb, void *arg)
 {
 	srv->hs_done = cb;
@@ -1067,8 +1075,12 @@ http_server_stop_accepting(struct http_server *srv)
 		if (c->c_state != CS_READ)
 			continue;
 		in = bufferevent_get_input(c->c_bev);
-		/* a request under way is answered, then closed */
-		if (http_parser_phase(c->c_parser) == HTTP_PHASE_IDLE &&
+		/* A request under way is answered, then closed. So is the
+		 * first request of a connection accepted just now: its bytes
+		 * may still be on the way (its deadline closes it if not).
+		 * Only idle keep-alive connections close at once. */
+		if (c->c_nserved > 0 &&
+		    http_parser_phase(c->c_parser) == HTTP_PHASE_IDLE &&
 		    evbuffer_get_length(in) == 0)
 			conn_begin_close(c);
 	}

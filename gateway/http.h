@@ -100,6 +100,9 @@ struct http_server	*http_server_new(struct event_base *base,
 			    const struct http_limits *lim, http_handler h,
 			    http_error_fmt ef, void *arg);
 
+/* New limits for connections and requests from now on (reload). */
+void	http_server_set_limits(struct http_server *, const struct http_limits *);
+
 /* Install the done hook (NULL to remove). */
 void	http_server_on_done(struct http_server *, http_done_cb, void *arg);
 

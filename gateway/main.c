@@ -20,6 +20,8 @@
 #include "greq.h"
 #include "gw.h"
 #include "pool.h"
+#include "notify.h"
+#include "reload.h"
 #include "route.h"
 #include "stats.h"
 #include "sup.h"
@@ -41,10 +43,29 @@ sane_stdio(void)
 		log_warn("close_range");
 }
 
+/* Stopping, first phase: no new connections, but the ones already
+ * accepted still send their requests and are served (as nginx does);
+ * once no connection is left (or the drain time is up) the pool drains. */
+static void
+drain_check(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw	*g = arg;
+
+	if (g->g_pool_draining)
+		return;
+	if (http_server_nconns(g->g_http) > 0 &&
+	    clock_mono_ms() < g->g_drain_deadline)
+		return;
+	g->g_pool_draining = true;
+	event_del(g->g_drain_ev);
+	sup_drain(g->g_sup);
+}
+
 static void
 on_stop_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct gw	*g = arg;
+	struct timeval	 tv = { 0, 50000 };
 
 	if (g->g_stopping) {
 		log_warnx("second %s: stopping now", strsignal((int)sig));
@@ -52,20 +73,61 @@ on_stop_signal(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	g->g_stopping = true;
+	g->g_drain_deadline = clock_mono_ms() + g->g_conf.c_sup.drain_timeout_ms;
 	log_info("%s: graceful stop (drain up to %llu s; send again to stop "
 	    "now)", strsignal((int)sig), (unsigned long long)
 	    (g->g_conf.c_sup.drain_timeout_ms / 1000));
-	sd_notify(0, "STOPPING=1\nSTATUS=draining");
+	notify_stopping(g);
 	http_server_stop_accepting(g->g_http);
-	sup_drain(g->g_sup);
+	g->g_drain_ev = event_new(g->g_base, -1, EV_PERSIST, drain_check, g);
+	if (g->g_drain_ev == NULL)
+		fatalx("event_new");
+	event_add(g->g_drain_ev, &tv);
+	drain_check(-1, 0, g);
 }
 
 static void
 on_hup(evutil_socket_t sig, short what, void *arg)
 {
-	log_warnx("SIGHUP: configuration reload is not available in this "
-	    "version; restart the service to apply gateway settings "
-	    "(workflow and endpoint files are read on every request)");
+	struct gw	*g = arg;
+
+	if (!g->g_stopping)
+		reload_run(g);
+}
+
+static void
+on_resize(evutil_socket_t sig, short what, void *arg)
+{
+	struct gw	*g = arg;
+
+	if (!g->g_stopping)
+		sup_resize(g->g_sup, sig == SIGTTIN ? +1 : -1);
+}
+
+/* The supervisor's once-a-second maintenance; the watchdog pings only
+ * while it runs. */
+static void
+on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct gw	*g = arg;
+
+	if (g->g_wedge_test && g->g_ready)
+		return;		/* SLUICE_FAULT=wedge_gateway: pretend */
+	g->g_last_tick_ms = clock_mono_ms();
+	sup_timer(g->g_sup);
+}
+
+static int
+start_tick(struct gw *g)
+{
+	struct timeval	 tv = { 1, 0 };
+	const char	*f = getenv("SLUICE_FAULT");
+
+	g->g_wedge_test = f != NULL && strstr(f, "wedge_gateway") != NULL;
+	g->g_last_tick_ms = clock_mono_ms();
+	g->g_tick_ev = event_new(g->g_base, -1, EV_PERSIST, on_tick, g);
+	return g->g_tick_ev != NULL && event_add(g->g_tick_ev, &tv) == 0 ?
+	    0 : -1;
 }
 
 static int
@@ -91,6 +153,15 @@ open_listener(struct gw *g)
 		if (http_server_adopt(g->g_http, SD_LISTEN_FDS_START, err,
 		    sizeof(err)) == -1) {
 			log_warnx("inherited socket: %s", err);
+			return -1;
+		}
+		/* The rule for "listen" holds for a socket systemd passes. */
+		if (!gwconf_is_loopback(http_server_addr(g->g_http)) &&
+		    g->g_conf.c_api_keys[0] == NULL &&
+		    !g->g_conf.c_allow_open_remote) {
+			log_warnx("refusing the inherited socket %s: it is not "
+			    "loopback and no \"api_keys\" are set",
+			    http_server_addr(g->g_http));
 			return -1;
 		}
 	} else if (http_server_listen(g->g_http, g->g_conf.c_listen, err,
@@ -135,8 +206,12 @@ setup(struct gw *g)
 	http_server_on_done(g->g_http, stats_http_done, g);
 	if (add_signal(g, 0, SIGTERM, on_stop_signal) == -1 ||
 	    add_signal(g, 1, SIGINT, on_stop_signal) == -1 ||
-	    add_signal(g, 2, SIGHUP, on_hup) == -1)
+	    add_signal(g, 2, SIGHUP, on_hup) == -1 ||
+	    add_signal(g, 3, SIGTTIN, on_resize) == -1 ||
+	    add_signal(g, 4, SIGTTOU, on_resize) == -1)
 		fatalx("cannot install signal handlers");
+	if (start_tick(g) == -1 || notify_init(g) == -1)
+		fatalx("cannot set up the maintenance timers");
 	if (open_listener(g) == -1)
 		return EX_UNAVAILABLE;
 	return 0;
@@ -161,6 +236,11 @@ teardown(struct gw *g)
 	greq_shutdown(g);
 	pool_free(g);
 	stats_free(g);
+	notify_free(g);
+	if (g->g_tick_ev != NULL)
+		event_free(g->g_tick_ev);
+	if (g->g_drain_ev != NULL)
+		event_free(g->g_drain_ev);
 	for (i = 0; i < sizeof(g->g_sigs) / sizeof(g->g_sigs[0]); i++)
 		if (g->g_sigs[i] != NULL)
 			event_free(g->g_sigs[i]);
@@ -189,8 +269,10 @@ main(int argc, char **argv)
 		gwconf_free(&g.g_conf);
 		return EX_CONFIG;
 	}
+	g.g_argc = argc;
+	g.g_argv = argv;
 	if (g.g_conf.c_check_only) {
-		r = confcheck_run(&g.g_conf);
+		r = confcheck_run(&g.g_conf, NULL);
 		gwconf_free(&g.g_conf);
 		return r;
 	}

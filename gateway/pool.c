@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <systemd/sd-daemon.h>
 
 #include "../common/clock.h"
 #include "../common/log.h"
@@ -21,6 +20,7 @@
 #include "greq.h"
 #include "http.h"
 #include "gw.h"
+#include "notify.h"
 #include "pool.h"
 #include "stats.h"
 #include "sup.h"
@@ -209,7 +209,7 @@ op_event(void *arg, enum sup_event ev)
 	if (ev == SUP_EV_READY) {
 		g->g_ready = true;
 		log_info("ready: serving on %s", http_server_addr(g->g_http));
-		sd_notify(0, "READY=1\nSTATUS=serving");
+		notify_ready(g);
 	} else {
 		log_info("all workers stopped");
 		event_base_loopbreak(g->g_base);

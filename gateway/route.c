@@ -25,9 +25,11 @@ struct route {
 	enum http_method	 r_method;
 	const char		*r_path;
 	route_fn		 r_fn;
-	bool			 r_public;	/* no API key needed */
+	int			 r_access;	/* ACCESS_* */
 	const char		*r_name;	/* metrics label */
 };
+
+enum { ACCESS_KEY = 0, ACCESS_PUBLIC, ACCESS_ADMIN };
 
 static bool
 is_ollama_path(const char *path)
@@ -261,23 +263,23 @@ metrics(struct gw *g, struct http_conn *c, const struct http_request *r)
 }
 
 static const struct route routes[] = {
-	{ HTTP_POST,	"/v1/chat/completions",	chat, false, "chat" },
-	{ HTTP_POST,	"/chat/completions",	chat, false, "chat" },
-	{ HTTP_POST,	"/v1/completions",	completion, false, "completion" },
-	{ HTTP_POST,	"/completions",		completion, false, "completion" },
-	{ HTTP_POST,	"/api/chat",		ollama_chat, false,
+	{ HTTP_POST,	"/v1/chat/completions",	chat, ACCESS_KEY, "chat" },
+	{ HTTP_POST,	"/chat/completions",	chat, ACCESS_KEY, "chat" },
+	{ HTTP_POST,	"/v1/completions",	completion, ACCESS_KEY, "completion" },
+	{ HTTP_POST,	"/completions",		completion, ACCESS_KEY, "completion" },
+	{ HTTP_POST,	"/api/chat",		ollama_chat, ACCESS_KEY,
 	    "ollama_chat" },
-	{ HTTP_POST,	"/api/generate",	ollama_generate, false,
+	{ HTTP_POST,	"/api/generate",	ollama_generate, ACCESS_KEY,
 	    "ollama_generate" },
-	{ HTTP_DELETE,	"/api/chat",		cancel, false, "cancel" },
-	{ HTTP_DELETE,	"/api/generate",	cancel, false, "cancel" },
-	{ HTTP_GET,	"/v1/models",		models, false, "models" },
-	{ HTTP_GET,	"/models",		models, false, "models" },
-	{ HTTP_GET,	"/api/tags",		tags, false, "tags" },
-	{ HTTP_GET,	"/api/version",		version, false, "version" },
-	{ HTTP_GET,	"/health",		health, true, "health" },
-	{ HTTP_GET,	"/metrics",		metrics, false, "metrics" },
-	{ HTTP_GET,	"/admin/workers",	workers, false, "admin" },
+	{ HTTP_DELETE,	"/api/chat",		cancel, ACCESS_KEY, "cancel" },
+	{ HTTP_DELETE,	"/api/generate",	cancel, ACCESS_KEY, "cancel" },
+	{ HTTP_GET,	"/v1/models",		models, ACCESS_KEY, "models" },
+	{ HTTP_GET,	"/models",		models, ACCESS_KEY, "models" },
+	{ HTTP_GET,	"/api/tags",		tags, ACCESS_KEY, "tags" },
+	{ HTTP_GET,	"/api/version",		version, ACCESS_KEY, "version" },
+	{ HTTP_GET,	"/health",		health, ACCESS_PUBLIC, "health" },
+	{ HTTP_GET,	"/metrics",		metrics, ACCESS_ADMIN, "metrics" },
+	{ HTTP_GET,	"/admin/workers",	workers, ACCESS_ADMIN, "admin" },
 };
 #define NROUTES	(sizeof(routes) / sizeof(routes[0]))
 
@@ -293,20 +295,27 @@ key_equal(const char *a, const char *b)
 	return d == 0;
 }
 
+/* Admin routes take only admin keys once there are any; otherwise the
+ * ordinary keys (if any) open every route. */
 static bool
-authorised(const struct gw *g, const struct http_request *r)
+authorised(const struct gw *g, const struct http_request *r, int access)
 {
 	const char	*h = http_header(r, "Authorization");
+	char *const	*keys = g->g_conf.c_api_keys;
 	size_t		 i;
 
-	if (g->g_conf.c_api_keys[0] == NULL)
+	if (access == ACCESS_PUBLIC)
+		return true;
+	if (access == ACCESS_ADMIN && g->g_conf.c_admin_keys[0] != NULL)
+		keys = g->g_conf.c_admin_keys;
+	if (keys[0] == NULL)
 		return true;
 	if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
 		return false;
 	for (h += 7; *h == ' '; h++)
 		;
-	for (i = 0; g->g_conf.c_api_keys[i] != NULL; i++)
-		if (key_equal(h, g->g_conf.c_api_keys[i]))
+	for (i = 0; keys[i] != NULL; i++)
+		if (key_equal(h, keys[i]))
 			return true;
 	return false;
 }
@@ -350,7 +359,7 @@ route_request(struct http_conn *c, const struct http_request *r, void *arg)
 		    strcmp(routes[i].r_path, r->path) != 0)
 			continue;
 		http_set_route(c, routes[i].r_name);
-		if (!routes[i].r_public && !authorised(g, r)) {
+		if (!authorised(g, r, routes[i].r_access)) {
 			http_reply_error(c, 401, "Missing or invalid API key: "
 			    "send 'Authorization: Bearer <key>'",
 			    "WWW-Authenticate: Bearer\r\n");

@@ -81,6 +81,7 @@ fi
 # --recursive-errors=no: warnings about our own units (an unknown or
 # misspelt key, a bad value) fail the check; problems in the units they
 # merely reference (network.target, ...) belong to the host.
+# shellcheck disable=SC2086 # $units is a list
 out=$(cd "$tmp" && systemd-analyze verify $manopt --recursive-errors=no \
     $units 2>&1)
 rc=$?

@@ -93,6 +93,15 @@ it_mock_start(struct it *t)
 }
 
 void
+it_settings(struct it *t, const char *settings)
+{
+	char	 text[2048];
+
+	snprintf(text, sizeof(text), "{%s}\n", settings ? settings : "");
+	write_file(t->it_dir, "sluice.json", text);
+}
+
+void
 it_config(struct it *t, const char *settings, const char *url)
 {
 	char	 text[2048], murl[128];
@@ -220,8 +229,13 @@ it_gateway_start(struct it *t, const char *env)
 	if (t->it_gw == 0) {
 		fd = open(t->it_log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fd, 2);
-		if (env != NULL)
-			putenv(strdup(env));
+		if (env != NULL) {	/* "A=1;B=2" */
+			char	*e = strdup(env), *tok, *save;
+
+			for (tok = strtok_r(e, ";", &save); tok != NULL;
+			    tok = strtok_r(NULL, ";", &save))
+				putenv(tok);
+		}
 		execl(bin, bin, "--config-dir", t->it_dir, "--listen",
 		    "127.0.0.1:0", (char *)NULL);
 		_exit(127);

@@ -30,8 +30,8 @@ void	it_mock_start(struct it *);
 void	it_config(struct it *, const char *settings, const char *endpoint_url);
 
 /* Start the gateway on a free port with the config folder and wait
- * until a worker is ready. env is NULL or "NAME=value" for the gateway
- * and its workers (e.g. "SLUICE_FAULT=crash"). */
+ * until a worker is ready. env is NULL or "NAME=value" entries joined by
+ * ';' for the gateway and its workers (e.g. "SLUICE_FAULT=crash"). */
 void	it_gateway_start(struct it *, const char *env);
 
 /* Stop the gateway with SIGTERM and expect a clean exit within
@@ -127,6 +127,9 @@ bool	it_read_until(int fd, struct buf *out, const char *needle,
 
 /* Open descriptors of a process (from /proc). */
 int	it_fd_count(pid_t);
+
+/* Write the folder's sluice.json anew (body without braces). */
+void	it_settings(struct it *, const char *settings);
 
 /* Parse JSON (test fails on invalid JSON). */
 json_t	*it_json(const char *text);

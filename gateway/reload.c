@@ -1,0 +1,94 @@
+/* reload.c - SIGHUP: read the configuration again, check it, apply it without dropping a request. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/conf.h"
+#include "../common/log.h"
+#include "../common/xmem.h"
+#include "confcheck.h"
+#include "gw.h"
+#include "http.h"
+#include "notify.h"
+#include "reload.h"
+#include "sup.h"
+
+static void
+report(const char *line)
+{
+	log_warnx("reload: %s", line);
+}
+
+/* Settings that only a restart can change keep their running value. */
+static void
+keep_restart_only(struct gw *g, struct gw_conf *nc)
+{
+	if (strcmp(nc->c_listen, g->g_conf.c_listen) != 0) {
+		log_warnx("reload: the listen address changed (%s -> %s); "
+		    "that takes a restart", g->g_conf.c_listen, nc->c_listen);
+		free(nc->c_listen);
+		nc->c_listen = xstrdup(g->g_conf.c_listen);
+	}
+	if (strcmp(nc->c_state_dir, g->g_conf.c_state_dir) != 0) {
+		log_warnx("reload: state_dir changed; that takes a restart");
+		free(nc->c_state_dir);
+		nc->c_state_dir = xstrdup(g->g_conf.c_state_dir);
+	}
+}
+
+static int
+load_user_bits(struct gw *g)
+{
+	struct conf_user	*u;
+	char			 err[CONF_ERRLEN];
+
+	if (conf_user_load(g->g_conf.c_config_dir, g->g_conf.c_user, &u,
+	    err) == -1) {
+		log_warnx("reload: %s", err);
+		return -1;
+	}
+	free(g->g_shared_folder);
+	g->g_shared_folder = xstrdup(u->u_shared_folder);
+	g->g_allow_shared = u->u_allow_shared;
+	conf_user_free(u);
+	return 0;
+}
+
+static void
+apply(struct gw *g, struct gw_conf *nc)
+{
+	keep_restart_only(g, nc);
+	gwconf_free(&g->g_conf);
+	g->g_conf = *nc;	/* takes the strings */
+	memset(nc, 0, sizeof(*nc));
+	log_init(g->g_conf.c_log_level);
+	http_server_set_limits(g->g_http, &g->g_conf.c_http);
+	load_user_bits(g);
+	sup_reload(g->g_sup, &g->g_conf.c_sup);
+}
+
+int
+reload_run(struct gw *g)
+{
+	struct gw_conf	 nc;
+	char		 err[CONF_ERRLEN];
+	int		 r = -1;
+
+	log_info("SIGHUP: reloading the configuration");
+	notify_reloading(g);
+	if (gwconf_args(&nc, g->g_argc, g->g_argv) != 0)
+		log_warnx("reload: the command line no longer parses");
+	else if (gwconf_load(&nc, err) == -1)
+		log_warnx("reload: %s", err);
+	else if (confcheck_run(&nc, report) != 0)
+		log_warnx("reload: the configuration has problems (above)");
+	else {
+		apply(g, &nc);
+		r = 0;
+	}
+	if (r == -1)
+		log_warnx("reload refused: still serving with the running "
+		    "configuration");
+	gwconf_free(&nc);
+	notify_ready(g);
+	return r;
+}
