@@ -126,7 +126,15 @@ health_status(const struct gw *g, const struct sup_stats *st, int *code)
 	if (!g->g_ready)
 		return "starting";
 	*code = 200;
-	return st->st_degraded || st->st_broken ? "degraded" : "ok";
+	/* Serving, but not well: workers keep crashing, some cannot start,
+	 * or requests wait with every worker busy and the pool at its
+	 * maximum. */
+	if (st->st_degraded || st->st_broken)
+		return "degraded";
+	if (st->st_queued > 0 && st->st_count[W_IDLE] == 0 &&
+	    st->st_live >= sup_get_conf(g->g_sup)->max_workers)
+		return "degraded";
+	return "ok";
 }
 
 static void

@@ -525,6 +525,42 @@ third_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 	th->t_done = true;
 }
 
+/* With every worker busy and requests waiting, /health says so. */
+static void
+saturated_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
+{
+	bool	*seen = arg;
+	json_t	*h;
+
+	if (*seen)
+		return;
+	h = get_json("/health");
+	if (json_integer_value(json_object_get(h, "queue")) > 0)
+		*seen = strcmp(json_string_value(json_object_get(h, "status")),
+		    "degraded") == 0;
+	json_decref(h);
+}
+
+START_TEST(health_degraded_when_saturated)
+{
+	struct it_stream	 s[3];
+	bool			 seen = false;
+	char			*body = chat_body(false, "{\"head_delay_ms\": 600}");
+
+	start("\"min_workers\": 1, \"max_workers\": 1");
+	memset(s, 0, sizeof(s));
+	s[0].s_body = s[1].s_body = s[2].s_body = body;
+	it_streams(&T, s, 3, 10000, saturated_tick, &seen);
+	ck_assert(seen);
+	ck_assert_int_eq(s[2].s_status, 200);
+	buf_free(&s[0].s_out);
+	buf_free(&s[1].s_out);
+	buf_free(&s[2].s_out);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
 START_TEST(full_queue_answers_503)
 {
 	struct it_stream	 s[2];
@@ -740,6 +776,7 @@ it_suite(void)
 	TC("models_health", models_and_health);
 	TC("graceful_stop", graceful_stop_finishes_streams);
 	TC("queue_full", full_queue_answers_503);
+	TC("saturated", health_degraded_when_saturated);
 	TC("recycle", workers_recycle_after_max_requests);
 	TC("crash", crashing_worker_costs_one_request);
 	TC("exit_config", config_exit_is_not_respawned);
