@@ -182,7 +182,11 @@ check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/vars.c \
 			    worker/msgs.c common/json.c common/jsonw.c \
 			    common/conf.c common/names.c common/tokens.c \
-			    tests/stubs_nodes.c)
+			    worker/node_static.c worker/node_concat.c \
+			    worker/node_arith.c worker/node_cond.c \
+			    worker/node_json.c worker/node_tagtext.c \
+			    worker/node_chunker.c worker/node_files.c \
+			    worker/node_python.c tests/stubs_nodes.c)
 check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/vars_conv.c \
 			    worker/vars_json.c worker/msgs.c worker/prompt.c \
 			    worker/gen_input.c common/json.c common/jsonw.c \
