@@ -84,7 +84,10 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   route.c stats.c sup.c)
 WORKER_SRCS	:= $(addprefix worker/,backend.c fault.c flow.c gen_input.c \
 		   lines.c llm.c llm_claude.c llm_completion.c llm_kobold.c \
-		   llm_ollama.c llm_openai.c main.c msgs.c node.c prompt.c sse.c \
+		   llm_ollama.c llm_openai.c main.c msgs.c node.c node_arith.c \
+		   node_chunker.c node_concat.c node_cond.c node_files.c \
+		   node_json.c node_python.c node_static.c node_tagtext.c \
+		   prompt.c sse.c \
 		   vars.c wloop.c)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
