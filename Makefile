@@ -81,13 +81,13 @@ PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c greq.c gwconf.c http.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
-		   route.c stats.c sup.c)
+		   route.c epslots.c gate.c slots.c stats.c sup.c)
 WORKER_SRCS	:= $(addprefix worker/,backend.c fault.c flow.c gen_input.c \
 		   lines.c llm.c llm_claude.c llm_completion.c llm_kobold.c \
 		   llm_ollama.c llm_openai.c main.c msgs.c node.c node_arith.c \
 		   node_chunker.c node_concat.c node_cond.c node_files.c \
 		   node_json.c node_python.c node_static.c node_tagtext.c \
-		   prompt.c sse.c \
+		   prompt.c slot.c sse.c \
 		   vars.c wloop.c)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
@@ -157,6 +157,7 @@ check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/names.c \
 			    common/jsonw.c)
 check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)
 check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/sup.c)
+check_slots_OBJS	:= $(BASE) $(call obj,gateway/slots.c)
 check_http_OBJS		:= $(BASE) $(call obj,gateway/http.c gateway/http_parse.c) \
 			    $(LLHTTP_OBJS)
 check_sse_OBJS		:= $(BASE) $(call obj,worker/sse.c)
@@ -198,13 +199,15 @@ check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
 check_ops_OBJS		:= $(check_it_OBJS)
+check_limits_OBJS	:= $(check_it_OBJS)
 
-UNIT_TESTS	:= check_common check_proto check_sup check_http check_sse \
+UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
+		   check_sse \
 		   check_conf check_api check_gwconf check_worker \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
-IT_TESTS	:= check_it check_it_api check_ops check_clients
+IT_TESTS	:= check_it check_it_api check_ops check_limits check_clients
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

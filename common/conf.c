@@ -376,6 +376,9 @@ static const struct field endpoint_table[] = {
 	    0 },
 	{ "backupPresetName", F_STR, EOFF(e_backup_preset), false, NULL, 0 },
 	{ "appendPresetName", F_STR, EOFF(e_append_preset), false, NULL, 0 },
+	/* Sluice's own: calls at once, held by the gateway across workers. */
+	{ "maxConcurrentRequests", F_INT, EOFF(e_max_concurrent), false, NULL,
+	    0 },
 };
 
 static const char *
@@ -398,6 +401,10 @@ endpoint_fields(struct conf_endpoint *e, char err[CONF_ERRLEN])
 	    get_object(jf, root, "presetSamplers", &e->e_preset_samplers,
 	    err) == -1)
 		return -1;
+	if (e->e_max_concurrent < 0 || e->e_max_concurrent > 4096)
+		return jfile_err_member(jf, root, "maxConcurrentRequests", err,
+		    "'maxConcurrentRequests' must be from 0 (no limit) to "
+		    "4096");
 	/* WilmerAI tests these for truth: "" means "none". */
 	e->e_backup_endpoint = empty_is_null(e->e_backup_endpoint);
 	e->e_backup_preset = empty_is_null(e->e_backup_preset);

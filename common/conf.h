@@ -110,6 +110,7 @@ struct conf_endpoint {
 	const char	*e_backup_endpoint;	/* backupEndpointName or NULL */
 	const char	*e_backup_preset;	/* backupPresetName or NULL */
 	const char	*e_append_preset;	/* appendPresetName or NULL */
+	long		 e_max_concurrent;	/* maxConcurrentRequests, 0 none */
 };
 
 /* subdir is the user's u_endpoint_subdir ("" = Endpoints/ itself). */

@@ -143,7 +143,7 @@ dump_opt(const json_t *v)
 
 int
 api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
-    uint64_t dl, const json_t *opts, const json_t *tools,
+    const struct api_limits *lim, const json_t *opts, const json_t *tools,
     const json_t *tool_choice, int *status, char err[API_ERRLEN])
 {
 	struct proto_msg m;
@@ -156,7 +156,8 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 	proto_msg_init(&m, PROTO_REQ_START, rqid);
 	m.m_u.req_start = (struct proto_req_start){ (uint32_t)out->ar_api,
 	    out->ar_stream, str_from(out->ar_model), am->am_pm, am->am_n,
-	    str_from(o), str_from(t), str_from(tc), dl };
+	    str_from(o), str_from(t), str_from(tc), lim->deadline_ms,
+	    lim->ep_limit, lim->ep_wait_ms };
 	if (proto_encode(&out->ar_start, &m) == -1)
 		r = api_fail(status, err, 413, "The request is too large.");
 	free(o);
@@ -167,7 +168,7 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 
 int
 api_parse(int api, const char *body, size_t len, const char *rqid,
-    uint64_t dl, struct api_req *out, int *status, char err[API_ERRLEN])
+    const struct api_limits *lim, struct api_req *out, int *status, char err[API_ERRLEN])
 {
 	json_error_t	 je;
 	json_t		*root;
@@ -190,16 +191,16 @@ api_parse(int api, const char *body, size_t len, const char *rqid,
 	}
 	switch (api) {
 	case API_OPENAI_CHAT:
-		r = api_openai_chat(root, rqid, dl, out, status, err);
+		r = api_openai_chat(root, rqid, lim, out, status, err);
 		break;
 	case API_OPENAI_COMPLETION:
-		r = api_openai_completion(root, rqid, dl, out, status, err);
+		r = api_openai_completion(root, rqid, lim, out, status, err);
 		break;
 	case API_OLLAMA_CHAT:
-		r = api_ollama_chat(root, rqid, dl, out, status, err);
+		r = api_ollama_chat(root, rqid, lim, out, status, err);
 		break;
 	default:
-		r = api_ollama_generate(root, rqid, dl, out, status, err);
+		r = api_ollama_generate(root, rqid, lim, out, status, err);
 		break;
 	}
 	json_decref(root);

@@ -21,12 +21,19 @@ struct api_req {
 	struct buf	 ar_start;		/* encoded REQ_START frame */
 };
 
+/* What the gateway's settings add to every REQ_START. */
+struct api_limits {
+	uint64_t	 deadline_ms;	/* the request's budget, 0 = none */
+	uint32_t	 ep_limit;	/* per-endpoint calls at once, 0 = none */
+	uint64_t	 ep_wait_ms;	/* longest wait for such a slot */
+};
+
 /* Parse a request body of the given API kind and encode its REQ_START
- * for request rqid with the given time budget. Returns 0, or -1 with
+ * for request rqid with the given limits. Returns 0, or -1 with
  * *status (400/413) and err set to the message the client should see
  * (WilmerAI's wording where it has one). out is cleared on failure. */
 int	api_parse(int api, const char *body, size_t len, const char *rqid,
-	    uint64_t deadline_ms, struct api_req *out, int *status,
+	    const struct api_limits *, struct api_req *out, int *status,
 	    char err[API_ERRLEN]);
 
 void	api_req_clear(struct api_req *);	/* frees members, reusable */
@@ -56,20 +63,24 @@ void	api_msgs_free(struct api_msgs *);
 /* Encode REQ_START for out->ar_* and msgs, with the request's optional
  * generation options (object), tools and tool_choice (NULL if absent). */
 int	api_encode(struct api_req *out, const struct api_msgs *, const char *rqid,
-	    uint64_t deadline_ms, const json_t *opts, const json_t *tools,
+	    const struct api_limits *, const json_t *opts, const json_t *tools,
 	    const json_t *tool_choice, int *status, char err[API_ERRLEN]);
 
 /* Set *status/err; returns -1. */
 int	api_fail(int *status, char err[API_ERRLEN], int st, const char *msg);
 
 /* The per-API parsers; root is the parsed body object. */
-int	api_openai_chat(json_t *root, const char *rqid, uint64_t dl,
-	    struct api_req *, int *status, char err[API_ERRLEN]);
-int	api_openai_completion(json_t *root, const char *rqid, uint64_t dl,
-	    struct api_req *, int *status, char err[API_ERRLEN]);
-int	api_ollama_chat(json_t *root, const char *rqid, uint64_t dl,
-	    struct api_req *, int *status, char err[API_ERRLEN]);
-int	api_ollama_generate(json_t *root, const char *rqid, uint64_t dl,
-	    struct api_req *, int *status, char err[API_ERRLEN]);
+int	api_openai_chat(json_t *root, const char *rqid,
+	    const struct api_limits *, struct api_req *, int *status,
+	    char err[API_ERRLEN]);
+int	api_openai_completion(json_t *root, const char *rqid,
+	    const struct api_limits *, struct api_req *, int *status,
+	    char err[API_ERRLEN]);
+int	api_ollama_chat(json_t *root, const char *rqid,
+	    const struct api_limits *, struct api_req *, int *status,
+	    char err[API_ERRLEN]);
+int	api_ollama_generate(json_t *root, const char *rqid,
+	    const struct api_limits *, struct api_req *, int *status,
+	    char err[API_ERRLEN]);
 
 #endif

@@ -105,7 +105,7 @@ model_field(json_t *root, struct api_req *out)
 }
 
 int
-api_ollama_chat(json_t *root, const char *rqid, uint64_t dl,
+api_ollama_chat(json_t *root, const char *rqid, const struct api_limits *lim,
     struct api_req *out, int *status, char err[API_ERRLEN])
 {
 	json_t		*msgs = json_object_get(root, "messages"), *jm;
@@ -121,7 +121,7 @@ api_ollama_chat(json_t *root, const char *rqid, uint64_t dl,
 	json_array_foreach(msgs, i, jm)
 		if (chat_message(&am, jm, status, err) == -1)
 			goto out;
-	r = api_encode(out, &am, rqid, dl, json_object_get(root, "options"),
+	r = api_encode(out, &am, rqid, lim, json_object_get(root, "options"),
 	    json_object_get(root, "tools"), NULL, status, err);
 out:
 	api_msgs_free(&am);
@@ -151,7 +151,7 @@ generate_images(struct api_msgs *am, json_t *images)
 }
 
 int
-api_ollama_generate(json_t *root, const char *rqid, uint64_t dl,
+api_ollama_generate(json_t *root, const char *rqid, const struct api_limits *lim,
     struct api_req *out, int *status, char err[API_ERRLEN])
 {
 	const char	*sys = json_string_value(json_object_get(root, "system"));
@@ -177,7 +177,7 @@ api_ollama_generate(json_t *root, const char *rqid, uint64_t dl,
 		    bt.bt_msgs[i].bm_content, strlen(bt.bt_msgs[i].bm_content));
 	begtags_free(&bt);
 	generate_images(&am, json_object_get(root, "images"));
-	r = api_encode(out, &am, rqid, dl, json_object_get(root, "options"),
+	r = api_encode(out, &am, rqid, lim, json_object_get(root, "options"),
 	    NULL, NULL, status, err);
 	api_msgs_free(&am);
 	return r;

@@ -147,7 +147,7 @@ flags(json_t *root, bool stream_default, struct api_req *out, int *status,
 }
 
 int
-api_openai_chat(json_t *root, const char *rqid, uint64_t dl,
+api_openai_chat(json_t *root, const char *rqid, const struct api_limits *lim,
     struct api_req *out, int *status, char err[API_ERRLEN])
 {
 	json_t		*msgs = json_object_get(root, "messages"), *jm, *o;
@@ -167,7 +167,7 @@ api_openai_chat(json_t *root, const char *rqid, uint64_t dl,
 		if (chat_message(&am, jm, status, err) == -1)
 			goto out;
 	o = options(root);
-	r = api_encode(out, &am, rqid, dl, o, json_object_get(root, "tools"),
+	r = api_encode(out, &am, rqid, lim, o, json_object_get(root, "tools"),
 	    json_object_get(root, "tool_choice"), status, err);
 	json_decref(o);
 out:
@@ -187,7 +187,7 @@ prompt_of(json_t *root)
 }
 
 int
-api_openai_completion(json_t *root, const char *rqid, uint64_t dl,
+api_openai_completion(json_t *root, const char *rqid, const struct api_limits *lim,
     struct api_req *out, int *status, char err[API_ERRLEN])
 {
 	const char	*prompt = prompt_of(root);
@@ -209,7 +209,7 @@ api_openai_completion(json_t *root, const char *rqid, uint64_t dl,
 		    bt.bt_msgs[i].bm_content, strlen(bt.bt_msgs[i].bm_content));
 	begtags_free(&bt);
 	o = options(root);
-	r = api_encode(out, &am, rqid, dl, o, NULL, NULL, status, err);
+	r = api_encode(out, &am, rqid, lim, o, NULL, NULL, status, err);
 	json_decref(o);
 	api_msgs_free(&am);
 	return r;

@@ -15,6 +15,7 @@
 #include "../common/sha256.h"
 #include "../common/xmem.h"
 #include "api.h"
+#include "gate.h"
 #include "greq.h"
 #include "gw.h"
 #include "metrics.h"
@@ -31,6 +32,8 @@ struct greq {
 	char			 q_cmpl_id[64];
 	char			*q_model;	/* echoed model */
 	bool			 q_submitted;	/* the pool knows it */
+	bool			 q_admitted;	/* holds a --concurrency turn */
+	struct gate_waiter	*q_gate_w;	/* waiting for that turn */
 	bool			 q_head_sent;
 	bool			 q_done;	/* finished, waiting for reaper */
 	struct buf		 q_text;	/* the answer so far */
@@ -84,7 +87,15 @@ greq_init(struct gw *g)
 	TAILQ_INIT(&g->g_live);
 	TAILQ_INIT(&g->g_dead);
 	g->g_reaper = event_new(g->g_base, -1, 0, reaper_cb, g);
+	g->g_gate = gate_new(g->g_base, greq_gate_limit(&g->g_conf),
+	    g->g_conf.c_concurrency_timeout_ms);
 	return g->g_reaper != NULL ? 0 : -1;
+}
+
+unsigned
+greq_gate_limit(const struct gw_conf *c)
+{
+	return c->c_concurrency_level == GW_CL_REQUEST ? c->c_concurrency : 0;
 }
 
 void
@@ -100,6 +111,8 @@ greq_shutdown(struct gw *g)
 	if (g->g_reaper != NULL)
 		event_free(g->g_reaper);
 	g->g_reaper = NULL;
+	gate_free(g->g_gate);
+	g->g_gate = NULL;
 }
 
 /* Never free inside a callback chain: the reaper does it next pass. */
@@ -114,6 +127,12 @@ finish(struct greq *q)
 	q->q_conn = NULL;
 	if (q->q_hb != NULL)
 		event_del(q->q_hb);
+	gate_cancel(g->g_gate, q->q_gate_w);
+	q->q_gate_w = NULL;
+	if (q->q_admitted) {
+		q->q_admitted = false;
+		gate_leave(g->g_gate);
+	}
 	TAILQ_REMOVE(&g->g_live, q, q_entry);
 	TAILQ_INSERT_TAIL(&g->g_dead, q, q_entry);
 	event_active(g->g_reaper, EV_TIMEOUT, 0);
@@ -429,30 +448,19 @@ start_heartbeat(struct greq *q)
 		event_add(q->q_hb, &tv);
 }
 
-void
-greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
-    int api)
+/* Hand the parsed request to the pool. */
+static void
+submit(struct greq *q)
 {
-	struct greq	*q = greq_new(g, conn, hr);
-	char		 err[API_ERRLEN];
+	struct gw	*g = q->q_gw;
 	const char	*why;
 	int		 status;
-	uint64_t	 budget = g->g_conf.c_request_timeout_ms;
 
-	g->g_cnt.gc_completions++;
-	q->q_rc.rc_api = api;
-	if (api_parse(api, hr->body, hr->body_len, q->q_id, budget, &q->q_api,
-	    &status, err) == -1 || idempotency(q, hr, &status, err) == -1) {
-		g->g_cnt.gc_rejected++;
-		send_error(q, status, err);
-		finish(q);
-		return;
-	}
-	setup_ctx(q);
 	snprintf(q->q_sr.sr_id, sizeof(q->q_sr.sr_id), "%s", q->q_id);
 	q->q_sr.sr_start = q->q_api.ar_start.b_data;
 	q->q_sr.sr_start_len = q->q_api.ar_start.b_len;
-	q->q_sr.sr_deadline = budget ? q->q_started + budget : 0;
+	q->q_sr.sr_deadline = g->g_conf.c_request_timeout_ms ? q->q_started +
+	    g->g_conf.c_request_timeout_ms : 0;
 	if (sup_submit(g->g_sup, &q->q_sr, &status, &why) == -1) {
 		g->g_cnt.gc_rejected++;
 		log_warnx("[rq %s] refused: %s", q->q_id, why);
@@ -463,4 +471,56 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 	q->q_submitted = true;
 	if (q->q_api.ar_stream && !q->q_done)
 		start_heartbeat(q);
+}
+
+/* Our turn under --concurrency came, or the wait timed out (WilmerAI's
+ * 503 wording). */
+static void
+gate_cb(void *owner, bool admitted)
+{
+	struct greq	*q = owner;
+
+	q->q_gate_w = NULL;
+	if (admitted) {
+		q->q_admitted = true;
+		submit(q);
+		return;
+	}
+	q->q_gw->g_cnt.gc_rejected++;
+	log_warnx("[rq %s] waited %llu ms for a turn under --concurrency; "
+	    "503", q->q_id, (unsigned long long)(clock_mono_ms() -
+	    q->q_started));
+	send_error(q, 503, "Server busy, concurrency limit reached");
+	finish(q);
+}
+
+void
+greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
+    int api)
+{
+	struct greq		*q = greq_new(g, conn, hr);
+	char			 err[API_ERRLEN];
+	int			 status;
+	const struct gw_conf	*c = &g->g_conf;
+	struct api_limits	 lim = { c->c_request_timeout_ms,
+				    c->c_concurrency_level == GW_CL_ENDPOINT ?
+				    c->c_concurrency : 0,
+				    c->c_concurrency_timeout_ms };
+
+	g->g_cnt.gc_completions++;
+	q->q_rc.rc_api = api;
+	if (api_parse(api, hr->body, hr->body_len, q->q_id, &lim, &q->q_api,
+	    &status, err) == -1 || idempotency(q, hr, &status, err) == -1) {
+		g->g_cnt.gc_rejected++;
+		send_error(q, status, err);
+		finish(q);
+		return;
+	}
+	setup_ctx(q);
+	if (gate_enter(g->g_gate, q, gate_cb, &q->q_gate_w)) {
+		q->q_admitted = true;
+		submit(q);
+	} else
+		log_info("[rq %s] waits for a turn (%u running, %u waiting)",
+		    q->q_id, gate_active(g->g_gate), gate_waiting(g->g_gate));
 }

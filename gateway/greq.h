@@ -7,6 +7,7 @@
 #include "sup.h"
 
 struct gw;
+struct gw_conf;
 
 /* Serve a generation request of the given API kind on conn: parse the
  * body, submit it to the pool and answer when the worker is done. Every
@@ -22,7 +23,12 @@ int	greq_cancel_id(struct gw *, const char *id, const char *why);
 /* Requests being answered now. */
 unsigned greq_in_flight(struct gw *);
 
-/* Set up the reaper that frees finished requests outside callbacks. */
+/* The request gate's limit under c: --concurrency at the request
+ * level, else 0 (none). */
+unsigned greq_gate_limit(const struct gw_conf *c);
+
+/* Set up the reaper that frees finished requests outside callbacks, and
+ * the --concurrency gate. */
 int	greq_init(struct gw *);
 
 /* Free every request (at exit, after the server is gone). */

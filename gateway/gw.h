@@ -15,6 +15,8 @@ struct sup;
 struct chan;
 struct greq;
 struct gw_metrics;
+struct slots;
+struct gate;
 
 /* Counters for /health and /metrics. */
 struct gw_counters {
@@ -37,6 +39,9 @@ struct gw {
 	unsigned		 g_nchans;
 	struct event		*g_sup_timer;
 	struct event		*g_sigchld;
+	struct slots		*g_slots;	/* per-endpoint limits */
+	struct event		*g_slots_timer;
+	struct gate		*g_gate;	/* --concurrency */
 	struct event		*g_reaper;	/* frees closed requests */
 	struct greq_list	 g_live;	/* requests in flight */
 	struct greq_list	 g_dead;	/* waiting for the reaper */

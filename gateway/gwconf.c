@@ -14,7 +14,7 @@
 #include "../common/xmem.h"
 #include "gwconf.h"
 
-enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL, S_BOOL };
+enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL, S_BOOL, S_CLEVEL };
 
 /* One setting: its key in sluice.json, its type and where it lives. A
  * command-line flag that sets the same thing wins over the files. */
@@ -39,6 +39,9 @@ static const struct setting settings[] = {
 	SET("allow_unauthenticated_remote", S_BOOL, c_allow_open_remote),
 	SET("request_timeout_s",	S_MS,	c_request_timeout_ms),
 	SET("stream_heartbeat_s",	S_MS,	c_stream_heartbeat_ms),
+	SET("concurrency",		S_UINT,	c_concurrency),
+	SET("concurrency_timeout_s",	S_MS,	c_concurrency_timeout_ms),
+	SET("concurrency_level",	S_CLEVEL, c_concurrency_level),
 	SET("min_workers",		S_UINT,	c_sup.min_workers),
 	SET("max_workers",		S_UINT,	c_sup.max_workers),
 	SET("max_requests",		S_UINT,	c_sup.max_requests),
@@ -87,6 +90,8 @@ defaults(struct gw_conf *c)
 	c->c_access_log = true;
 	c->c_request_timeout_ms = 3600 * 1000;
 	c->c_stream_heartbeat_ms = 1000;
+	c->c_concurrency_timeout_ms = 900 * 1000;
+	c->c_concurrency_level = GW_CL_REQUEST;
 	http_limits_default(&c->c_http);
 	sup_conf_default(&c->c_sup);
 	cli_set = 0;
@@ -104,6 +109,10 @@ usage(FILE *f)
 "  --workers N        run exactly N workers (min_workers = max_workers = N)\n"
 "  --state-dir DIR    database and runtime files (default ./state)\n"
 "  --worker-bin PATH  worker binary (default: sluice-worker beside this one)\n"
+"  --concurrency N    at most N requests (or backend calls) at once; 0 = no limit\n"
+"  --concurrency-timeout S  longest wait for a turn, seconds (default 900)\n"
+"  --concurrency-level wilmer|endpoint  gate whole requests (default) or\n"
+"                     each endpoint's backend calls\n"
 "  --check-config     load and check every configuration file, then exit\n"
 "  -v, --verbose      debug logging\n"
 "  --version, --help\n"
@@ -162,7 +171,7 @@ parse_uint(const char *v, unsigned *out)
 }
 
 enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
-    O_WBIN, O_CHECK, O_VERSION, O_HELP };
+    O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL };
 
 static const struct option longopts[] = {
 	{ "config-dir", required_argument, NULL, O_CONFIG },
@@ -175,11 +184,62 @@ static const struct option longopts[] = {
 	{ "state-dir", required_argument, NULL, O_STATE },
 	{ "worker-bin", required_argument, NULL, O_WBIN },
 	{ "check-config", no_argument, NULL, O_CHECK },
+	{ "concurrency", required_argument, NULL, O_CONC },
+	{ "concurrency-timeout", required_argument, NULL, O_CONC_TO },
+	{ "concurrency-level", required_argument, NULL, O_CONC_LEVEL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, O_VERSION },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* "wilmer" is WilmerAI's name for the request gate; "request" says it
+ * plainly. */
+static int
+parse_clevel(const char *v, int *out)
+{
+	if (strcasecmp(v, "wilmer") == 0 || strcasecmp(v, "request") == 0)
+		*out = GW_CL_REQUEST;
+	else if (strcasecmp(v, "endpoint") == 0)
+		*out = GW_CL_ENDPOINT;
+	else
+		return -1;
+	return 0;
+}
+
+/* The concurrency flags, each marking its setting as given. */
+static int
+apply_conc(struct gw_conf *c, int ch, const char *arg)
+{
+	char	*end;
+	double	 d;
+
+	if (ch == O_CONC) {
+		if (parse_uint(arg, &c->c_concurrency) == -1) {
+			fprintf(stderr, "sluice-gateway: --concurrency needs a "
+			    "number from 0 to 4096\n");
+			return -1;
+		}
+		cli_set |= 1ull << setting_index("concurrency");
+	} else if (ch == O_CONC_TO) {
+		d = strtod(arg, &end);
+		if (*arg == '\0' || *end != '\0' || !(d > 0 && d <= 1e9)) {
+			fprintf(stderr, "sluice-gateway: --concurrency-timeout "
+			    "needs a positive number of seconds\n");
+			return -1;
+		}
+		c->c_concurrency_timeout_ms = (uint64_t)(d * 1000);
+		cli_set |= 1ull << setting_index("concurrency_timeout_s");
+	} else {
+		if (parse_clevel(arg, &c->c_concurrency_level) == -1) {
+			fprintf(stderr, "sluice-gateway: --concurrency-level "
+			    "is wilmer (or request) or endpoint\n");
+			return -1;
+		}
+		cli_set |= 1ull << setting_index("concurrency_level");
+	}
+	return 0;
+}
 
 static int
 apply_opt(struct gw_conf *c, int ch, const char *arg)
@@ -192,6 +252,8 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 	case O_STATE:	replace(&c->c_state_dir, arg);
 			cli_set |= 1ull << setting_index("state_dir"); return 0;
 	case O_WBIN:	replace(&c->c_worker_bin, arg); return 0;
+	case O_CONC: case O_CONC_TO: case O_CONC_LEVEL:
+			return apply_conc(c, ch, arg);
 	case O_CHECK:	c->c_check_only = true; return 0;
 	case 'v':	c->c_log_level = LOG_LVL_DEBUG;
 			cli_set |= 1ull << setting_index("log_level"); return 0;
@@ -342,6 +404,12 @@ apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
 		} else if (settings[i].s_type == S_LEVEL) {
 			if (set_level(c, jf, v, err) == -1)
 				return -1;
+		} else if (settings[i].s_type == S_CLEVEL) {
+			if (!json_is_string(v) || parse_clevel(
+			    json_string_value(v), &c->c_concurrency_level) == -1)
+				return jfile_err(jf, key, err, "'%s' must be "
+				    "\"wilmer\" (or \"request\") or \"endpoint\"",
+				    key);
 		} else if (settings[i].s_type == S_BOOL) {
 			if (!json_is_boolean(v))
 				return jfile_err(jf, key, err, "'%s' must be "
@@ -381,6 +449,11 @@ check_sanity(struct gw_conf *c, char err[CONF_ERRLEN])
 		snprintf(err, CONF_ERRLEN, "min_workers (%u) is above "
 		    "max_workers (%u)", c->c_sup.min_workers,
 		    c->c_sup.max_workers);
+		return -1;
+	}
+	if (c->c_concurrency > 0 && c->c_concurrency_timeout_ms == 0) {
+		snprintf(err, CONF_ERRLEN, "concurrency_timeout_s must be "
+		    "above 0");
 		return -1;
 	}
 	if (c->c_sup.hang_timeout_ms < 2000) {

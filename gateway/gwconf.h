@@ -11,6 +11,12 @@
 
 #define GW_MAX_KEYS	32
 
+/* What --concurrency limits (WilmerAI's --concurrency-level). */
+enum gw_clevel {
+	GW_CL_REQUEST,		/* "wilmer": whole requests, in the gateway */
+	GW_CL_ENDPOINT,		/* each backend call, per endpoint */
+};
+
 struct gw_conf {
 	char			*c_config_dir;	/* WilmerAI-layout folder */
 	char			*c_user;	/* the user whose workflows run */
@@ -20,6 +26,9 @@ struct gw_conf {
 	int			 c_log_level;
 	uint64_t		 c_request_timeout_ms;
 	uint64_t		 c_stream_heartbeat_ms;
+	unsigned		 c_concurrency;	/* 0 = unlimited */
+	uint64_t		 c_concurrency_timeout_ms;
+	int			 c_concurrency_level;	/* enum gw_clevel */
 	struct http_limits	 c_http;
 	struct sup_conf		 c_sup;
 	char			*c_api_keys[GW_MAX_KEYS + 1];	/* NULL-terminated */

@@ -642,6 +642,10 @@ struct gw_metrics {
 	int			 gm_cancels;
 	int			 gm_backend_errors;
 	int			 gm_stream_bytes;
+	int			 gm_gate_active;
+	int			 gm_gate_waiting;
+	int			 gm_slots_used;
+	int			 gm_slots_waiting;
 };
 
 /* 5 ms to 10 min: cached answers up to long non-streamed generations. */
@@ -708,6 +712,15 @@ gw_declare_pool(struct gw_metrics *gm)
 	    "Failed calls to LLM backends, by endpoint.", gw_l_endpoint);
 	gm->gm_stream_bytes = metrics_counter(m, "sluice_stream_bytes_total",
 	    "Bytes of streamed answers sent to clients.", NULL);
+	gm->gm_gate_active = metrics_gauge(m, "sluice_concurrency_active",
+	    "Requests holding a turn under --concurrency.", NULL);
+	gm->gm_gate_waiting = metrics_gauge(m, "sluice_concurrency_waiting",
+	    "Requests waiting for a turn under --concurrency.", NULL);
+	gm->gm_slots_used = metrics_gauge(m, "sluice_endpoint_slots_in_use",
+	    "Backend calls holding one of an endpoint's concurrency slots.",
+	    gw_l_endpoint);
+	gm->gm_slots_waiting = metrics_gauge(m, "sluice_endpoint_slots_waiting",
+	    "Backend calls waiting for a slot on an endpoint.", gw_l_endpoint);
 	for (i = 0; i < GW_RESTART_NCAUSES; i++)
 		metrics_inc(m, gm->gm_restarts, &gw_causes[i], 0);
 	for (i = 0; i < GW_CANCEL_NSOURCES; i++)
@@ -804,4 +817,19 @@ void
 gw_metrics_workers(struct gw_metrics *gm, const char *state, unsigned n)
 {
 	metrics_set(gm->gm_reg, gm->gm_workers, &state, n);
+}
+
+void
+gw_metrics_gate(struct gw_metrics *gm, unsigned active, unsigned waiting)
+{
+	metrics_set(gm->gm_reg, gm->gm_gate_active, NULL, active);
+	metrics_set(gm->gm_reg, gm->gm_gate_waiting, NULL, waiting);
+}
+
+void
+gw_metrics_slots(struct gw_metrics *gm, const char *endpoint, unsigned used,
+    unsigned waiting)
+{
+	metrics_set(gm->gm_reg, gm->gm_slots_used, &endpoint, used);
+	metrics_set(gm->gm_reg, gm->gm_slots_waiting, &endpoint, waiting);
 }

@@ -145,5 +145,10 @@ void	gw_metrics_in_flight(struct gw_metrics *, unsigned n);
 void	gw_metrics_queue(struct gw_metrics *, unsigned n);
 void	gw_metrics_workers(struct gw_metrics *, const char *state,
 	    unsigned n);
+/* The --concurrency gate, and one endpoint's slots (held, waiting). */
+void	gw_metrics_gate(struct gw_metrics *, unsigned active,
+	    unsigned waiting);
+void	gw_metrics_slots(struct gw_metrics *, const char *endpoint,
+	    unsigned used, unsigned waiting);
 
 #endif

@@ -17,6 +17,7 @@
 #include "../common/log.h"
 #include "../common/xmem.h"
 #include "chan.h"
+#include "epslots.h"
 #include "greq.h"
 #include "http.h"
 #include "gw.h"
@@ -269,6 +270,7 @@ find_worker_bin(struct gw *g)
 static const struct sup_ops real_ops = {
 	op_spawn, op_kill, op_send, op_close, op_pause, op_now, op_arm,
 	greq_sup_chunk, greq_sup_done, greq_sup_fail, op_event, op_exited,
+	epslots_frame, epslots_freed,
 };
 
 int
@@ -280,6 +282,8 @@ pool_init(struct gw *g)
 		return -1;
 	g->g_nchans = 2 * g->g_conf.c_sup.max_workers;
 	g->g_chans = xcalloc(g->g_nchans, sizeof(*g->g_chans));
+	if (epslots_init(g) == -1)
+		return -1;
 	g->g_sup = sup_new(&g->g_conf.c_sup, &real_ops, g);
 	g->g_sup_timer = evtimer_new(g->g_base, sup_timer_cb, g);
 	sigchld = evsignal_new(g->g_base, SIGCHLD, sigchld_cb, g);
@@ -309,6 +313,7 @@ pool_free(struct gw *g)
 	g->g_chans = NULL;
 	sup_free(g->g_sup);
 	g->g_sup = NULL;
+	epslots_free(g);
 	if (g->g_sup_timer != NULL)
 		event_free(g->g_sup_timer);
 	if (g->g_sigchld != NULL)

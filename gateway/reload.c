@@ -6,6 +6,8 @@
 #include "../common/log.h"
 #include "../common/xmem.h"
 #include "confcheck.h"
+#include "gate.h"
+#include "greq.h"
 #include "gw.h"
 #include "http.h"
 #include "notify.h"
@@ -64,6 +66,8 @@ apply(struct gw *g, struct gw_conf *nc)
 	http_server_set_limits(g->g_http, &g->g_conf.c_http);
 	load_user_bits(g);
 	sup_reload(g->g_sup, &g->g_conf.c_sup);
+	gate_set(g->g_gate, greq_gate_limit(&g->g_conf),
+	    g->g_conf.c_concurrency_timeout_ms);
 }
 
 int

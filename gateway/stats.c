@@ -3,12 +3,21 @@
 
 #include "../common/buf.h"
 #include "../common/log.h"
+#include "gate.h"
 #include "gw.h"
 #include "greq.h"
 #include "metrics.h"
+#include "slots.h"
 #include "stats.h"
 
-/* Gauges read at scrape time: the pool and the requests in flight. */
+static void
+slot_sample(void *arg, const char *ep, unsigned used, unsigned waiting)
+{
+	gw_metrics_slots(arg, ep, used, waiting);
+}
+
+/* Gauges read at scrape time: the pool, the requests in flight, the
+ * concurrency gate and slots. */
 static void
 sample(struct gw_metrics *gm, void *arg)
 {
@@ -22,6 +31,11 @@ sample(struct gw_metrics *gm, void *arg)
 		    st.st_count[s]);
 	gw_metrics_queue(gm, st.st_queued);
 	gw_metrics_in_flight(gm, greq_in_flight(g));
+	if (g->g_gate != NULL)
+		gw_metrics_gate(gm, gate_active(g->g_gate),
+		    gate_waiting(g->g_gate));
+	if (g->g_slots != NULL)
+		slots_foreach(g->g_slots, slot_sample, gm);
 }
 
 int

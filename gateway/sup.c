@@ -464,6 +464,7 @@ w_bury(struct sup *s, struct worker *w)
 	else if (w->w_cause == SUP_EXIT_NONE && crash)
 		w->w_cause = SUP_EXIT_CRASH;
 	s->s_ops.exited(s->s_arg, w->w_cause);
+	s->s_ops.freed(s->s_arg, w->w_slot, w->w_pid);
 	s->s_ops.close_chan(s->s_arg, w->w_slot);
 	w->w_pid = 0;
 	w->w_req = NULL;
@@ -627,6 +628,7 @@ on_done(struct sup *s, struct worker *w, const struct proto_msg *m)
 	s->s_st.st_served++;
 	sr = w_detach(w);
 	w->w_phase[0] = '\0';
+	s->s_ops.freed(s->s_arg, w->w_slot, w->w_pid);
 	if (m->m_u.req_done.retiring) {
 		w->w_expected = true;
 		w->w_cause = SUP_EXIT_RECYCLE;
@@ -682,6 +684,38 @@ on_retire(struct sup *s, struct worker *w, const struct proto_msg *m)
 	set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
 }
 
+static void
+on_slot(struct sup *s, struct worker *w, const struct proto_msg *m)
+{
+	if (rq_matches(s, w, m))
+		s->s_ops.slot_frame(s->s_arg, w->w_slot, w->w_pid, m);
+}
+
+int
+sup_slot_answer(struct sup *s, unsigned slot, pid_t pid, const char *ep,
+    bool granted)
+{
+	struct worker	*w;
+	struct proto_msg m;
+	struct buf	 b = BUF_INIT;
+	int		 r = -1;
+
+	if (slot >= s->s_nw)
+		return -1;
+	w = &s->s_w[slot];
+	if (w->w_pid != pid || (w->w_state != W_BUSY &&
+	    w->w_state != W_CANCELLING))
+		return -1;
+	proto_msg_init(&m, PROTO_SLOT_GRANT, w->w_rqid);
+	m.m_u.slot.endpoint = str_from(ep);
+	m.m_u.slot.granted = granted;
+	if (proto_encode(&b, &m) == 0 &&
+	    s->s_ops.send(s->s_arg, w->w_slot, b.b_data, b.b_len) == 0)
+		r = 0;
+	buf_free(&b);
+	return r;
+}
+
 void
 sup_chan_frame(struct sup *s, unsigned slot, const struct proto_msg *m)
 {
@@ -704,6 +738,8 @@ sup_chan_frame(struct sup *s, unsigned slot, const struct proto_msg *m)
 	case PROTO_REQ_DONE:	on_done(s, w, m);	break;
 	case PROTO_HEARTBEAT:	on_heartbeat(s, w, m);	break;
 	case PROTO_RETIRE:	on_retire(s, w, m);	break;
+	case PROTO_SLOT_ACQUIRE:
+	case PROTO_SLOT_RELEASE: on_slot(s, w, m);	break;
 	default:		violation(s, w, "unexpected message"); break;
 	}
 	maintain(s);

@@ -112,6 +112,13 @@ struct sup_ops {
 	void		(*event)(void *arg, enum sup_event);
 	/* A worker's slot was emptied; cause says why. */
 	void		(*exited)(void *arg, enum sup_exit cause);
+	/* SLOT_ACQUIRE / SLOT_RELEASE from the worker in slot (checked to
+	 * belong to its current request). */
+	void		(*slot_frame)(void *arg, unsigned slot, pid_t pid,
+			    const struct proto_msg *);
+	/* The worker's request is over (REQ_DONE) or the worker is gone:
+	 * whatever it still holds must be given back. */
+	void		(*freed)(void *arg, unsigned slot, pid_t pid);
 };
 
 struct sup_stats {
@@ -166,6 +173,11 @@ void		 sup_pause(struct sup *, struct sup_req *, bool paused);
 /* Channel and process events, from the real or the fake world. */
 void		 sup_chan_frame(struct sup *, unsigned slot,
 		    const struct proto_msg *);
+/* Answer worker (slot, pid)'s SLOT_ACQUIRE for ep. Returns 0 when sent,
+ * -1 when that worker is no longer busy on a request or the send failed
+ * (the slot should then be given back). */
+int		 sup_slot_answer(struct sup *, unsigned slot, pid_t pid,
+		    const char *ep, bool granted);
 void		 sup_chan_error(struct sup *, unsigned slot, bool bad_version,
 		    const char *why);
 void		 sup_chan_eof(struct sup *, unsigned slot);

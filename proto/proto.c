@@ -50,6 +50,8 @@ static const struct field fields_req_start[] = {
 	FLD("tools",	F_STR,	0, proto_req_start, tools),
 	FLD("tchoice",	F_STR,	0, proto_req_start, tool_choice),
 	FLD("dl",	F_U64,	0, proto_req_start, deadline_ms),
+	FLD("epl",	F_U32,	0, proto_req_start, ep_limit),
+	FLD("epw",	F_U64,	0, proto_req_start, ep_wait_ms),
 };
 
 static const struct field fields_req_chunk[] = {
@@ -80,6 +82,13 @@ static const struct field fields_retire[] = {
 	FLD("why",	F_STR,	0, proto_retire, reason),
 };
 
+static const struct field fields_slot[] = {
+	FLD("ep",	F_STR,	1, proto_slot, endpoint),
+	FLD("lim",	F_U32,	0, proto_slot, limit),
+	FLD("to",	F_U64,	0, proto_slot, timeout_ms),
+	FLD("ok",	F_BOOL,	0, proto_slot, granted),
+};
+
 #define nitems(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct msgdesc {
@@ -95,6 +104,7 @@ struct msgdesc {
 #define FIELDS_req_done		fields_req_done, nitems(fields_req_done)
 #define FIELDS_heartbeat	fields_heartbeat, nitems(fields_heartbeat)
 #define FIELDS_retire		fields_retire, nitems(fields_retire)
+#define FIELDS_slot		fields_slot, nitems(fields_slot)
 #define FIELDS_none		NULL, 0
 
 static const struct msgdesc descs[] = {

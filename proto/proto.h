@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	1
+#define PROTO_VERSION	2
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -64,6 +64,9 @@ struct proto_req_start {
 	struct str		 tools;		/* JSON array text */
 	struct str		 tool_choice;	/* JSON text */
 	uint64_t		 deadline_ms;	/* budget from receipt */
+	uint32_t		 ep_limit;	/* endpoint slots when an endpoint
+						   sets none; 0 = unlimited */
+	uint64_t		 ep_wait_ms;	/* longest wait for a slot */
 };
 
 struct proto_req_chunk {
@@ -94,6 +97,14 @@ struct proto_retire {
 	struct str	 reason;
 };
 
+/* Per-endpoint concurrency slots held by the gateway (SLOT_*). */
+struct proto_slot {
+	struct str	 endpoint;	/* the endpoint's name */
+	uint32_t	 limit;		/* SLOT_ACQUIRE: calls at once */
+	uint64_t	 timeout_ms;	/* SLOT_ACQUIRE: longest wait */
+	bool		 granted;	/* SLOT_GRANT: false = timed out */
+};
+
 /* One member per body named in msg.def (CANCEL and SHUTDOWN have none). */
 union proto_body {
 	struct proto_hello	 hello;
@@ -102,6 +113,7 @@ union proto_body {
 	struct proto_req_done	 req_done;
 	struct proto_heartbeat	 heartbeat;
 	struct proto_retire	 retire;
+	struct proto_slot	 slot;
 };
 
 struct proto_msg {

@@ -13,6 +13,8 @@
 
 static struct api_req	 A;
 static struct proto_msg	 M;
+static const struct api_limits LIM = { 5000, 2, 30000 };
+static const struct api_limits NOLIM = { 0, 0, 0 };
 
 /* Parse body; on success decode the REQ_START frame into M. */
 static int
@@ -20,7 +22,7 @@ parse(const char *body, int *status, char *err)
 {
 	char	 perr[PROTO_ERRLEN];
 
-	if (api_parse(API_OPENAI_CHAT, body, strlen(body), "rq-1", 5000, &A,
+	if (api_parse(API_OPENAI_CHAT, body, strlen(body), "rq-1", &LIM, &A,
 	    status, err) == -1)
 		return -1;
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
@@ -58,6 +60,8 @@ START_TEST(valid_request)
 	ck_assert(str_eq(rs->msgs[1].name, "bob"));
 	ck_assert(str_eq(rs->options, "{\"temperature\":0.2}"));
 	ck_assert_uint_eq(rs->deadline_ms, 5000);
+	ck_assert_uint_eq(rs->ep_limit, 2);
+	ck_assert_uint_eq(rs->ep_wait_ms, 30000);
 	done();
 }
 END_TEST
@@ -95,7 +99,7 @@ bad(const char *body, int want_status, const char *want)
 	int	 st = 0;
 	char	 err[API_ERRLEN];
 
-	ck_assert_int_eq(api_parse(API_OPENAI_CHAT, body, strlen(body), "r", 0,
+	ck_assert_int_eq(api_parse(API_OPENAI_CHAT, body, strlen(body), "r", &NOLIM,
 	    &A, &st, err), -1);
 	ck_assert_int_eq(st, want_status);
 	ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err,
@@ -311,7 +315,7 @@ parse_api(int api, const char *body, int *st, char *err)
 {
 	char	 perr[PROTO_ERRLEN];
 
-	if (api_parse(api, body, strlen(body), "rq-2", 0, &A, st, err) == -1)
+	if (api_parse(api, body, strlen(body), "rq-2", &NOLIM, &A, st, err) == -1)
 		return -1;
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
 	    A.ar_start.b_len - 4, &M, perr), 0);

@@ -550,6 +550,7 @@ START_TEST(test_endpoint_load)
 	    " \"startThinkTag\": \"<think>\", \"endThinkTag\": \"</think>\",\n"
 	    " \"responseStartTextToRemoveEndpointWide\": \"Answer:\",\n"
 	    " \"backupEndpointName\": \"\", \"appendPresetName\": \"X\",\n"
+	    " \"maxConcurrentRequests\": 2,\n"
 	    " \"presetSamplers\": {\"temperature\": 0.3}}");
 	ck_assert_msg(conf_endpoint_load(tmpdir, "eps", "Full", &e, err) == 0,
 	    "%s", err);
@@ -567,6 +568,7 @@ START_TEST(test_endpoint_load)
 	ck_assert_ptr_null(e->e_start_text[1]);
 	ck_assert_ptr_null(e->e_backup_endpoint);
 	ck_assert_str_eq(e->e_append_preset, "X");
+	ck_assert_int_eq(e->e_max_concurrent, 2);
 	ck_assert(json_is_object(e->e_preset_samplers));
 	conf_endpoint_free(e);
 	/* Shipped embedding endpoints have no promptTemplate key. */
@@ -578,6 +580,7 @@ START_TEST(test_endpoint_load)
 	ck_assert_int_eq(e->e_max_context, -1);
 	ck_assert_ptr_null(e->e_preset_samplers);
 	ck_assert_ptr_null(e->e_start_text[0]);
+	ck_assert_int_eq(e->e_max_concurrent, 0);
 	conf_endpoint_free(e);
 }
 END_TEST
@@ -624,6 +627,9 @@ START_TEST(test_endpoint_errors)
 	    "\"T\",\n \"responseStartTextToRemoveEndpointWide\": [\"a\",\n {}]}",
 	    "3:2: 'responseStartTextToRemoveEndpointWide' must be a list of "
 	    "strings; item 2 is an object");
+	endpoint_fails("Conc", "{\"endpoint\": \"x\", \"apiTypeConfigFileName\": "
+	    "\"T\",\n  \"maxConcurrentRequests\": -1}", "2:3: "
+	    "'maxConcurrentRequests' must be from 0 (no limit) to 4096");
 	endpoint_fails("Num", "7", "1:1: '[' or '{' expected near '7'");
 	endpoint_fails("Arr", "[]", "1:1: an endpoint config must be a JSON "
 	    "object, not a list");

@@ -196,6 +196,53 @@ START_TEST(unknown_user_is_an_error)
 }
 END_TEST
 
+START_TEST(concurrency_settings)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	ck_assert_int_eq(args(&c, NULL), 0);
+	ck_assert_uint_eq(c.c_concurrency, 0);		/* unlimited */
+	ck_assert_uint_eq(c.c_concurrency_timeout_ms, 900000);
+	ck_assert_int_eq(c.c_concurrency_level, GW_CL_REQUEST);
+	gwconf_free(&c);
+	/* WilmerAI's flags and level names. */
+	ck_assert_int_eq(args(&c, "--concurrency", "2",
+	    "--concurrency-timeout", "1.5", "--concurrency-level", "endpoint",
+	    (char *)NULL), 0);
+	ck_assert_uint_eq(c.c_concurrency, 2);
+	ck_assert_uint_eq(c.c_concurrency_timeout_ms, 1500);
+	ck_assert_int_eq(c.c_concurrency_level, GW_CL_ENDPOINT);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--concurrency-level", "wilmer",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(c.c_concurrency_level, GW_CL_REQUEST);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--concurrency-level", "node",
+	    (char *)NULL), -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--concurrency-timeout", "0",
+	    (char *)NULL), -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--concurrency", "-1", (char *)NULL), -1);
+	gwconf_free(&c);
+	/* The file form, under a command-line flag. */
+	put("sluice.json", "{\"concurrency\": 4, \"concurrency_timeout_s\": 3,"
+	    " \"concurrency_level\": \"endpoint\"}");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--concurrency", "1",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_uint_eq(c.c_concurrency, 1);
+	ck_assert_uint_eq(c.c_concurrency_timeout_ms, 3000);
+	ck_assert_int_eq(c.c_concurrency_level, GW_CL_ENDPOINT);
+	gwconf_free(&c);
+	load_fails("{\"concurrency_level\": \"node\"}",
+	    "'concurrency_level' must be");
+	load_fails("{\"concurrency\": 2, \"concurrency_timeout_s\": 0}",
+	    "concurrency_timeout_s must be above 0");
+}
+END_TEST
+
 static Suite *
 gwconf_suite(void)
 {
@@ -210,6 +257,7 @@ gwconf_suite(void)
 	tcase_add_test(tc, bad_settings_are_positioned_errors);
 	tcase_add_test(tc, remote_bind_needs_keys);
 	tcase_add_test(tc, unknown_user_is_an_error);
+	tcase_add_test(tc, concurrency_settings);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -32,7 +32,7 @@ fill_sample(struct proto_msg *m, uint32_t type)
 	case PROTO_REQ_START:
 		m->m_u.req_start = (struct proto_req_start){ API_OPENAI_CHAT,
 		    true, { "m:x", 3 }, msgs, 2, { "{\"t\":1}", 7 },
-		    { "[]", 2 }, { "\"auto\"", 6 }, 90000 };
+		    { "[]", 2 }, { "\"auto\"", 6 }, 90000, 1, 900000 };
 		break;
 	case PROTO_REQ_CHUNK:
 		m->m_u.req_chunk = (struct proto_req_chunk){ 7, { "tok", 3 },
@@ -48,6 +48,12 @@ fill_sample(struct proto_msg *m, uint32_t type)
 		break;
 	case PROTO_RETIRE:
 		m->m_u.retire.reason = (struct str){ "max", 3 };
+		break;
+	case PROTO_SLOT_ACQUIRE:
+	case PROTO_SLOT_GRANT:
+	case PROTO_SLOT_RELEASE:
+		m->m_u.slot = (struct proto_slot){ { "Fast", 4 }, 2, 9000,
+		    true };
 		break;
 	default:
 		break;

@@ -34,6 +34,8 @@ static struct fake {
 	char		 fail_why[128];
 	struct sup_req	*last_done;
 	int		 exits[SUP_EXIT_SHUTDOWN + 1];
+	int		 nslotframes, nfreed;
+	pid_t		 slot_pid;
 } F;
 
 static struct sup	*S;
@@ -120,8 +122,22 @@ f_exited(void *arg, enum sup_exit cause)
 	F.exits[cause]++;
 }
 
+static void
+f_slot_frame(void *arg, unsigned slot, pid_t pid, const struct proto_msg *m)
+{
+	F.nslotframes++;
+	F.slot_pid = pid;
+}
+
+static void
+f_freed(void *arg, unsigned slot, pid_t pid)
+{
+	F.nfreed++;
+}
+
 static const struct sup_ops ops = { f_spawn, f_kill, f_send, f_close,
-    f_pause, f_now, f_arm, f_chunk, f_done, f_fail, f_event, f_exited };
+    f_pause, f_now, f_arm, f_chunk, f_done, f_fail, f_event, f_exited,
+    f_slot_frame, f_freed };
 
 /* ---- helpers ---- */
 
@@ -936,6 +952,41 @@ START_TEST(max_requests_jitter_in_range)
 }
 END_TEST
 
+/* ---- endpoint slots ---- */
+
+static void
+slot_msg(unsigned slot, uint32_t type, const char *rqid)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, type, rqid);
+	m.m_u.slot.endpoint = STR_LIT("Fast");
+	m.m_u.slot.limit = 1;
+	frame(slot, &m);
+}
+
+START_TEST(slot_frames_forwarded_and_freed)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	slot_msg(0, PROTO_SLOT_ACQUIRE, "r1");
+	ck_assert_int_eq(F.nslotframes, 1);
+	ck_assert_int_eq(F.slot_pid, F.pid_of[0]);
+	slot_msg(0, PROTO_SLOT_RELEASE, "r1");
+	ck_assert_int_eq(F.nslotframes, 2);
+	done(0, "r1", RQ_OK);
+	ck_assert_int_eq(F.nfreed, 1);		/* request over */
+	slot_msg(0, PROTO_SLOT_ACQUIRE, "r1");	/* not busy any more */
+	ck_assert_int_eq(F.nslotframes, 2);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	die(0, SIGTERM);
+	ck_assert_int_eq(F.nfreed, 2);		/* and gone */
+	teardown();
+}
+END_TEST
+
 /* ---- reload and resize ---- */
 
 static int
@@ -1157,6 +1208,7 @@ sup_suite(void)
 	TC("sizing", T(idle_reaping_above_min) T(retire_then_clean_respawn)
 	    T(retire_crossing_a_request_requeues_it)
 	    T(max_requests_jitter_in_range));
+	TC("slots", T(slot_frames_forwarded_and_freed));
 	TC("reload", T(reload_rolls_workers_without_failing)
 	    T(reload_while_spawning) T(reload_grows_the_pool)
 	    T(resize_up_and_down) T(scale_down_waits_for_busy_worker));

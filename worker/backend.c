@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "lines.h"
 #include "llm.h"
+#include "slot.h"
 #include "sse.h"
 
 #define MAX_LINE	(1024 * 1024)		/* one SSE line or event */
@@ -288,12 +289,33 @@ transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
 	return r;
 }
 
+/* A turn on the endpoint when it (or --concurrency-level endpoint) has a
+ * limit. Returns 0, or -1 with res filled. */
+static int
+take_slot(struct wctx *wc, const struct node_call *nc, unsigned lim,
+    struct wresult *res)
+{
+	switch (slot_acquire(wc, nc->nc_ep->e_name, lim)) {
+	case SLOT_OK:
+		return 0;
+	case SLOT_TIMEOUT:
+		fail(res, nc, 503, "endpoint_busy", "busy: no turn among its "
+		    "%u concurrent requests within %.1f s", lim,
+		    (double)wc->wc_ep_wait_ms / 1000);
+		return -1;
+	default:
+		res->r_status = RQ_CANCELLED;
+		return -1;
+	}
+}
+
 int
 backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
     struct wresult *res)
 {
 	struct xfer	 x;
 	int		 r;
+	unsigned	 lim;
 
 	memset(&x, 0, sizeof(x));
 	if ((x.x_ad = adapter_for(nc->nc_at->a_type)) == NULL) {
@@ -302,6 +324,9 @@ backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
 		    nc->nc_at->a_type_name);
 		return -1;
 	}
+	lim = slot_limit(wc, nc->nc_ep->e_max_concurrent);
+	if ((r = take_slot(wc, nc, lim, res)) != 0)
+		return r;
 	x.x_cs = (struct call_state){ wc, nc, out, false, false, "" };
 	if (nc->nc_stream && x.x_ad->ad_framing == AD_NDJSON) {
 		x.x_ndjson = true;
@@ -309,6 +334,7 @@ backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
 	} else if (nc->nc_stream)
 		x.x_sse = sse_new(MAX_LINE, sse_event, &x);
 	r = transfer(wc, &x, nc, res);
+	slot_release(wc, nc->nc_ep->e_name, lim);
 	sse_free(x.x_sse);
 	lines_free(&x.x_lines);
 	buf_free(&x.x_body);

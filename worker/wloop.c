@@ -50,8 +50,8 @@ wloop_free(struct wctx *wc)
 }
 
 /* The gateway is our only reason to live: if it is gone, so are we. */
-static void
-send_msg(struct wctx *wc, const struct proto_msg *m)
+void
+wloop_send(struct wctx *wc, const struct proto_msg *m)
 {
 	struct buf	 b = BUF_INIT;
 
@@ -76,7 +76,7 @@ send_simple(struct wctx *wc, uint32_t type, const char *phase)
 		m.m_u.heartbeat.phase = str_from(phase);
 	else if (type == PROTO_RETIRE)
 		m.m_u.retire.reason = str_from(phase);
-	send_msg(wc, &m);
+	wloop_send(wc, &m);
 }
 
 void
@@ -92,7 +92,7 @@ wloop_emit(struct wctx *wc, struct str content, struct str reasoning)
 		m.m_u.req_chunk.content = content;
 	if (reasoning.n > 0)
 		m.m_u.req_chunk.reasoning = reasoning;
-	send_msg(wc, &m);
+	wloop_send(wc, &m);
 }
 
 void
@@ -122,6 +122,14 @@ busy_frame(struct wctx *wc, const struct proto_msg *m)
 		break;
 	case PROTO_SHUTDOWN:
 		wc->wc_shutdown = true;
+		break;
+	case PROTO_SLOT_GRANT:
+		/* An answer for a wait we gave up crossed our SLOT_RELEASE;
+		 * the gateway takes that release for the grant too. */
+		if (str_eq(m->m_rqid, wc->wc_rqid) &&
+		    str_eq(m->m_u.slot.endpoint, wc->wc_slot_ep) &&
+		    wc->wc_slot_answer == 0)
+			wc->wc_slot_answer = m->m_u.slot.granted ? 1 : -1;
 		break;
 	default:
 		fatalx("gateway sent %s during a request",
@@ -216,7 +224,7 @@ send_done(struct wctx *wc, const struct wresult *r)
 		if (r->r_endpoint[0] != '\0')
 			d->endpoint = str_from(r->r_endpoint);
 	}
-	send_msg(wc, &m);
+	wloop_send(wc, &m);
 }
 
 static void
@@ -232,6 +240,9 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	wc->wc_cancelled = wc->wc_expired = false;
 	wc->wc_seq = 0;
 	wc->wc_deadline = rs->deadline_ms ? t0 + rs->deadline_ms : 0;
+	wc->wc_ep_limit = rs->ep_limit;
+	wc->wc_ep_wait_ms = rs->ep_wait_ms;
+	wc->wc_slot_ep[0] = '\0';
 	memset(&res, 0, sizeof(res));
 	res.r_prompt_tokens = res.r_completion_tokens = -1;
 	fault_on_request();
@@ -254,6 +265,7 @@ idle_frame(struct wctx *wc, const struct proto_msg *m)
 		serve(wc, m);
 		break;
 	case PROTO_CANCEL:		/* late: that request is over */
+	case PROTO_SLOT_GRANT:		/* late: dropped with REQ_DONE */
 		break;
 	case PROTO_SHUTDOWN:
 		wc->wc_shutdown = true;
@@ -274,7 +286,7 @@ wloop_run(struct wctx *wc)
 	m.m_version = PROTO_VERSION + (uint32_t)fault_version_skew();
 	m.m_u.hello.pid = getpid();
 	m.m_u.hello.build = str_from(SLUICE_VERSION "+" SLUICE_BUILD);
-	send_msg(wc, &m);
+	wloop_send(wc, &m);
 	while (!wc->wc_shutdown) {
 		if (wc->wc_max_requests != 0 &&
 		    wc->wc_served >= wc->wc_max_requests)

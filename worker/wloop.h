@@ -42,6 +42,11 @@ struct wctx {
 	uint64_t	 wc_last_sent;
 	char		 wc_phase[96];
 	void		*wc_priv;		/* the frame reader */
+	/* per-endpoint slots (see slot.h) */
+	unsigned	 wc_ep_limit;		/* REQ_START's, 0 = none */
+	uint64_t	 wc_ep_wait_ms;
+	char		 wc_slot_ep[128];	/* the endpoint waited for */
+	int		 wc_slot_answer;	/* 0 waiting, 1 granted, -1 no */
 };
 
 /* Set up; fd is the channel. Returns 0, or -1 if fd is not a socket. */
@@ -68,6 +73,9 @@ void	wloop_phase(struct wctx *, const char *fmt, ...)
  * Returns 1 when the request must stop (cancelled or past its deadline).
  * Shaped to be struct llm_hooks.on_wake; arg is the wctx. */
 int	wloop_on_wake(void *arg, bool readable);
+
+/* Send one frame to the gateway; fatal()s if it is gone. */
+void	wloop_send(struct wctx *, const struct proto_msg *);
 
 /* True once the current request was cancelled or timed out. */
 bool	wloop_stopped(struct wctx *);

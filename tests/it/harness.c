@@ -138,6 +138,12 @@ it_config(struct it *t, const char *settings, const char *url)
 	    " \"maxResponseSizeInTokens\": 300}]}\n");
 }
 
+void
+it_file(struct it *t, const char *rel, const char *text)
+{
+	write_file(t->it_dir, rel, text);
+}
+
 size_t
 it_log_size(struct it *t)
 {

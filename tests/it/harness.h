@@ -128,6 +128,10 @@ bool	it_read_until(int fd, struct buf *out, const char *needle,
 /* Open descriptors of a process (from /proc). */
 int	it_fd_count(pid_t);
 
+/* Write a file of the config folder (rel like "Endpoints/it/X.json"),
+ * creating folders on the way. */
+void	it_file(struct it *, const char *rel, const char *text);
+
 /* Write the folder's sluice.json anew (body without braces). */
 void	it_settings(struct it *, const char *settings);
 
