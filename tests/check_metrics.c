@@ -490,8 +490,12 @@ START_TEST(gw_family_order)
 	    "sluice_worker_restarts_total counter\n"
 	    "sluice_cancellations_total counter\n"
 	    "sluice_backend_errors_total counter\n"
-	    "sluice_stream_bytes_total counter\n");
-	ck_assert_uint_eq(count(t, "# HELP sluice_"), 10);
+	    "sluice_stream_bytes_total counter\n"
+	    "sluice_concurrency_active gauge\n"
+	    "sluice_concurrency_waiting gauge\n"
+	    "sluice_endpoint_slots_in_use gauge\n"
+	    "sluice_endpoint_slots_waiting gauge\n");
+	ck_assert_uint_eq(count(t, "# HELP sluice_"), 14);
 	buf_free(&types);
 	free(t);
 	gw_metrics_free(gm);
