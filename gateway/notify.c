@@ -23,7 +23,8 @@ send_status(struct gw *g)
 	sup_stats(g->g_sup, &st);
 	snprintf(s, sizeof(s), "STATUS=%u busy, %u idle, %u workers, "
 	    "%u queued, %llu served%s", st.st_count[W_BUSY] +
-	    st.st_count[W_CANCELLING], st.st_count[W_IDLE], st.st_live,
+	    st.st_count[W_AFTER] + st.st_count[W_CANCELLING],
+	    st.st_count[W_IDLE], st.st_live,
 	    st.st_queued, (unsigned long long)st.st_served,
 	    st.st_degraded ? " (degraded: workers keep crashing)" : "");
 	sd_notify(0, s);

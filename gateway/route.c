@@ -153,7 +153,7 @@ health(struct gw *g, struct http_conn *c, const struct http_request *r)
 	    "\"served\":%llu,\"crashes\":%llu,\"hung\":%llu}",
 	    status, SLUICE_VERSION, (unsigned long long)
 	    ((clock_mono_ms() - g->g_started_ms) / 1000), st.st_live,
-	    st.st_count[W_IDLE], st.st_count[W_BUSY] +
+	    st.st_count[W_IDLE], st.st_count[W_BUSY] + st.st_count[W_AFTER] +
 	    st.st_count[W_CANCELLING], st.st_count[W_SPAWNING],
 	    g->g_conf.c_sup.max_workers, st.st_queued,
 	    (unsigned long long)st.st_served,

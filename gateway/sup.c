@@ -69,8 +69,8 @@ static void	maintain(struct sup *);
 static void	w_kill(struct sup *, struct worker *, const char *);
 
 static const char *const state_names[] = {
-	"empty", "spawning", "idle", "busy", "cancelling", "retiring",
-	"killing", "dead",
+	"empty", "spawning", "idle", "busy", "after", "cancelling",
+	"retiring", "killing", "dead",
 };
 
 const char *
@@ -594,7 +594,8 @@ on_hello(struct sup *s, struct worker *w, const struct proto_msg *m)
 static bool
 rq_matches(struct sup *s, struct worker *w, const struct proto_msg *m)
 {
-	if ((w->w_state != W_BUSY && w->w_state != W_CANCELLING) ||
+	if ((w->w_state != W_BUSY && w->w_state != W_AFTER &&
+	    w->w_state != W_CANCELLING) ||
 	    !str_eq(m->m_rqid, w->w_rqid)) {
 		violation(s, w, "frame for a request the worker does not own");
 		return false;
@@ -607,6 +608,10 @@ on_chunk(struct sup *s, struct worker *w, const struct proto_msg *m)
 {
 	if (!rq_matches(s, w, m) || w->w_state == W_CANCELLING)
 		return;
+	if (w->w_state == W_AFTER) {
+		violation(s, w, "REQ_CHUNK after the answer");
+		return;
+	}
 	if (m->m_u.req_chunk.seq != w->w_seq) {
 		violation(s, w, "REQ_CHUNK out of sequence");
 		return;
@@ -616,20 +621,14 @@ on_chunk(struct sup *s, struct worker *w, const struct proto_msg *m)
 		s->s_ops.rq_chunk(s->s_arg, w->w_req, m);
 }
 
+/* The worker's request is over: what it holds is given back, and it is
+ * idle again or on its way out. */
 static void
-on_done(struct sup *s, struct worker *w, const struct proto_msg *m)
+w_finish(struct sup *s, struct worker *w, bool retiring)
 {
-	struct sup_req	*sr;
-	bool		 was_busy = w->w_state == W_BUSY;
-
-	if (!rq_matches(s, w, m))
-		return;
-	w->w_served++;
-	s->s_st.st_served++;
-	sr = w_detach(w);
 	w->w_phase[0] = '\0';
 	s->s_ops.freed(s->s_arg, w->w_slot, w->w_pid);
-	if (m->m_u.req_done.retiring) {
+	if (retiring) {
 		w->w_expected = true;
 		w->w_cause = SUP_EXIT_RECYCLE;
 		w->w_why = "retired after max_requests";
@@ -639,8 +638,64 @@ on_done(struct sup *s, struct worker *w, const struct proto_msg *m)
 		w_shutdown(s, w, w->w_leave ? "scaled down" : "reload");
 	} else
 		set_state(s, w, W_IDLE, 0);
+}
+
+/* The client has its answer, but the worker goes on with the request
+ * (nodes after the responder) until POST_DONE: it keeps the request id
+ * and is watched for hangs like a busy worker. Nobody reads the answer
+ * any more, so nothing may hold its channel paused. */
+static void
+w_after(struct sup *s, struct worker *w)
+{
+	if (w->w_paused) {
+		w->w_paused = false;
+		s->s_ops.pause_chan(s->s_arg, w->w_slot, false);
+	}
+	set_state(s, w, W_AFTER, 0);
+}
+
+static void
+on_done(struct sup *s, struct worker *w, const struct proto_msg *m)
+{
+	const struct proto_req_done *d = &m->m_u.req_done;
+	struct sup_req	*sr;
+	bool		 was_busy = w->w_state == W_BUSY;
+
+	if (!rq_matches(s, w, m))
+		return;
+	if (w->w_state == W_AFTER) {
+		violation(s, w, "REQ_DONE after the answer");
+		return;
+	}
+	w->w_served++;
+	s->s_st.st_served++;
+	sr = w_detach(w);
+	/* Also when cancelling: a CANCEL that crossed the answer is
+	 * ignored by the worker, which goes on and sends POST_DONE. */
+	if (d->background && d->status == RQ_OK)
+		w_after(s, w);
+	else
+		w_finish(s, w, d->retiring);
 	if (was_busy && sr != NULL)
 		s->s_ops.rq_done(s->s_arg, sr, m);
+}
+
+/* The work after an early answer is over. The client has long had its
+ * answer, so a failure here is only worth a log line. */
+static void
+on_post_done(struct sup *s, struct worker *w, const struct proto_msg *m)
+{
+	const struct proto_post_done *p = &m->m_u.post_done;
+
+	if (w->w_state != W_AFTER || !str_eq(m->m_rqid, w->w_rqid)) {
+		violation(s, w, "POST_DONE without an answered request");
+		return;
+	}
+	if (p->failed)
+		log_info("[rq %s] after the answer: %.*s", w->w_rqid,
+		    (int)(p->message.n < 512 ? p->message.n : 512),
+		    p->message.p != NULL ? p->message.p : "failed");
+	w_finish(s, w, p->retiring);
 }
 
 static void
@@ -704,7 +759,7 @@ sup_slot_answer(struct sup *s, unsigned slot, pid_t pid, const char *ep,
 		return -1;
 	w = &s->s_w[slot];
 	if (w->w_pid != pid || (w->w_state != W_BUSY &&
-	    w->w_state != W_CANCELLING))
+	    w->w_state != W_AFTER && w->w_state != W_CANCELLING))
 		return -1;
 	proto_msg_init(&m, PROTO_SLOT_GRANT, w->w_rqid);
 	m.m_u.slot.endpoint = str_from(ep);
@@ -736,6 +791,7 @@ sup_chan_frame(struct sup *s, unsigned slot, const struct proto_msg *m)
 	case PROTO_HELLO:	on_hello(s, w, m);	break;
 	case PROTO_REQ_CHUNK:	on_chunk(s, w, m);	break;
 	case PROTO_REQ_DONE:	on_done(s, w, m);	break;
+	case PROTO_POST_DONE:	on_post_done(s, w, m);	break;
 	case PROTO_HEARTBEAT:	on_heartbeat(s, w, m);	break;
 	case PROTO_RETIRE:	on_retire(s, w, m);	break;
 	case PROTO_SLOT_ACQUIRE:
@@ -782,6 +838,9 @@ busy_timers(struct sup *s, struct worker *w, uint64_t t)
 		    "(no frame for %.1f s)", (t - w->w_last_frame) / 1000.0);
 		s->s_st.st_hung++;
 		w->w_cause = SUP_EXIT_HANG;
+		if (w->w_state == W_AFTER)
+			log_warnx("[rq %s] %s after the answer", w->w_rqid,
+			    why);
 		rq_fail(s, w_detach(w), 502, why);
 		w_kill(s, w, "hung");
 		return;
@@ -882,6 +941,7 @@ w_timers(struct sup *s, struct worker *w, uint64_t t)
 			w_kill(s, w, "no HELLO within the spawn timeout");
 		break;
 	case W_BUSY:
+	case W_AFTER:
 		busy_timers(s, w, t);
 		break;
 	case W_IDLE:
@@ -1021,15 +1081,16 @@ spawn_needed(struct sup *s)
 }
 
 /* Above max_workers (after SIGTTOU or a reload): idle workers go now,
- * busy ones after their current request. Never a busy one now. */
+ * busy ones after their current request (those past their answer
+ * first: they are likely to be free soonest). Never a busy one now. */
 static void
 trim_excess(struct sup *s)
 {
 	unsigned	 live = live_current(s), i;
-	enum w_state	 pass[2] = { W_IDLE, W_BUSY };
+	enum w_state	 pass[3] = { W_IDLE, W_AFTER, W_BUSY };
 	size_t		 p;
 
-	for (p = 0; p < 2 && live > s->s_conf.max_workers; p++)
+	for (p = 0; p < 3 && live > s->s_conf.max_workers; p++)
 		for (i = 0; i < s->s_nw && live > s->s_conf.max_workers; i++) {
 			struct worker	*w = &s->s_w[i];
 
@@ -1103,7 +1164,8 @@ next_wake(const struct sup *s)
 
 		if (w->w_deadline != 0)
 			SOONER(w->w_deadline);
-		if (w->w_state == W_BUSY && !w->w_paused)
+		if ((w->w_state == W_BUSY || w->w_state == W_AFTER) &&
+		    !w->w_paused)
 			SOONER(w->w_last_frame + s->s_conf.hang_timeout_ms);
 		if (w->w_state == W_BUSY && w->w_req != NULL &&
 		    w->w_req->sr_deadline != 0)
@@ -1298,7 +1360,8 @@ sup_workers(const struct sup *s, struct sup_winfo *out, size_t max)
 			continue;
 		out[n++] = (struct sup_winfo){ w->w_slot, w->w_state, w->w_pid,
 		    w->w_served, t - w->w_started, w->w_phase,
-		    w->w_state == W_BUSY ? w->w_rqid : "" };
+		    w->w_state == W_BUSY || w->w_state == W_AFTER ?
+		    w->w_rqid : "" };
 	}
 	return n;
 }

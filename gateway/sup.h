@@ -15,6 +15,7 @@ enum w_state {
 	W_SPAWNING,	/* started, waiting for HELLO */
 	W_IDLE,
 	W_BUSY,		/* a request is running */
+	W_AFTER,	/* answered; nodes after the responder still run */
 	W_CANCELLING,	/* CANCEL sent, waiting for REQ_DONE */
 	W_RETIRING,	/* will exit 0 by itself (RETIRE or SHUTDOWN) */
 	W_KILLING,	/* SIGTERM sent, SIGKILL after the grace */
@@ -102,7 +103,9 @@ struct sup_ops {
 	uint64_t	(*now)(void *arg);		/* monotonic ms */
 	void		(*arm_timer)(void *arg, uint64_t at);	/* 0: disarm */
 	/* Upward calls for requests. After rq_done and rq_fail the
-	 * supervisor forgets the request; the owner may free it inside. */
+	 * supervisor forgets the request; the owner may free it inside.
+	 * An early answer (REQ_DONE with background) is an rq_done like
+	 * any other, although its worker stays busy until POST_DONE. */
 	void		(*rq_chunk)(void *arg, struct sup_req *,
 			    const struct proto_msg *);
 	void		(*rq_done)(void *arg, struct sup_req *,
@@ -116,8 +119,9 @@ struct sup_ops {
 	 * belong to its current request). */
 	void		(*slot_frame)(void *arg, unsigned slot, pid_t pid,
 			    const struct proto_msg *);
-	/* The worker's request is over (REQ_DONE) or the worker is gone:
-	 * whatever it still holds must be given back. */
+	/* The worker's request is over (REQ_DONE, or POST_DONE after an
+	 * early answer) or the worker is gone: whatever it still holds
+	 * must be given back. */
 	void		(*freed)(void *arg, unsigned slot, pid_t pid);
 };
 
@@ -190,14 +194,16 @@ void		 sup_timer(struct sup *);	/* the armed timer fired */
 void		 sup_reload(struct sup *, const struct sup_conf *);
 
 /* SIGTTIN (+1) / SIGTTOU (-1): min and max workers up or down by one.
- * Scaling down never stops a busy worker before its request ends. */
+ * Scaling down never stops a busy worker before its request ends,
+ * including the work after an early answer. */
 void		 sup_resize(struct sup *, int delta);
 
 /* The settings in force (after reloads and resizes). */
 const struct sup_conf *sup_get_conf(const struct sup *);
 
-/* Graceful stop: queued and running requests finish (up to
- * drain_timeout), then every worker is stopped; SUP_EV_STOPPED follows. */
+/* Graceful stop: queued and running requests finish, work after early
+ * answers too (up to drain_timeout), then every worker is stopped;
+ * SUP_EV_STOPPED follows. */
 void		 sup_drain(struct sup *);
 /* Stop now: requests fail with 503, workers are killed. */
 void		 sup_terminate(struct sup *);

@@ -72,6 +72,13 @@ static const struct field fields_req_done[] = {
 	FLD("msg",	F_STR,	0, proto_req_done, message),
 	FLD("ret",	F_BOOL,	0, proto_req_done, retiring),
 	FLD("ep",	F_STR,	0, proto_req_done, endpoint),
+	FLD("bg",	F_BOOL,	0, proto_req_done, background),
+};
+
+static const struct field fields_post_done[] = {
+	FLD("ret",	F_BOOL,	0, proto_post_done, retiring),
+	FLD("fail",	F_BOOL,	0, proto_post_done, failed),
+	FLD("msg",	F_STR,	0, proto_post_done, message),
 };
 
 static const struct field fields_heartbeat[] = {
@@ -102,6 +109,7 @@ struct msgdesc {
 #define FIELDS_req_start	fields_req_start, nitems(fields_req_start)
 #define FIELDS_req_chunk	fields_req_chunk, nitems(fields_req_chunk)
 #define FIELDS_req_done		fields_req_done, nitems(fields_req_done)
+#define FIELDS_post_done	fields_post_done, nitems(fields_post_done)
 #define FIELDS_heartbeat	fields_heartbeat, nitems(fields_heartbeat)
 #define FIELDS_retire		fields_retire, nitems(fields_retire)
 #define FIELDS_slot		fields_slot, nitems(fields_slot)

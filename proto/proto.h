@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	2
+#define PROTO_VERSION	3
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -87,6 +87,18 @@ struct proto_req_done {
 	struct str	 message;	/* human-readable error */
 	bool		 retiring;	/* last request: exits 0 next */
 	struct str	 endpoint;	/* the failing endpoint, for errors */
+	bool		 background;	/* RQ_OK only: the answer is complete
+					   and the client may have it now;
+					   the worker keeps working on the
+					   request and sends POST_DONE */
+};
+
+/* The work after the answer (nodes after the responder) is over. The
+ * client already has its answer; a failure is only logged. */
+struct proto_post_done {
+	bool		 retiring;	/* as in REQ_DONE */
+	bool		 failed;	/* a node after the responder failed */
+	struct str	 message;	/* why, when failed */
 };
 
 struct proto_heartbeat {
@@ -111,6 +123,7 @@ union proto_body {
 	struct proto_req_start	 req_start;
 	struct proto_req_chunk	 req_chunk;
 	struct proto_req_done	 req_done;
+	struct proto_post_done	 post_done;
 	struct proto_heartbeat	 heartbeat;
 	struct proto_retire	 retire;
 	struct proto_slot	 slot;

@@ -751,6 +751,151 @@ START_TEST(deadline_answers_504_and_frees_worker)
 }
 END_TEST
 
+/* A non-streaming chat request is answered 200 with text. */
+static void
+expect_text(const char *body, const char *text)
+{
+	struct it_resp	 r;
+	json_t		*j;
+	const char	*got;
+
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == 200, "%ld: %s", r.r_status,
+	    r.r_body.b_data);
+	j = it_json(r.r_body.b_data);
+	got = json_string_value(json_object_get(json_object_get(json_array_get(
+	    json_object_get(j, "choices"), 0), "message"), "content"));
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, text);
+	json_decref(j);
+	it_resp_free(&r);
+}
+
+static bool
+wait_worker_in(const char *state, int timeout_ms)
+{
+	uint64_t	 t0 = it_now();
+
+	while (it_worker_in(&T, state) == 0) {
+		if (it_now() - t0 >= (uint64_t)timeout_ms)
+			return false;
+		it_sleep(20);
+	}
+	return true;
+}
+
+/* Seen while the second request waits: it queued behind the worker
+ * that is past its first answer. */
+static void
+queued_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
+{
+	bool	*seen = arg;
+	json_t	*h;
+
+	if (*seen)
+		return;
+	h = get_json("/health");
+	*seen = json_integer_value(json_object_get(h, "queue")) == 1 &&
+	    json_integer_value(json_object_get(json_object_get(h, "workers"),
+	    "busy")) == 1 &&
+	    json_integer_value(json_object_get(json_object_get(h, "workers"),
+	    "idle")) == 0 && it_worker_in(t, "after") != 0;
+	json_decref(h);
+}
+
+START_TEST(answer_before_work_after)
+{
+	char			*first = chat_body(false, "{\"text\": \"first "
+				    "answer\"}");
+	char			*second = chat_body(false, "{\"text\": "
+				    "\"second answer\"}");
+	char			*streamed = chat_body(true, "{\"text\": \"one "
+				    "two three\", \"delay_ms\": 5}");
+	struct it_stream	 s;
+	struct sse_summary	 ss;
+	bool			 queued = false;
+	uint64_t		 t0, answered;
+	json_t			*j, *w;
+
+	start_faulty("\"min_workers\": 1, \"max_workers\": 1",
+	    "SLUICE_FAULT=after_ms=1500");
+	t0 = it_now();
+	expect_text(first, "first answer");
+	answered = it_now();
+	ck_assert_uint_lt(answered - t0, 1000);
+	/* The worker is still at work for the answered request. */
+	j = get_json("/admin/workers");
+	w = json_array_get(json_object_get(j, "workers"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(w, "state")),
+	    "after");
+	ck_assert_uint_eq(strlen(json_string_value(json_object_get(w,
+	    "request_id"))), 36);
+	json_decref(j);
+	/* The next request waits for it, then is served. */
+	memset(&s, 0, sizeof(s));
+	s.s_body = second;
+	it_streams(&T, &s, 1, 10000, queued_tick, &queued);
+	ck_assert(queued);
+	ck_assert_int_eq(s.s_status, 200);
+	ck_assert_ptr_nonnull(strstr(s.s_out.b_data, "second answer"));
+	ck_assert_uint_ge(it_now() - answered, 1300);
+	buf_free(&s.s_out);
+	/* A stream ends with [DONE] while the work after it goes on. */
+	ck_assert(wait_worker_in("idle", 3000));
+	memset(&s, 0, sizeof(s));
+	s.s_body = streamed;
+	it_streams(&T, &s, 1, 10000, NULL, NULL);
+	ck_assert_int_ne(it_worker_in(&T, "after"), 0);
+	ck_assert_int_eq(s.s_status, 200);
+	ck_assert_uint_lt(s.s_end_ms, 1000);
+	it_sse_parse(s.s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "one two three");
+	ck_assert(ss.ss_done && !ss.ss_error);
+	free(ss.ss_text);
+	buf_free(&s.s_out);
+	free(first);
+	free(second);
+	free(streamed);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(kill9_worker_after_answer)
+{
+	char	*first = chat_body(false, "{\"text\": \"before\"}");
+	char	*next = chat_body(false, "{\"text\": \"after the death\"}");
+	pid_t	 pid, pid2;
+	size_t	 from, start;
+	json_t	*j;
+
+	start_faulty("\"min_workers\": 1, \"max_workers\": 1",
+	    "SLUICE_FAULT=after_ms=5000");
+	expect_text(first, "before");
+	ck_assert_int_ne(pid = it_worker_in(&T, "after"), 0);
+	start = from = it_log_size(&T);
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	ck_assert(it_log_wait(&T, "exited on signal 9", &from, 3000));
+	ck_assert(it_log_wait(&T, "ready in", &from, 3000));
+	expect_text(next, "after the death");	/* by the new worker */
+	pid2 = it_worker_in(&T, "after");
+	ck_assert_int_ne(pid2, 0);
+	ck_assert_int_ne(pid2, pid);
+	/* Nothing was retried or failed: the client had its answer. */
+	from = start;
+	ck_assert(!it_log_wait(&T, "retrying", &from, 50));
+	from = start;
+	ck_assert(!it_log_wait(&T, "failed", &from, 50));
+	j = get_json("/health");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "crashes")), 1);
+	json_decref(j);
+	free(first);
+	free(next);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 it_suite(void)
 {
@@ -783,6 +928,8 @@ it_suite(void)
 	TC("bad_version", version_mismatch_is_not_respawned);
 	TC("silent_backend", silent_backend_is_not_a_hang);
 	TC("deadline", deadline_answers_504_and_frees_worker);
+	TC("after", answer_before_work_after);
+	TC("after_kill9", kill9_worker_after_answer);
 #undef TC
 	return s;
 }

@@ -443,21 +443,6 @@ START_TEST(no_leak_between_requests)
 }
 END_TEST
 
-/* The value of one series in the /metrics text, or -1. */
-static double
-metric(const char *text, const char *series)
-{
-	const char	*p = text;
-	size_t		 n = strlen(series);
-
-	while ((p = strstr(p, series)) != NULL) {
-		if ((p == text || p[-1] == '\n') && p[n] == ' ')
-			return atof(p + n + 1);
-		p += n;
-	}
-	return -1;
-}
-
 START_TEST(metrics_and_access_log_move)
 {
 	struct it_resp	 r;
@@ -466,6 +451,7 @@ START_TEST(metrics_and_access_log_move)
 	int		 i;
 
 	start(NULL);
+	it_wait_idle(&T, 2);
 	for (i = 0; i < 3; i++) {
 		ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
 		    "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
@@ -482,17 +468,17 @@ START_TEST(metrics_and_access_log_move)
 	ck_assert_int_eq(r.r_status, 200);
 	ck_assert_ptr_nonnull(strstr(it_header(&r, "Content-Type", h,
 	    sizeof(h)), "text/plain"));
-	ck_assert(metric(r.r_body.b_data, "sluice_http_requests_total{route="
+	ck_assert(it_metric_in(r.r_body.b_data, "sluice_http_requests_total{route="
 	    "\"chat\",status=\"200\"}") == 3);
-	ck_assert(metric(r.r_body.b_data, "sluice_http_requests_total{route="
+	ck_assert(it_metric_in(r.r_body.b_data, "sluice_http_requests_total{route="
 	    "\"chat\",status=\"400\"}") == 1);
-	ck_assert(metric(r.r_body.b_data, "sluice_http_requests_total{route="
+	ck_assert(it_metric_in(r.r_body.b_data, "sluice_http_requests_total{route="
 	    "\"cancel\",status=\"404\"}") == 1);
-	ck_assert(metric(r.r_body.b_data, "sluice_http_request_duration_"
+	ck_assert(it_metric_in(r.r_body.b_data, "sluice_http_request_duration_"
 	    "seconds_count{route=\"chat\"}") == 4);
-	ck_assert(metric(r.r_body.b_data, "sluice_workers{state=\"idle\"}")
+	ck_assert(it_metric_in(r.r_body.b_data, "sluice_workers{state=\"idle\"}")
 	    == 2);
-	ck_assert(metric(r.r_body.b_data, "sluice_worker_restarts_total{"
+	ck_assert(it_metric_in(r.r_body.b_data, "sluice_worker_restarts_total{"
 	    "cause=\"crash\"}") == 0);
 	it_resp_free(&r);
 	/* One access-log line per request, with the worker that served it. */

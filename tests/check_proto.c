@@ -41,7 +41,11 @@ fill_sample(struct proto_msg *m, uint32_t type)
 	case PROTO_REQ_DONE:
 		m->m_u.req_done = (struct proto_req_done){ RQ_ERROR,
 		    { "length", 6 }, 12, -5, true, 502, { "backend", 7 },
-		    { "endpoint down", 13 }, true, { "Fast", 4 } };
+		    { "endpoint down", 13 }, true, { "Fast", 4 }, true };
+		break;
+	case PROTO_POST_DONE:
+		m->m_u.post_done = (struct proto_post_done){ true, true,
+		    { "memory node failed", 18 } };
 		break;
 	case PROTO_HEARTBEAT:
 		m->m_u.heartbeat.phase = (struct str){ "node 1/1", 8 };
@@ -129,6 +133,56 @@ START_TEST(defaults_for_missing_optional)
 	ck_assert_int_eq(d.m_u.req_done.prompt_tokens, -1);
 	ck_assert_int_eq(d.m_u.req_done.completion_tokens, -1);
 	ck_assert_ptr_null(d.m_u.req_done.message.p);
+	ck_assert(!d.m_u.req_done.background);
+	proto_msg_free(&d);
+	buf_free(&a);
+}
+END_TEST
+
+/* Decode what fill_sample encoded for type into d (caller frees d). */
+static void
+sample_decoded(uint32_t type, struct proto_msg *d)
+{
+	struct proto_msg	 m;
+	struct buf		 a = BUF_INIT;
+	char			 err[PROTO_ERRLEN];
+
+	fill_sample(&m, type);
+	ck_assert_int_eq(proto_encode(&a, &m), 0);
+	ck_assert_msg(proto_decode(a.b_data + 4, a.b_len - 4, d, err) == 0,
+	    "%s", err);
+	buf_free(&a);
+}
+
+START_TEST(early_answer_values)
+{
+	struct proto_msg	 d;
+
+	sample_decoded(PROTO_REQ_DONE, &d);
+	ck_assert(d.m_u.req_done.background);
+	ck_assert(d.m_u.req_done.retiring);
+	proto_msg_free(&d);
+	sample_decoded(PROTO_POST_DONE, &d);
+	ck_assert(str_eq(d.m_rqid, "rq-1234"));
+	ck_assert(d.m_u.post_done.retiring);
+	ck_assert(d.m_u.post_done.failed);
+	ck_assert(str_eq(d.m_u.post_done.message, "memory node failed"));
+	proto_msg_free(&d);
+}
+END_TEST
+
+START_TEST(post_done_defaults)
+{
+	struct proto_msg	 m, d;
+	struct buf		 a = BUF_INIT;
+	char			 err[PROTO_ERRLEN];
+
+	proto_msg_init(&m, PROTO_POST_DONE, "r");
+	proto_encode(&a, &m);
+	ck_assert_int_eq(proto_decode(a.b_data + 4, a.b_len - 4, &d, err), 0);
+	ck_assert(!d.m_u.post_done.retiring);
+	ck_assert(!d.m_u.post_done.failed);
+	ck_assert_ptr_null(d.m_u.post_done.message.p);
 	proto_msg_free(&d);
 	buf_free(&a);
 }
@@ -140,6 +194,9 @@ START_TEST(names_and_directions)
 	ck_assert_str_eq(proto_type_name(99), "UNKNOWN");
 	ck_assert_int_eq(proto_type_dir(PROTO_HELLO), W2G);
 	ck_assert_int_eq(proto_type_dir(PROTO_CANCEL), G2W);
+	ck_assert_str_eq(proto_type_name(PROTO_POST_DONE), "POST_DONE");
+	ck_assert_int_eq(proto_type_dir(PROTO_POST_DONE), W2G);
+	ck_assert_int_eq(PROTO_POST_DONE, 12);	/* ids are permanent */
 	ck_assert_int_eq(proto_type_dir(0), 0);
 }
 END_TEST
@@ -187,6 +244,34 @@ body_unknown_key(msgpack_packer *pk)
 }
 
 static void
+body_bg_not_bool(msgpack_packer *pk)
+{
+	msgpack_pack_map(pk, 2);
+	msgpack_pack_str_with_body(pk, "st", 2);
+	msgpack_pack_uint32(pk, RQ_OK);
+	msgpack_pack_str_with_body(pk, "bg", 2);
+	msgpack_pack_uint32(pk, 1);		/* must be a boolean */
+}
+
+static void
+body_fail_not_bool(msgpack_packer *pk)
+{
+	msgpack_pack_map(pk, 1);
+	msgpack_pack_str_with_body(pk, "fail", 4);
+	msgpack_pack_str_with_body(pk, "yes", 3);
+}
+
+static void
+body_msg_not_str(msgpack_packer *pk)
+{
+	msgpack_pack_map(pk, 2);
+	msgpack_pack_str_with_body(pk, "fail", 4);
+	msgpack_pack_true(pk);
+	msgpack_pack_str_with_body(pk, "msg", 3);
+	msgpack_pack_int64(pk, -7);
+}
+
+static void
 body_not_map(msgpack_packer *pk)
 {
 	msgpack_pack_array(pk, 0);
@@ -222,6 +307,30 @@ START_TEST(wrong_types_rejected)
 	pack_env(&sb, PROTO_VERSION, 77, body_unknown_key);
 	ck_assert_int_eq(decode_sb(&sb, &d, err), -1);
 	ck_assert_msg(strstr(err, "unknown message type") != NULL, "%s", err);
+}
+END_TEST
+
+START_TEST(early_answer_types_checked)
+{
+	msgpack_sbuffer	 sb;
+	struct proto_msg d;
+	char		 err[PROTO_ERRLEN];
+
+	pack_env(&sb, PROTO_VERSION, PROTO_REQ_DONE, body_bg_not_bool);
+	ck_assert_int_eq(decode_sb(&sb, &d, err), -1);
+	ck_assert_msg(strstr(err, "'bg'") != NULL, "%s", err);
+
+	pack_env(&sb, PROTO_VERSION, PROTO_POST_DONE, body_fail_not_bool);
+	ck_assert_int_eq(decode_sb(&sb, &d, err), -1);
+	ck_assert_msg(strstr(err, "POST_DONE: field 'fail'") != NULL, "%s",
+	    err);
+
+	pack_env(&sb, PROTO_VERSION, PROTO_POST_DONE, body_msg_not_str);
+	ck_assert_int_eq(decode_sb(&sb, &d, err), -1);
+	ck_assert_msg(strstr(err, "'msg'") != NULL, "%s", err);
+
+	pack_env(&sb, PROTO_VERSION, PROTO_POST_DONE, body_not_map);
+	ck_assert_int_eq(decode_sb(&sb, &d, err), -1);
 }
 END_TEST
 
@@ -370,9 +479,12 @@ proto_suite(void)
 	tcase_add_test(tc, decoded_values);
 	tcase_add_test(tc, defaults_for_missing_optional);
 	tcase_add_test(tc, names_and_directions);
+	tcase_add_test(tc, early_answer_values);
+	tcase_add_test(tc, post_done_defaults);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("strict_decoding");
 	tcase_add_test(tc, wrong_types_rejected);
+	tcase_add_test(tc, early_answer_types_checked);
 	tcase_add_test(tc, unknown_keys_ignored);
 	tcase_add_test(tc, version_mismatch_is_identifiable);
 	tcase_add_test(tc, truncated_frames_rejected);

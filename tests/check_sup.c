@@ -208,6 +208,31 @@ done(unsigned slot, const char *rqid, uint32_t status)
 	frame(slot, &m);
 }
 
+/* REQ_DONE for an early answer: the worker goes on after it. */
+static void
+done_bg(unsigned slot, const char *rqid, uint32_t status)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_REQ_DONE, rqid);
+	m.m_u.req_done.status = status;
+	m.m_u.req_done.background = true;
+	frame(slot, &m);
+}
+
+static void
+post_done(unsigned slot, const char *rqid, bool failed, bool retiring)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_POST_DONE, rqid);
+	m.m_u.post_done.failed = failed;
+	m.m_u.post_done.retiring = retiring;
+	if (failed)
+		m.m_u.post_done.message = STR_LIT("memory node failed");
+	frame(slot, &m);
+}
+
 static void
 heartbeat(unsigned slot, const char *rqid)
 {
@@ -1091,6 +1116,368 @@ START_TEST(scale_down_waits_for_busy_worker)
 }
 END_TEST
 
+/* ---- early answers: work after the responder ---- */
+
+START_TEST(early_answer_keeps_worker_busy)
+{
+	struct sup_req	 a, b;
+
+	setup_one();
+	submit(&a, "a1");
+	chunk(0, "a1", 0);
+	done_bg(0, "a1", RQ_OK);
+	ck_assert_int_eq(F.ndone, 1);		/* the client has its answer */
+	ck_assert_ptr_eq(F.last_done, &a);
+	ck_assert_uint_eq(stats().st_served, 1);
+	ck_assert_uint_eq(stats().st_count[W_AFTER], 1);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 0);
+	ck_assert_uint_eq(stats().st_live, 1);
+	ck_assert_int_eq(F.nfreed, 0);		/* still working */
+	submit(&b, "b2");			/* waits for the worker */
+	ck_assert_uint_eq(stats().st_queued, 1);
+	ck_assert_str_eq(last_sent()->rqid, "a1");
+	heartbeat(0, "a1");			/* still its request */
+	advance(3000);
+	heartbeat(0, "a1");
+	ck_assert_int_eq(F.nkills, 0);
+	post_done(0, "a1", false, false);
+	ck_assert_int_eq(F.nfreed, 1);
+	ck_assert_uint_eq(stats().st_queued, 0);
+	ck_assert_uint_eq(last_sent()->type, PROTO_REQ_START);
+	ck_assert_str_eq(last_sent()->rqid, "b2");
+	ck_assert_uint_eq(stats().st_count[W_BUSY], 1);
+	done(0, "b2", RQ_OK);
+	ck_assert_int_eq(F.ndone, 2);
+	ck_assert_int_eq(F.nfreed, 2);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_int_eq(F.nfail, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(early_answer_spawns_for_the_next)
+{
+	struct sup_req	 a, b;
+
+	setup_with(conf(1, 2));
+	hello(0);
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	submit(&b, "b2");		/* not for the worker past its answer */
+	ck_assert_int_eq(F.nspawn, 2);
+	ck_assert_uint_eq(stats().st_queued, 1);
+	hello(1);
+	ck_assert_str_eq(last_sent()->rqid, "b2");
+	ck_assert_uint_eq(last_sent()->slot, 1);
+	post_done(0, "a1", false, false);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_uint_eq(stats().st_count[W_BUSY], 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(early_answer_error_is_plain_done)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_ERROR);	/* background means nothing here */
+	ck_assert_int_eq(F.ndone, 1);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_uint_eq(stats().st_count[W_AFTER], 0);
+	ck_assert_int_eq(F.nfreed, 1);
+	post_done(0, "a1", false, false);	/* then nothing is after it */
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
+START_TEST(slots_held_after_the_answer)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	slot_msg(0, PROTO_SLOT_ACQUIRE, "a1");
+	done_bg(0, "a1", RQ_OK);
+	ck_assert_int_eq(F.nfreed, 0);
+	slot_msg(0, PROTO_SLOT_RELEASE, "a1");
+	slot_msg(0, PROTO_SLOT_ACQUIRE, "a1");
+	ck_assert_int_eq(F.nslotframes, 3);
+	ck_assert_int_eq(sup_slot_answer(S, 0, F.pid_of[0], "Fast", true), 0);
+	ck_assert_uint_eq(last_sent()->type, PROTO_SLOT_GRANT);
+	ck_assert_str_eq(last_sent()->rqid, "a1");
+	ck_assert_int_eq(F.nkills, 0);
+	post_done(0, "a1", true, false);	/* failed: logged only */
+	ck_assert_int_eq(F.nfreed, 1);
+	ck_assert_int_eq(F.nfail, 0);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_int_eq(sup_slot_answer(S, 0, F.pid_of[0], "Fast", true),
+	    -1);
+	teardown();
+}
+END_TEST
+
+START_TEST(hang_after_the_answer_kills)
+{
+	struct sup_req	 a;
+	pid_t		 pid;
+
+	setup_one();
+	pid = F.pid_of[0];
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	advance(4000);
+	heartbeat(0, "a1");
+	advance(4900);
+	ck_assert_int_eq(F.nkills, 0);
+	advance(200);
+	ck_assert_int_eq(last_sig_for(pid), SIGTERM);
+	ck_assert_uint_eq(stats().st_hung, 1);
+	ck_assert_int_eq(F.nfail, 0);		/* nobody left to fail */
+	ck_assert_int_eq(F.nfreed, 0);
+	die(0, SIGTERM);
+	ck_assert_int_eq(F.exits[SUP_EXIT_HANG], 1);
+	ck_assert_int_eq(F.nfreed, 1);
+	advance(100);
+	ck_assert_int_eq(F.nspawn, 2);		/* replaced */
+	teardown();
+}
+END_TEST
+
+START_TEST(death_after_the_answer_fails_nothing)
+{
+	struct sup_req	 a, b;
+
+	setup_one();
+	submit(&a, "a1");
+	chunk(0, "a1", 0);
+	done_bg(0, "a1", RQ_OK);
+	submit(&b, "b2");
+	die(0, SIGKILL);
+	ck_assert_int_eq(F.nfail, 0);
+	ck_assert_int_eq(F.ndone, 1);
+	ck_assert_int_eq(F.nfreed, 1);
+	ck_assert_int_eq(F.exits[SUP_EXIT_CRASH], 1);
+	ck_assert_uint_eq(stats().st_queued, 1);
+	advance(100);
+	ck_assert_int_eq(F.nspawn, 2);
+	hello(F.last_slot);
+	ck_assert_str_eq(last_sent()->rqid, "b2");
+	teardown();
+}
+END_TEST
+
+START_TEST(violations_after_the_answer)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	chunk(0, "a1", 0);
+	done_bg(0, "a1", RQ_OK);
+	chunk(0, "a1", 1);		/* the answer was complete */
+	ck_assert_int_eq(F.nchunks, 1);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	ck_assert_int_eq(F.nfail, 0);
+	teardown();
+
+	setup_one();
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	done(0, "a1", RQ_OK);		/* a second answer */
+	ck_assert_int_eq(F.ndone, 1);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+
+	setup_one();
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	post_done(0, "other", false, false);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+
+	setup_one();
+	submit(&a, "a1");
+	post_done(0, "a1", false, false);	/* never answered */
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(F.fail_status, 502);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
+START_TEST(post_done_retiring)
+{
+	struct sup_conf	 c = conf(1, 1);
+	struct sup_req	 a, b;
+
+	c.max_requests = 1;
+	setup_with(c);
+	hello(0);
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	submit(&b, "b2");
+	post_done(0, "a1", false, true);
+	ck_assert_int_eq(F.nfreed, 1);
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
+	ck_assert_uint_eq(stats().st_queued, 1);	/* not for it */
+	ck_assert_int_eq(F.nspawn, 2);
+	die(0, 0);
+	ck_assert_int_eq(F.exits[SUP_EXIT_RECYCLE], 1);
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	hello(F.last_slot);
+	ck_assert_str_eq(last_sent()->rqid, "b2");
+	teardown();
+}
+END_TEST
+
+START_TEST(cancel_after_the_answer_is_harmless)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	sup_cancel(S, &a);
+	sup_pause(S, &a, true);
+	ck_assert_int_eq(count_sent(PROTO_CANCEL), 0);
+	ck_assert_int_eq(F.paused[0], 0);
+	ck_assert_uint_eq(stats().st_count[W_AFTER], 1);
+	post_done(0, "a1", false, false);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_int_eq(F.nkills, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(answer_crossing_cancel_goes_after)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	sup_cancel(S, &a);
+	ck_assert_uint_eq(stats().st_count[W_CANCELLING], 1);
+	done_bg(0, "a1", RQ_OK);	/* it answered before seeing CANCEL */
+	ck_assert_int_eq(F.ndone, 0);	/* the owner had left */
+	ck_assert_uint_eq(stats().st_count[W_AFTER], 1);
+	advance(2500);			/* past cancel_grace: not killed */
+	heartbeat(0, "a1");
+	ck_assert_int_eq(F.nkills, 0);
+	post_done(0, "a1", false, false);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(paused_answer_unpauses)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	chunk(0, "a1", 0);
+	sup_pause(S, &a, true);
+	ck_assert_int_eq(F.paused[0], 1);
+	done_bg(0, "a1", RQ_OK);	/* read at EOF, or already in hand */
+	ck_assert_int_eq(F.paused[0], 0);
+	advance(5100);			/* so silence counts again */
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
+START_TEST(drain_waits_for_work_after_the_answer)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	sup_drain(S);
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 0);
+	ck_assert_int_eq(F.nkills, 0);
+	advance(3000);
+	heartbeat(0, "a1");
+	ck_assert_int_eq(F.nkills, 0);
+	ck_assert_int_eq(F.stopped, 0);
+	post_done(0, "a1", false, false);
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 1);
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
+	die(0, 0);
+	ck_assert_int_eq(F.stopped, 1);
+	ck_assert_int_eq(F.nfail, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(drain_timeout_stops_work_after_the_answer)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	sup_drain(S);
+	while (F.now < 30000) {
+		advance(1000);
+		if (F.nkills == 0)
+			heartbeat(0, "a1");
+	}
+	ck_assert_int_eq(F.nkills, 0);
+	while (F.now < 32000) {
+		advance(1000);
+		if (F.nkills == 0)
+			heartbeat(0, "a1");
+	}
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	ck_assert_int_eq(F.nfail, 0);
+	die(0, SIGTERM);
+	ck_assert_int_eq(F.stopped, 1);
+	ck_assert_int_eq(F.exits[SUP_EXIT_SHUTDOWN], 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(reload_and_scale_down_wait_for_after)
+{
+	struct sup_conf	 c = conf(2, 2);
+	struct sup_req	 a, b;
+	unsigned	 sa, sb;
+
+	setup_two();
+	submit(&a, "a1");
+	sa = last_sent()->slot;
+	done_bg(sa, "a1", RQ_OK);
+	sup_reload(S, &c);		/* the idle one leaves at once */
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 1);
+	ck_assert_uint_eq(stats().st_count[W_AFTER], 1);
+	ck_assert_int_eq(F.nkills, 0);
+	post_done(sa, "a1", false, false);
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 2);	/* then it */
+	teardown();
+
+	setup_two();
+	submit(&a, "a1");
+	sa = last_sent()->slot;
+	submit(&b, "b2");
+	sb = last_sent()->slot;
+	done_bg(sa, "a1", RQ_OK);
+	sup_resize(S, -1);		/* both working: nobody goes now */
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 0);
+	ck_assert_int_eq(F.nkills, 0);
+	done(sb, "b2", RQ_OK);		/* the busy one stays */
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 0);
+	post_done(sa, "a1", false, false);	/* the one past its answer */
+	ck_assert_int_eq(count_sent(PROTO_SHUTDOWN), 1);
+	ck_assert_uint_eq(last_sent()->slot, sa);
+	ck_assert_int_eq(F.nfail, 0);
+	teardown();
+}
+END_TEST
+
 /* ---- stopping ---- */
 
 START_TEST(drain_finishes_work_then_stops)
@@ -1172,6 +1559,12 @@ START_TEST(workers_listing)
 	ck_assert_str_eq(sup_state_name(wi[1].wi_state), "busy");
 	ck_assert_str_eq(wi[1].wi_rqid, "r9");
 	ck_assert_str_eq(wi[1].wi_phase, "waiting");
+	done_bg(1, "r9", RQ_OK);
+	ck_assert_uint_eq(sup_workers(S, wi, 4), 2);
+	ck_assert_str_eq(sup_state_name(wi[1].wi_state), "after");
+	ck_assert_str_eq(wi[1].wi_rqid, "r9");
+	ck_assert_str_eq(sup_state_name(W_CANCELLING), "cancelling");
+	ck_assert_str_eq(sup_state_name(W_DEAD), "dead");
 	teardown();
 }
 END_TEST
@@ -1209,6 +1602,17 @@ sup_suite(void)
 	    T(retire_crossing_a_request_requeues_it)
 	    T(max_requests_jitter_in_range));
 	TC("slots", T(slot_frames_forwarded_and_freed));
+	TC("after", T(early_answer_keeps_worker_busy)
+	    T(early_answer_spawns_for_the_next)
+	    T(early_answer_error_is_plain_done) T(slots_held_after_the_answer)
+	    T(hang_after_the_answer_kills)
+	    T(death_after_the_answer_fails_nothing)
+	    T(violations_after_the_answer) T(post_done_retiring)
+	    T(cancel_after_the_answer_is_harmless)
+	    T(answer_crossing_cancel_goes_after) T(paused_answer_unpauses)
+	    T(drain_waits_for_work_after_the_answer)
+	    T(drain_timeout_stops_work_after_the_answer)
+	    T(reload_and_scale_down_wait_for_after));
 	TC("reload", T(reload_rolls_workers_without_failing)
 	    T(reload_while_spawning) T(reload_grows_the_pool)
 	    T(resize_up_and_down) T(scale_down_waits_for_busy_worker));

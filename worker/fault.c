@@ -26,6 +26,19 @@ has(const char *name)
 	return false;
 }
 
+/* The N of a "name=N" entry, or 0 without one. */
+static uint64_t
+number(const char *name)
+{
+	const char	*p;
+	size_t		 n = strlen(name);
+
+	for (p = faults; p != NULL && (p = strstr(p, name)) != NULL; p += n)
+		if ((p == faults || p[-1] == ',') && p[n] == '=')
+			return strtoull(p + n + 1, NULL, 10);
+	return 0;
+}
+
 void
 fault_init(int chan_fd)
 {
@@ -69,4 +82,10 @@ int
 fault_version_skew(void)
 {
 	return faults != NULL && has("bad_version") ? 1 : 0;
+}
+
+uint64_t
+fault_after_ms(void)
+{
+	return number("after_ms");
 }

@@ -59,9 +59,10 @@ slot_acquire(struct wctx *wc, const char *ep, unsigned limit)
 	snprintf(wc->wc_slot_ep, sizeof(wc->wc_slot_ep), "%s", ep);
 	wc->wc_slot_answer = 0;
 	memcpy(phase, wc->wc_phase, sizeof(phase));
-	send_slot(wc, PROTO_SLOT_ACQUIRE, wc->wc_slot_ep, limit);
+	/* The phase first: whoever sees the wait sees why. */
 	wloop_phase(wc, "waiting for a slot on endpoint %s (limit %u)",
 	    wc->wc_slot_ep, limit);
+	send_slot(wc, PROTO_SLOT_ACQUIRE, wc->wc_slot_ep, limit);
 	/* Answered before we even slept when a slot was free. */
 	if (wait_answer(wc) == -1) {
 		send_slot(wc, PROTO_SLOT_RELEASE, wc->wc_slot_ep, limit);
@@ -74,7 +75,7 @@ slot_acquire(struct wctx *wc, const char *ep, unsigned limit)
 		r = SLOT_TIMEOUT;
 	}
 	wc->wc_slot_ep[0] = '\0';
-	memcpy(wc->wc_phase, phase, sizeof(phase));
+	wloop_phase(wc, "%s", phase);	/* and the gateway sees it now */
 	return r;
 }
 

@@ -86,6 +86,14 @@ wloop_emit(struct wctx *wc, struct str content, struct str reasoning)
 
 	if (content.n == 0 && reasoning.n == 0)
 		return;
+	if (wc->wc_answered) {
+		/* The client's answer is complete and gone. */
+		if (!wc->wc_dropping)
+			log_debug("[rq %s] output after the answer dropped",
+			    wc->wc_rqid);
+		wc->wc_dropping = true;
+		return;
+	}
 	proto_msg_init(&m, PROTO_REQ_CHUNK, wc->wc_rqid);
 	m.m_u.req_chunk.seq = wc->wc_seq++;
 	if (content.n > 0)
@@ -114,7 +122,13 @@ busy_frame(struct wctx *wc, const struct proto_msg *m)
 {
 	switch (m->m_type) {
 	case PROTO_CANCEL:
-		if (str_eq(m->m_rqid, wc->wc_rqid) && !wc->wc_cancelled) {
+		/* Sent before our answer reached the gateway: there is no
+		 * client left to stop for, and the work after the answer
+		 * goes on. */
+		if (str_eq(m->m_rqid, wc->wc_rqid) && wc->wc_answered)
+			log_debug("[rq %s] CANCEL after the answer ignored",
+			    wc->wc_rqid);
+		else if (str_eq(m->m_rqid, wc->wc_rqid) && !wc->wc_cancelled) {
 			log_debug("[rq %s] cancelled by the gateway",
 			    wc->wc_rqid);
 			wc->wc_cancelled = true;
@@ -193,8 +207,18 @@ wloop_stopped(struct wctx *wc)
 	return wloop_on_wake(wc, readable) == 1;
 }
 
+/* The request being sent now is the worker's last one. Said in
+ * REQ_DONE or POST_DONE, so the gateway never hands us another. */
+static bool
+last_request(const struct wctx *wc)
+{
+	return wc->wc_max_requests != 0 &&
+	    wc->wc_served + 1 >= wc->wc_max_requests;
+}
+
+/* REQ_DONE; with background, an early answer (POST_DONE follows). */
 static void
-send_done(struct wctx *wc, const struct wresult *r)
+send_done(struct wctx *wc, const struct wresult *r, bool background)
 {
 	static const struct wresult expired = { .r_status = RQ_ERROR,
 	    .r_http = 504, .r_code = "deadline",
@@ -214,9 +238,8 @@ send_done(struct wctx *wc, const struct wresult *r)
 	d->prompt_tokens = r->r_prompt_tokens;
 	d->completion_tokens = r->r_completion_tokens;
 	d->usage_estimated = r->r_usage_estimated;
-	/* Say it now, so the gateway never hands us another request. */
-	d->retiring = wc->wc_max_requests != 0 &&
-	    wc->wc_served + 1 >= wc->wc_max_requests;
+	d->background = background;
+	d->retiring = !background && last_request(wc);
 	if (d->status == RQ_ERROR) {
 		d->http_status = r->r_http ? r->r_http : 502;
 		d->code = str_from(r->r_code[0] ? r->r_code : "error");
@@ -225,6 +248,69 @@ send_done(struct wctx *wc, const struct wresult *r)
 			d->endpoint = str_from(r->r_endpoint);
 	}
 	wloop_send(wc, &m);
+}
+
+/* The end of the work after an early answer. */
+static void
+send_post_done(struct wctx *wc, const struct wresult *r)
+{
+	struct proto_msg	 m;
+	struct proto_post_done	*p = &m.m_u.post_done;
+
+	proto_msg_init(&m, PROTO_POST_DONE, wc->wc_rqid);
+	p->retiring = last_request(wc);
+	if (wc->wc_expired) {
+		p->failed = true;
+		p->message = str_from("deadline: the request exceeded its "
+		    "deadline");
+	} else if (r->r_status != RQ_OK) {
+		p->failed = true;
+		p->message = str_from(r->r_message[0] != '\0' ?
+		    r->r_message : "failed");
+	}
+	wloop_send(wc, &m);
+}
+
+void
+wloop_answer(struct wctx *wc, const struct wresult *res)
+{
+	if (!wc->wc_busy || wc->wc_answered)
+		fatalx("[rq %s] answered twice or outside a request",
+		    wc->wc_rqid);
+	if (res->r_status != RQ_OK || wc->wc_cancelled) {
+		log_debug("[rq %s] not answering early: %s", wc->wc_rqid,
+		    wc->wc_cancelled ? "stopped" : "not a success");
+		return;
+	}
+	send_done(wc, res, true);
+	wc->wc_answered = true;
+}
+
+bool
+wloop_answered(const struct wctx *wc)
+{
+	return wc->wc_answered;
+}
+
+/* SLUICE_FAULT=after_ms=N: answer as soon as the workflow returns, as if
+ * its last node were the responder, then work N ms after the answer,
+ * kept informed and stoppable like real nodes. */
+static void
+fault_after(struct wctx *wc, const struct wresult *res)
+{
+	uint64_t	 ms = fault_after_ms(), end, t;
+
+	if (ms == 0)
+		return;
+	if (!wc->wc_answered)
+		wloop_answer(wc, res);
+	if (!wc->wc_answered)
+		return;
+	wloop_phase(wc, "fault: %llu ms of work after the answer",
+	    (unsigned long long)ms);
+	end = clock_mono_ms() + ms;
+	while ((t = clock_mono_ms()) < end && !wloop_stopped(wc))
+		(void)poll(NULL, 0, (int)(end - t < 200 ? end - t : 200));
 }
 
 static void
@@ -238,6 +324,7 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	    m->m_rqid.p ? m->m_rqid.p : "");
 	wc->wc_busy = true;
 	wc->wc_cancelled = wc->wc_expired = false;
+	wc->wc_answered = wc->wc_dropping = false;
 	wc->wc_seq = 0;
 	wc->wc_deadline = rs->deadline_ms ? t0 + rs->deadline_ms : 0;
 	wc->wc_ep_limit = rs->ep_limit;
@@ -247,9 +334,14 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	res.r_prompt_tokens = res.r_completion_tokens = -1;
 	fault_on_request();
 	flow_run(wc, rs, &res);
-	send_done(wc, &res);
-	log_debug("[rq %s] done in %llu ms", wc->wc_rqid,
-	    (unsigned long long)(clock_mono_ms() - t0));
+	fault_after(wc, &res);
+	if (wc->wc_answered)
+		send_post_done(wc, &res);
+	else
+		send_done(wc, &res, false);
+	log_debug("[rq %s] done in %llu ms%s", wc->wc_rqid,
+	    (unsigned long long)(clock_mono_ms() - t0),
+	    wc->wc_answered ? ", answered early" : "");
 	wc->wc_busy = false;
 	wc->wc_phase[0] = '\0';
 	wc->wc_served++;

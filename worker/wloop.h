@@ -37,6 +37,8 @@ struct wctx {
 	bool		 wc_busy;
 	bool		 wc_cancelled;	/* by the gateway, or expired */
 	bool		 wc_expired;	/* the request's deadline passed */
+	bool		 wc_answered;	/* REQ_DONE sent early (wloop_answer) */
+	bool		 wc_dropping;	/* content after the answer was seen */
 	uint64_t	 wc_seq;
 	uint64_t	 wc_deadline;		/* monotonic ms, 0 none */
 	uint64_t	 wc_last_sent;
@@ -60,8 +62,20 @@ void	wloop_free(struct wctx *);
 int	wloop_run(struct wctx *);
 
 /* For the engine, during a request: send a REQ_CHUNK with these deltas
- * (empty ones are skipped). fatal()s if the gateway is gone. */
+ * (empty ones are skipped). After wloop_answer the client's answer is
+ * complete and the deltas are dropped. fatal()s if the gateway is gone. */
 void	wloop_emit(struct wctx *, struct str content, struct str reasoning);
+
+/* The client's answer is complete (res holds its outcome, RQ_OK): send
+ * REQ_DONE now with background set; the request keeps running (nodes
+ * after the responder) until flow_run returns, and the loop then sends
+ * POST_DONE instead of REQ_DONE. Called at most once per request. A
+ * result that is not RQ_OK, or a request already stopped, is not
+ * answered early: it goes out as REQ_DONE when flow_run returns. */
+void	wloop_answer(struct wctx *, const struct wresult *res);
+
+/* True once wloop_answer ran for the current request. */
+bool	wloop_answered(const struct wctx *);
 
 /* Describe what the request is doing now; a heartbeat goes out at once
  * with it. */
@@ -77,7 +91,9 @@ int	wloop_on_wake(void *arg, bool readable);
 /* Send one frame to the gateway; fatal()s if it is gone. */
 void	wloop_send(struct wctx *, const struct proto_msg *);
 
-/* True once the current request was cancelled or timed out. */
+/* True once the current request was cancelled or timed out. After the
+ * answer only its deadline stops it: a CANCEL that crossed the answer
+ * is ignored. */
 bool	wloop_stopped(struct wctx *);
 
 #endif

@@ -557,6 +557,12 @@ it_worker_pids(struct it *t, pid_t *out, size_t max)
 pid_t
 it_busy_worker(struct it *t)
 {
+	return it_worker_in(t, "busy");
+}
+
+pid_t
+it_worker_in(struct it *t, const char *state)
+{
 	struct it_resp	 r;
 	json_t		*j, *w;
 	size_t		 i;
@@ -571,7 +577,7 @@ it_busy_worker(struct it *t)
 	json_array_foreach(json_object_get(j, "workers"), i, w) {
 		const char *st = json_string_value(json_object_get(w, "state"));
 
-		if (st != NULL && strcmp(st, "busy") == 0) {
+		if (st != NULL && strcmp(st, state) == 0) {
 			pid = (pid_t)json_integer_value(json_object_get(w, "pid"));
 			break;
 		}
@@ -671,4 +677,53 @@ it_raw(struct it *t, const void *req, size_t n, struct buf *resp,
 	close(fd);
 	buf_adds(resp, "");
 	return resp->b_len;
+}
+
+double
+it_metric_in(const char *text, const char *series)
+{
+	const char	*p = text;
+	size_t		 n = strlen(series);
+
+	while ((p = strstr(p, series)) != NULL) {
+		if ((p == text || p[-1] == '\n') && p[n] == ' ')
+			return atof(p + n + 1);
+		p += n;
+	}
+	return -1;
+}
+
+double
+it_metric(struct it *t, const char *series)
+{
+	struct it_resp	 r;
+	double		 v;
+
+	ck_assert_int_eq(it_request(t, "GET", "/metrics", NULL, &r), 0);
+	v = it_metric_in(r.r_body.b_data != NULL ? r.r_body.b_data : "",
+	    series);
+	it_resp_free(&r);
+	return v;
+}
+
+void
+it_wait_idle(struct it *t, int n)
+{
+	struct it_resp	 r;
+	json_t		*j;
+	json_int_t	 idle = 0;
+	uint64_t	 t0 = it_now();
+
+	while (idle < n && it_now() - t0 < 5000) {
+		ck_assert_int_eq(it_request(t, "GET", "/health", NULL, &r), 0);
+		j = it_json(r.r_body.b_data);
+		idle = json_integer_value(json_object_get(json_object_get(j,
+		    "workers"), "idle"));
+		json_decref(j);
+		it_resp_free(&r);
+		if (idle < n)
+			it_sleep(20);
+	}
+	ck_assert_msg(idle >= n, "only %lld idle workers after 5 s",
+	    (long long)idle);
 }

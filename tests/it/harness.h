@@ -93,6 +93,10 @@ size_t	it_worker_pids(struct it *, pid_t *, size_t max);
  * holding a TCP connection to the mock. 0 when none. */
 pid_t	it_busy_worker(struct it *);
 
+/* Pid of a worker that /admin/workers lists in state ("busy", "after",
+ * ...); 0 when none. */
+pid_t	it_worker_in(struct it *, const char *state);
+
 /* Wait for needle in the gateway log after byte *from; on success *from
  * moves past the match. */
 bool	it_log_wait(struct it *, const char *needle, size_t *from,
@@ -124,6 +128,16 @@ void	it_send_post(int fd, const char *path, const char *body,
  * timeout_ms passes. Returns true when needle was seen. */
 bool	it_read_until(int fd, struct buf *out, const char *needle,
 	    int timeout_ms);
+
+/* The value of one series ("name{labels}") in /metrics text, or -1. */
+double	it_metric_in(const char *text, const char *series);
+
+/* The same, fetched from the gateway's /metrics now. */
+double	it_metric(struct it *, const char *series);
+
+/* Wait until /health counts at least n idle workers (test fails after
+ * 5 s). */
+void	it_wait_idle(struct it *, int n);
 
 /* Open descriptors of a process (from /proc). */
 int	it_fd_count(pid_t);
