@@ -75,20 +75,24 @@ $(O)/config.mk: scripts/deps.sh Makefile
 # ---- sources ---------------------------------------------------------
 
 # Explicit lists: a file joins a binary on purpose, not by existing.
-COMMON_SRCS	:= $(addprefix common/,buf.c clock.c conf.c json.c jsonw.c \
-		   log.c modelsel.c names.c sha256.c tokens.c uuid.c xmem.c)
+COMMON_SRCS	:= $(addprefix common/,buf.c clock.c conf.c conf_template.c \
+		   json.c jsonw.c log.c modelsel.c names.c nodetypes.c sha256.c \
+		   tokens.c uuid.c xmem.c)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
-		   begtags.c chan.c confcheck.c greq.c gwconf.c http.c \
+		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_wf.c \
+		   greq.c gwconf.c http.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
 		   route.c epslots.c gate.c slots.c stats.c sup.c)
-WORKER_SRCS	:= $(addprefix worker/,backend.c fault.c flow.c gen_input.c \
-		   lines.c llm.c llm_claude.c llm_completion.c llm_kobold.c \
-		   llm_ollama.c llm_openai.c main.c msgs.c node.c node_arith.c \
-		   node_chunker.c node_concat.c node_cond.c node_files.c \
-		   node_json.c node_python.c node_static.c node_tagtext.c \
-		   prompt.c slot.c sse.c \
-		   vars.c wloop.c)
+WORKER_SRCS	:= $(addprefix worker/,backend.c failover.c fault.c flow.c \
+		   gen_input.c lines.c llm.c llm_claude.c llm_completion.c \
+		   llm_kobold.c llm_ollama.c llm_openai.c main.c msgs.c \
+		   msgs_edit.c msgs_norm.c node.c node_arith.c node_chunker.c \
+		   node_concat.c node_cond.c node_files.c node_json.c node_llm.c \
+		   node_python.c node_registry.c node_standard.c node_static.c \
+		   node_sub.c \
+		   node_tagtext.c prompt.c routing.c slot.c sse.c vars.c \
+		   vars_conv.c vars_json.c wf.c wloop.c)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
@@ -172,9 +176,13 @@ check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    common/names.c tests/stubs_gwconf.c)
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
 			    worker/msgs.c worker/llm_openai.c worker/gen_input.c \
-			    common/jsonw.c \
+			    common/jsonw.c common/conf.c common/json.c common/names.c \
 			    tests/stubs_worker.c)
 check_clean_OBJS	:= $(BASE) $(call obj,$(wildcard worker/clean*.c) worker/filter.c common/conf.c common/json.c common/jsonw.c common/names.c)
+check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
+			    gateway/confcheck_ep.c gateway/confcheck_wf.c \
+			    common/conf.c common/conf_template.c common/json.c \
+			    common/names.c common/nodetypes.c)
 check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
 check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/llm_completion.c worker/llm_ollama.c \
@@ -183,7 +191,8 @@ check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/prompt.c worker/msgs.c common/jsonw.c \
 			    common/json.c common/conf.c common/names.c \
 			    tests/stubs_worker.c)
-check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/vars.c \
+check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/node_registry.c \
+			    worker/vars.c \
 			    worker/msgs.c common/json.c common/jsonw.c \
 			    common/conf.c common/names.c common/tokens.c \
 			    worker/node_static.c worker/node_concat.c \
@@ -200,14 +209,17 @@ check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
 check_ops_OBJS		:= $(check_it_OBJS)
 check_limits_OBJS	:= $(check_it_OBJS)
+check_flow_OBJS		:= $(check_it_OBJS)
+check_wilmer_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse \
-		   check_conf check_api check_gwconf check_worker \
+		   check_conf check_api check_gwconf check_confcheck check_worker \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
-IT_TESTS	:= check_it check_it_api check_ops check_limits check_clients
+IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
+		   check_clients
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

@@ -229,6 +229,8 @@ static const struct field user_table[] = {
 	{ "connectTimeoutInSeconds", F_INT, UOFF(u_connect_timeout_s), false,
 	    NULL, 30 },
 	{ "port", F_INT, UOFF(u_port), false, NULL, 5000 },
+	{ "maxCategorizationAttempts", F_INT, UOFF(u_max_categorization),
+	    false, NULL, 1 },
 };
 
 static int
@@ -268,6 +270,8 @@ user_fields(struct conf_user *u, char err[CONF_ERRLEN])
 		return -1;
 	if (u->u_connect_timeout_s < 1)
 		u->u_connect_timeout_s = 1;
+	if (u->u_max_categorization < 1)
+		u->u_max_categorization = 1;
 	if (u->u_port < 1 || u->u_port > 65535)
 		return jfile_err_member(jf, root, "port", err,
 		    "'port' must be between 1 and 65535, not %ld", u->u_port);
@@ -338,6 +342,45 @@ conf_current_user(const char *confdir, char *out, size_t outlen,
 	}
 	jfile_free(&jf);
 	return rc;
+}
+
+/* ---- Routing/<name>.json (spec 2.6) -------------------------------- */
+
+static int
+routing_entries(const struct jfile *jf, char err[CONF_ERRLEN])
+{
+	const char	*cat;
+	json_t		*v, *root = jf->jf_root;
+
+	if (need_object_root(jf, "a routing config", err) == -1)
+		return -1;
+	if (json_object_size(root) == 0)
+		return jfile_err(jf, NULL, err, "a routing config needs at "
+		    "least one category");
+	json_object_foreach(root, cat, v) {
+		if (!json_is_object(v))
+			return jfile_err_member(jf, root, cat, err, "category "
+			    "'%s' must be an object with \"workflow\" and "
+			    "\"description\"", cat);
+		if (!json_is_string(json_object_get(v, "workflow")))
+			return jfile_err_member(jf, root, cat, err, "category "
+			    "'%s' needs a \"workflow\" string", cat);
+	}
+	return 0;
+}
+
+int
+conf_routing_load(const char *confdir, const char *name, struct jfile *jf,
+    char err[CONF_ERRLEN])
+{
+	if (conf_open(confdir, "Routing", NULL, name, "routing config", jf,
+	    NULL, err) == -1)
+		return -1;
+	if (routing_entries(jf, err) == -1) {
+		jfile_free(jf);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- endpoints (spec 2.2) ------------------------------------------- */
@@ -716,11 +759,8 @@ sampler_translate(json_t *block, const struct conf_apitype *at)
 	return native;
 }
 
-/* The emission pass: nulls dropped, "__wilmer_null__" made null, nested
- * objects cleaned and dropped when empty; json_schema and grammar
- * objects and all arrays are kept as they are. Returns a new object. */
-static json_t *
-preset_normalize(json_t *obj)
+json_t *
+conf_gen_normalize(json_t *obj)
 {
 	json_t		*out = json_object(), *v, *c;
 	const char	*k;
@@ -728,7 +768,7 @@ preset_normalize(json_t *obj)
 	json_object_foreach(obj, k, v) {
 		if (json_is_object(v) && strcmp(k, "json_schema") != 0 &&
 		    strcmp(k, "grammar") != 0) {
-			c = preset_normalize(v);
+			c = conf_gen_normalize(v);
 			if (json_object_size(c) > 0)
 				json_object_set_new(out, k, c);
 			else
@@ -840,8 +880,7 @@ conf_preset_resolve_ep(const char *confdir, const struct conf_user *u,
 		json_decref(raw);
 		return -1;
 	}
-	*out = preset_normalize(raw);
-	json_decref(raw);
+	*out = raw;
 	return 0;
 }
 

@@ -37,6 +37,7 @@ struct conf_user {
 	bool		 u_add_missing_assistant; /* chatCompletionAddMissingAssistantGenerator (required) */
 	long		 u_connect_timeout_s;	/* connectTimeoutInSeconds 30, min 1 */
 	long		 u_port;		/* port 5000 */
+	long		 u_max_categorization;	/* maxCategorizationAttempts 1 */
 	json_t		*u_sluice;		/* "sluice" section or NULL (borrowed) */
 	char		*u_given_name;		/* name as passed (owned): WilmerAI's
 						 * default workflow/preset folder */
@@ -45,6 +46,12 @@ struct conf_user {
 int	conf_user_load(const char *confdir, const char *name,
 	    struct conf_user **out, char err[CONF_ERRLEN]);
 void	conf_user_free(struct conf_user *);
+
+/* Routing/<name>.json: an object of categories, each an object with a
+ * "workflow" string (and a "description"). Returns 0 with jf loaded
+ * (jfile_free it), or -1 with err. */
+int	conf_routing_load(const char *confdir, const char *name,
+	    struct jfile *jf, char err[CONF_ERRLEN]);
 
 /* Users/_current-user.json {"currentUser": "..."}: copy into out. */
 int	conf_current_user(const char *confdir, char *out, size_t outlen,
@@ -124,9 +131,11 @@ void	conf_endpoint_free(struct conf_endpoint *);
  * an endpoint named `preset` with presetSamplers is translated through
  * at's samplerFieldMap; otherwise
  * Presets/<presetType>/<user preset subdir>/<preset>.json, falling back
- * to Presets/<presetType>/<preset>.json. Null values are dropped and the
- * string "__wilmer_null__" becomes JSON null. *out is a new reference to
- * an object whose key order is the file's. */
+ * to Presets/<presetType>/<preset>.json. *out is a new reference to an
+ * object whose key order is the file's, as written: null values (which
+ * mean "omit this key", and stop the injection of max-tokens and
+ * context fields) and "__wilmer_null__" are left for
+ * conf_gen_normalize, after the injection. */
 int	conf_preset_resolve(const char *confdir, const struct conf_user *u,
 	    const struct conf_apitype *at, const char *preset, json_t **out,
 	    char err[CONF_ERRLEN]);
@@ -138,6 +147,13 @@ int	conf_preset_resolve(const char *confdir, const struct conf_user *u,
 int	conf_preset_resolve_ep(const char *confdir, const struct conf_user *u,
 	    const struct conf_endpoint *ep, const struct conf_apitype *at,
 	    const char *preset, json_t **out, char err[CONF_ERRLEN]);
+
+/* WilmerAI's normalize_gen_input, the emission pass over a request's
+ * generation fields: nulls dropped, "__wilmer_null__" made null, nested
+ * objects cleaned and dropped when they become empty; json_schema and
+ * grammar objects and all arrays are kept as they are. Returns a new
+ * object; obj is unchanged. */
+json_t	*conf_gen_normalize(json_t *obj);
 
 /* ---- Workflows/<folder>/<name>.json (2.7) ---- */
 struct conf_workflow {

@@ -21,7 +21,7 @@ struct begtags {
  * later Sys and every SysMes are "systemMes", unknown words are "user".
  * Contents are stripped of surrounding whitespace. Text before the first
  * tag, or text without any tag, becomes a user message (WilmerAI drops
- * it, leaving an empty conversation: see docs/compat.md). Empty text
+ * it, leaving an empty conversation: see docs/migrating-from-wilmer.md). Empty text
  * gives no messages. */
 void	begtags_parse(const char *text, size_t len, struct begtags *out);
 void	begtags_free(struct begtags *);

@@ -1,89 +1,185 @@
-/* confcheck.c - --check-config: load what a user can reach and report problems. */
-#include <jansson.h>
+/* confcheck.c - --check-config: load what a user can reach and report problems and warnings. */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 
-#include "../common/conf.h"
+#include "../common/conf_template.h"
 #include "../common/xmem.h"
 #include "confcheck.h"
+#include "confcheck_int.h"
 #include "gwconf.h"
 
-struct check {
-	const char		*k_dir;
-	struct conf_user	*k_user;
-	int			 k_errors;
-	int			 k_files;
-	void			(*k_report)(const char *);
-};
+#define DEFAULT_WF	"_DefaultWorkflow"
+
+/* ---- reports ------------------------------------------------------- */
 
 static void
-problem(struct check *k, const char *err)
+emit(struct check *k, bool warning, const char *line)
 {
-	if (k->k_report != NULL)
-		k->k_report(err);
+	if (warning)
+		k->k_warnings++;
 	else
-		fprintf(stderr, "%s\n", err);
-	k->k_errors++;
+		k->k_problems++;
+	if (k->k_report != NULL)
+		k->k_report(line, warning);
+	else
+		fprintf(stderr, "%s%s\n", warning ? "warning: " : "", line);
 }
 
-/* Names with variables are resolved per request; they cannot be
- * checked ahead of time. */
-static bool
-is_template(const char *s)
+void
+ck_report(struct check *k, bool warning, const struct ck_ref *ref,
+    const char *fmt, ...)
 {
-	return strchr(s, '{') != NULL;
+	char	 line[CK_LINELEN];
+	int	 n = 0, l = 1, c = 1;
+	va_list	 ap;
+
+	if (ref != NULL) {
+		if (ref->rf_obj != NULL && ref->rf_key != NULL &&
+		    json_object_get(ref->rf_obj, ref->rf_key) != NULL)
+			jfile_memberpos(ref->rf_file, ref->rf_obj, ref->rf_key,
+			    &l, &c);
+		else if (ref->rf_arr != NULL)
+			jfile_elempos(ref->rf_file, ref->rf_arr, ref->rf_idx,
+			    &l, &c);
+		n = snprintf(line, sizeof(line), "%s:%d:%d: %s%s",
+		    ref->rf_file->jf_path, l, c, ref->rf_what != NULL ?
+		    ref->rf_what : "", ref->rf_what != NULL ? ": " : "");
+		if (n < 0 || (size_t)n >= sizeof(line))
+			n = 0;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	emit(k, warning, line);
+}
+
+bool
+ck_once(struct check *k, const char *fmt, ...)
+{
+	char	 key[CK_LINELEN];
+	size_t	 i;
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(key, sizeof(key), fmt, ap);
+	va_end(ap);
+	for (i = 0; i < k->k_nseen; i++)
+		if (strcmp(k->k_seen[i], key) == 0)
+			return false;
+	k->k_seen = xreallocarray(k->k_seen, k->k_nseen + 1,
+	    sizeof(*k->k_seen));
+	k->k_seen[k->k_nseen++] = xstrdup(key);
+	return true;
+}
+
+bool
+ck_is_variable(const char *s)
+{
+	return s != NULL && strchr(s, '{') != NULL;
+}
+
+/* ---- the user's own references ------------------------------------- */
+
+/* A member of the user file, for positions. */
+static struct ck_ref
+user_ref(const struct check *k, const char *key)
+{
+	return (struct ck_ref){ &k->k_user->u_file, k->k_user->u_file.jf_root,
+	    key, NULL, 0, key };
+}
+
+/* chatPromptTemplateName: WilmerAI builds its templated variables with
+ * it, Sluice's completion endpoints without a template of their own. */
+static void
+check_user_template(struct check *k)
+{
+	struct ck_ref	 r = user_ref(k, "chatPromptTemplateName");
+	const char	*name = k->k_user->u_chat_template;
+	char		 err[CONF_ERRLEN];
+
+	if (name == NULL || *name == '\0' || !ck_once(k, "T\t%s", name))
+		return;
+	k->k_files++;
+	if (conf_template_check(k->k_dir, name, err) == -1)
+		ck_report(k, false, &r, "%s", err);
+}
+
+/* The user folder's _DefaultWorkflow answers when the categoriser names
+ * no category; without one such requests fail, which is a warning. */
+static void
+check_default(struct check *k)
+{
+	struct ck_ref	 r = user_ref(k, "routingConfig");
+	struct stat	 st;
+	char		*path;
+
+	path = xasprintf("%s/Workflows/%s/%s.json", k->k_dir,
+	    k->k_user->u_workflow_folder, DEFAULT_WF);
+	if (stat(path, &st) == -1 && errno == ENOENT)
+		ck_report(k, true, &r, "Workflows/%s/%s.json: no such workflow "
+		    "(looked in %s): a categoriser answer that names no "
+		    "category will fail", k->k_user->u_workflow_folder,
+		    DEFAULT_WF, path);
+	else
+		ck_workflow(k, &r, k->k_user->u_workflow_folder, DEFAULT_WF);
+	free(path);
 }
 
 static void
-check_endpoint(struct check *k, const char *name, const char *preset)
+check_categories(struct check *k, const struct jfile *jf)
 {
-	struct conf_endpoint	*ep = NULL;
-	struct conf_apitype	*at = NULL;
-	json_t			*p = NULL;
-	char			 err[CONF_ERRLEN];
+	struct ck_ref	 r = { jf, NULL, "workflow", NULL, 0, NULL };
+	const char	*cat;
+	json_t		*v;
+	char		*what;
 
-	k->k_files++;
-	if (conf_endpoint_load(k->k_dir, k->k_user->u_endpoint_subdir, name,
-	    &ep, err) == -1) {
-		problem(k, err);
-		return;
+	json_object_foreach(jf->jf_root, cat, v) {
+		what = xasprintf("category '%.64s'", cat);
+		r.rf_obj = v;
+		r.rf_what = what;
+		ck_workflow(k, &r, k->k_user->u_workflow_folder,
+		    json_string_value(json_object_get(v, "workflow")));
+		free(what);
 	}
-	if (conf_apitype_load(k->k_dir, ep->e_apitype_name, &at, err) == -1)
-		problem(k, err);
-	else if (preset != NULL && *preset != '\0' && !is_template(preset) &&
-	    conf_preset_resolve(k->k_dir, k->k_user, at, preset, &p,
-	    err) == -1)
-		problem(k, err);
-	json_decref(p);
-	conf_apitype_free(at);
-	conf_endpoint_free(ep);
 }
 
+/* Spec section 10: Routing/<routingConfig>.json, the categoriser, each
+ * category's workflow and the default, all in the user's folder. */
 static void
-check_workflow(struct check *k, const char *folder, const char *name)
+check_routing(struct check *k)
 {
-	struct conf_workflow	*wf;
+	const struct conf_user	*u = k->k_user;
+	struct ck_ref		 r = user_ref(k, "routingConfig");
+	struct ck_ref		 cr = user_ref(k, "categorizationWorkflow");
+	struct jfile		 jf;
 	char			 err[CONF_ERRLEN];
-	size_t			 i;
-	json_t			*node;
 
-	k->k_files++;
-	if (conf_workflow_load(k->k_dir, folder, name, &wf, err) == -1) {
-		problem(k, err);
+	if (*u->u_routing_config == '\0') {
+		r.rf_what = NULL;
+		ck_report(k, true, &r, "neither \"customWorkflowOverride\" nor "
+		    "\"routingConfig\" is set: a request whose model field "
+		    "names no shared workflow fails");
 		return;
 	}
-	json_array_foreach(wf->w_nodes, i, node) {
-		const char *ep = json_string_value(json_object_get(node,
-		    "endpointName"));
-		const char *pr = json_string_value(json_object_get(node,
-		    "preset"));
-
-		if (ep != NULL && *ep != '\0' && !is_template(ep))
-			check_endpoint(k, ep, pr);
+	k->k_files++;
+	if (conf_routing_load(k->k_dir, u->u_routing_config, &jf, err) == -1)
+		ck_report(k, false, &r, "%s", err);
+	if (*u->u_categorization_workflow == '\0')
+		ck_report(k, false, &r, "no \"categorizationWorkflow\" to "
+		    "choose among the categories");
+	else
+		ck_workflow(k, &cr, u->u_workflow_folder,
+		    u->u_categorization_workflow);
+	if (jf.jf_root != NULL) {
+		check_categories(k, &jf);
+		jfile_free(&jf);
 	}
-	conf_workflow_free(wf);
+	check_default(k);
 }
 
 static void
@@ -95,37 +191,77 @@ check_shared(struct check *k)
 	size_t	  i;
 
 	for (i = 0; names[i] != NULL; i++) {
-		folder = xasprintf("%s/%s", k->k_user->u_shared_folder, names[i]);
-		check_workflow(k, folder, "_DefaultWorkflow");
+		folder = xasprintf("%s/%s", k->k_user->u_shared_folder,
+		    names[i]);
+		ck_workflow(k, NULL, folder, DEFAULT_WF);
 		free(folder);
 	}
 	conf_names_free(names);
 }
 
-int
-confcheck_run(const struct gw_conf *c, void (*report)(const char *))
-{
-	struct check	 k = { c->c_config_dir, NULL, 0, 0, report };
-	char		 err[CONF_ERRLEN];
+/* ---- the run ------------------------------------------------------- */
 
-	if (conf_user_load(c->c_config_dir, c->c_user, &k.k_user, err) == -1) {
-		problem(&k, err);
+static void
+check_free(struct check *k)
+{
+	size_t	 i;
+
+	for (i = 0; i < k->k_nseen; i++)
+		free(k->k_seen[i]);
+	free(k->k_seen);
+	free(k->k_stack);
+	conf_user_free(k->k_user);
+}
+
+static int
+summary(const struct check *k, const struct gw_conf *c)
+{
+	if (k->k_problems > 0) {
+		fprintf(stderr, "%d problem%s", k->k_problems,
+		    k->k_problems == 1 ? "" : "s");
+		if (k->k_warnings > 0)
+			fprintf(stderr, ", %d warning%s", k->k_warnings,
+			    k->k_warnings == 1 ? "" : "s");
+		fprintf(stderr, " in %s\n", c->c_config_dir);
 		return EX_CONFIG;
 	}
-	k.k_files++;
-	if (k.k_user->u_custom_override)
-		check_workflow(&k, k.k_user->u_workflow_folder,
-		    k.k_user->u_custom_workflow);
-	check_shared(&k);
-	conf_user_free(k.k_user);
-	if (report != NULL)
-		return k.k_errors > 0 ? EX_CONFIG : 0;
-	if (k.k_errors > 0) {
-		fprintf(stderr, "%d problem%s in %s\n", k.k_errors,
-		    k.k_errors == 1 ? "" : "s", c->c_config_dir);
-		return EX_CONFIG;
-	}
-	fprintf(stderr, "configuration OK (%d files checked for user '%s')\n",
-	    k.k_files, c->c_user);
+	fprintf(stderr, "configuration OK (%d files checked for user '%s'",
+	    k->k_files, c->c_user);
+	if (k->k_warnings > 0)
+		fprintf(stderr, ", %d warning%s", k->k_warnings,
+		    k->k_warnings == 1 ? "" : "s");
+	fprintf(stderr, ")\n");
 	return 0;
+}
+
+int
+confcheck_run(const struct gw_conf *c, void (*report)(const char *, bool))
+{
+	struct check	 k;
+	char		 err[CONF_ERRLEN];
+	int		 rc;
+
+	memset(&k, 0, sizeof(k));
+	k.k_dir = c->c_config_dir;
+	k.k_report = report;
+	k.k_files = 1;
+	if (conf_user_load(c->c_config_dir, c->c_user, &k.k_user, err) == -1)
+		ck_report(&k, false, NULL, "%s", err);
+	else {
+		check_user_template(&k);
+		if (k.k_user->u_custom_override) {
+			struct ck_ref r = user_ref(&k, "customWorkflow");
+
+			ck_workflow(&k, &r, k.k_user->u_workflow_folder,
+			    k.k_user->u_custom_workflow);
+		} else
+			check_routing(&k);
+		check_shared(&k);
+	}
+	if (report == NULL)
+		rc = summary(&k, c);
+	else
+		rc = k.k_problems > 0 ? EX_CONFIG : 0;
+	check_free(&k);
+	return rc;
 }

@@ -1,14 +1,29 @@
-/* confcheck.h - --check-config: load what a user can reach and report problems. */
+/* confcheck.h - --check-config: load what a user can reach and report problems and warnings. */
 #ifndef SLUICE_CONFCHECK_H
 #define SLUICE_CONFCHECK_H
 
+#include <stdbool.h>
+
 struct gw_conf;
 
-/* Load the user's workflows (its custom workflow and every shared one)
- * and, for each node naming an endpoint, that endpoint, its api type and
- * its preset. Each problem goes to report as "path:line:col: message"
- * (NULL: printed to stderr, with "configuration OK" at the end when
- * there is none). Returns 0 when all is well, EX_CONFIG otherwise. */
-int	confcheck_run(const struct gw_conf *, void (*report)(const char *));
+/* Load everything the user can reach: the user file and its
+ * chatPromptTemplateName; its customWorkflow, or its routing config with
+ * the categoriser, each category's workflow and _DefaultWorkflow; every
+ * shared workflow; recursively every workflow a CustomWorkflow or
+ * ConditionalCustomWorkflow node names (a cycle is a problem); for each
+ * node naming an endpoint, that endpoint, its api type, its prompt
+ * template (completion api types), the node's preset, and each
+ * backupEndpointName after it with its preset (a cycle is a problem).
+ * Names with {variables} are skipped. Node types Sluice does not run,
+ * unknown node types, "jinja2" nodes, a missing _DefaultWorkflow beside
+ * a routing config and a user that selects no workflow are warnings.
+ * Each problem and warning goes to report as "path:line:col: message"
+ * (without "warning: "; warning says which it is). report NULL: printed
+ * to stderr, warnings after "warning: ", then a summary line
+ * ("configuration OK (N files checked for user 'U'[, W warnings])").
+ * Returns 0 when there is no problem (warnings or not), EX_CONFIG
+ * otherwise. */
+int	confcheck_run(const struct gw_conf *,
+	    void (*report)(const char *line, bool warning));
 
 #endif

@@ -15,9 +15,9 @@
 #include "sup.h"
 
 static void
-report(const char *line)
+report(const char *line, bool warning)
 {
-	log_warnx("reload: %s", line);
+	log_warnx("reload: %s%s", warning ? "warning: " : "", line);
 }
 
 /* Settings that only a restart can change keep their running value. */

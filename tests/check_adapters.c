@@ -162,6 +162,25 @@ START_TEST(completion_body_like_wilmer)
 }
 END_TEST
 
+/* A preset's null keeps max-tokens and context out of the body; the
+ * sentinel sends a literal null; stream is always set. */
+START_TEST(preset_nulls_in_body)
+{
+	json_t		*preset = json_pack("{s:n,s:n,s:s,s:{s:n},s:n}",
+			    "max_tokens", "truncation_length", "seed",
+			    "__wilmer_null__", "kw", "a", "stream");
+	struct node_call nc;
+
+	fixture(APIT_OPENAI_COMPLETION, "", "max_tokens");
+	EP.e_dont_include_model = true;
+	AT.a_truncate_prop = "truncation_length";
+	nc = call(NULL, preset, false);
+	body_is(&adapter_openai_completion, &nc, "{\"prompt\": \"\", "
+	    "\"seed\": null, \"stream\": false}");
+	json_decref(preset);
+}
+END_TEST
+
 START_TEST(completion_stream_events)
 {
 	const struct adapter	*ad = &adapter_openai_completion;
@@ -1372,7 +1391,8 @@ adapters_suite(void)
 	Suite	*s = suite_create("adapters");
 
 	add(s, "completion", (const TTest *const[]){ completion_body_like_wilmer,
-	    completion_stream_events, completion_whole_answer, NULL });
+	    completion_stream_events, completion_whole_answer,
+	    preset_nulls_in_body, NULL });
 	add(s, "ollama_chat", (const TTest *const[]){
 	    ollama_chat_body_like_wilmer, ollama_chat_stream_lines,
 	    ollama_chat_tool_calls, ollama_chat_whole_answer, NULL });

@@ -922,6 +922,22 @@ assert_resolves(const char *uname, const char *epname, const char *atname,
 	char	 err[CONF_ERRLEN];
 	json_t	*j = resolve(uname, epname, atname, preset, err);
 
+	json_t	*n;
+
+	ck_assert_msg(j != NULL, "%s", err);
+	n = conf_gen_normalize(j);	/* as it is sent */
+	assert_json(n, want);
+	json_decref(n);
+	json_decref(j);
+}
+
+static void
+assert_resolves_raw(const char *uname, const char *epname, const char *atname,
+    const char *preset, const char *want)
+{
+	char	 err[CONF_ERRLEN];
+	json_t	*j = resolve(uname, epname, atname, preset, err);
+
 	ck_assert_msg(j != NULL, "%s", err);
 	assert_json(j, want);
 	json_decref(j);
@@ -961,13 +977,28 @@ START_TEST(test_preset_file)
 }
 END_TEST
 
+/* Presets come back as written; the emission pass is separate (it runs
+ * after max-tokens and context injection, which a null stops). */
 START_TEST(test_preset_nulls)
 {
+	char	 err[CONF_ERRLEN], *s;
+	json_t	*raw, *norm;
+
 	preset_tree();
-	assert_resolves("alice", NULL, "T", "Nulls", "{\"b\":null,"
-	    "\"e\":{\"g\":1},\"json_schema\":{\"default\":null},"
-	    "\"stop\":[null,\"__wilmer_null__\"],\"z\":0,"
+	assert_resolves_raw("alice", NULL, "T", "Nulls", "{\"a\":null,"
+	    "\"b\":\"__wilmer_null__\",\"c\":{\"d\":null},\"e\":{\"f\":"
+	    "null,\"g\":1},\"json_schema\":{\"default\":null},\"stop\":"
+	    "[null,\"__wilmer_null__\"],\"z\":0,\"grammar\":{\"x\":null}}");
+	raw = resolve("alice", NULL, "T", "Nulls", err);
+	ck_assert_ptr_nonnull(raw);
+	norm = conf_gen_normalize(raw);
+	s = json_dumps(norm, JSON_COMPACT);
+	ck_assert_str_eq(s, "{\"b\":null,\"e\":{\"g\":1},\"json_schema\":"
+	    "{\"default\":null},\"stop\":[null,\"__wilmer_null__\"],\"z\":0,"
 	    "\"grammar\":{\"x\":null}}");
+	free(s);
+	json_decref(norm);
+	json_decref(raw);
 }
 END_TEST
 
@@ -1218,18 +1249,20 @@ shipped_resolve(const char *root, const char *uname, const char *epname,
 	struct conf_endpoint	*ep;
 	struct conf_apitype	*at;
 	char			 err[CONF_ERRLEN];
-	json_t			*out;
+	json_t			*out, *raw;
 
 	ck_assert_msg(conf_user_load(root, uname, &u, err) == 0, "%s", err);
 	ck_assert_msg(conf_endpoint_load(root, u->u_endpoint_subdir, epname,
 	    &ep, err) == 0, "%s", err);
 	ck_assert_msg(conf_apitype_load(root, atname != NULL ? atname :
 	    ep->e_apitype_name, &at, err) == 0, "%s", err);
-	ck_assert_msg(conf_preset_resolve_ep(root, u, ep, at, preset, &out,
+	ck_assert_msg(conf_preset_resolve_ep(root, u, ep, at, preset, &raw,
 	    err) == 0, "%s", err);
 	conf_apitype_free(at);
 	conf_endpoint_free(ep);
 	conf_user_free(u);
+	out = conf_gen_normalize(raw);	/* as it is sent */
+	json_decref(raw);
 	return out;
 }
 

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "../worker/node.h"
 #include "../worker/wloop.h"
 
 /* Read and set by check_nodes.c (declared there). */
@@ -33,3 +34,16 @@ wloop_phase(struct wctx *wc, const char *fmt, ...)
 	va_end(ap);
 	stub_phase_calls++;
 }
+
+/* The engine's own node types, which these tests do not run. */
+static int
+not_here(struct node_ctx *x, struct buf *out, bool *streamed,
+    struct wresult *res)
+{
+	return node_fail(x, res, 500, "not in this test");
+}
+
+const struct node_type node_standard = { "Standard", not_here, false };
+const struct node_type node_custom = { "CustomWorkflow", not_here, false };
+const struct node_type node_conditional = { "ConditionalCustomWorkflow",
+    not_here, false };

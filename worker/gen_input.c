@@ -8,40 +8,44 @@
 #include "../common/uuid.h"
 #include "gen_input.h"
 
-void
-gen_input_apply(json_t *root, const struct node_call *nc)
+/* A key the preset set to null is one the user wants left out. */
+static bool
+nulled(json_t *gi, const char *key)
 {
-	const struct conf_apitype	*at = nc->nc_at;
-	json_t				*v;
-	const char			*key;
-	void				*tmp;
-
-	if (nc->nc_preset != NULL)
-		json_object_update(root, nc->nc_preset);
-	if (at->a_stream_prop[0] != '\0' &&
-	    !json_is_null(json_object_get(root, at->a_stream_prop)))
-		json_object_set_new(root, at->a_stream_prop,
-		    json_boolean(nc->nc_stream));
-	if (at->a_truncate_prop[0] != '\0' && nc->nc_ep->e_max_context >= 0 &&
-	    !json_is_null(json_object_get(root, at->a_truncate_prop)))
-		json_object_set_new(root, at->a_truncate_prop,
-		    json_integer(nc->nc_ep->e_max_context));
-	if (at->a_max_tokens_prop[0] != '\0' &&
-	    !json_is_null(json_object_get(root, at->a_max_tokens_prop)))
-		json_object_set_new(root, at->a_max_tokens_prop,
-		    json_integer(nc->nc_max_tokens));
-	json_object_foreach_safe(root, tmp, key, v)
-		if (json_is_null(v))
-			json_object_del(root, key);
+	return json_is_null(json_object_get(gi, key));
 }
 
 json_t *
 gen_input_new(const struct node_call *nc)
 {
-	json_t	*o = json_object();
+	const struct conf_apitype	*at = nc->nc_at;
+	json_t				*gi, *out;
 
-	gen_input_apply(o, nc);
-	return o;
+	gi = nc->nc_preset != NULL ? json_deep_copy(nc->nc_preset) :
+	    json_object();
+	if (at->a_stream_prop[0] != '\0')
+		json_object_set_new(gi, at->a_stream_prop,
+		    json_boolean(nc->nc_stream));
+	if (at->a_truncate_prop[0] != '\0' && nc->nc_ep->e_max_context >= 0 &&
+	    !nulled(gi, at->a_truncate_prop))
+		json_object_set_new(gi, at->a_truncate_prop,
+		    json_integer(nc->nc_ep->e_max_context));
+	if (at->a_max_tokens_prop[0] != '\0' &&
+	    !nulled(gi, at->a_max_tokens_prop))
+		json_object_set_new(gi, at->a_max_tokens_prop,
+		    json_integer(nc->nc_max_tokens));
+	out = conf_gen_normalize(gi);
+	json_decref(gi);
+	return out;
+}
+
+void
+gen_input_apply(json_t *root, const struct node_call *nc)
+{
+	json_t	*gi = gen_input_new(nc);
+
+	json_object_update(root, gi);
+	json_decref(gi);
 }
 
 char *

@@ -8,16 +8,18 @@
 
 #include "backend.h"
 
-/* WilmerAI's set_gen_input, applied to root (an object the caller
- * owns): nc's resolved preset is merged in, then the api type's stream,
- * context-size (only when the endpoint sets maxContextTokenSize) and
- * max-new-tokens properties are set, each unless the preset set it to
- * null; finally every null member of root is dropped. Keys keep their
- * first insertion order, as a Python dict does. */
-void		 gen_input_apply(json_t *root, const struct node_call *nc);
-
-/* A new object holding the gen_input alone (caller owns it). */
+/* WilmerAI's set_gen_input: nc's resolved preset as written, then the
+ * api type's stream property (always), its context-size property (when
+ * the endpoint sets maxContextTokenSize) and its max-new-tokens property
+ * (node maxResponseSizeInTokens), each of the last two unless the
+ * preset set it to null; then conf_gen_normalize (nulls dropped,
+ * "__wilmer_null__" sent as null). Keys keep their first insertion
+ * order, as a Python dict does. A new object (caller owns it). */
 json_t		*gen_input_new(const struct node_call *nc);
+
+/* root.update(gen_input): the gen_input's keys set on root (an object
+ * the caller owns), replacing values in place, new keys at the end. */
+void		 gen_input_apply(json_t *root, const struct node_call *nc);
 
 /* Serialise a request body byte for byte as WilmerAI's
  * requests.post(json=...) does, and release root. Caller frees. */

@@ -78,8 +78,8 @@ wmsgs_add_copy(struct wmsgs *l, const struct wmsg *src)
 	}
 }
 
-static void
-msg_free(struct wmsg *m)
+void
+wmsg_clear(struct wmsg *m)
 {
 	size_t	 j;
 
@@ -91,6 +91,7 @@ msg_free(struct wmsg *m)
 	for (j = 0; j < m->m_nimages; j++)
 		free(m->m_images[j]);
 	free(m->m_images);
+	memset(m, 0, sizeof(*m));
 }
 
 static bool
@@ -111,7 +112,7 @@ wmsgs_drop_empty(struct wmsgs *l)
 
 		if (blank(m->m_content) && m->m_tool_calls == NULL &&
 		    m->m_tool_call_id == NULL && m->m_nimages == 0)
-			msg_free(m);
+			wmsg_clear(m);
 		else
 			l->v[k++] = *m;
 	}
@@ -124,7 +125,7 @@ wmsgs_free(struct wmsgs *l)
 	size_t	 i;
 
 	for (i = 0; i < l->n; i++)
-		msg_free(&l->v[i]);
+		wmsg_clear(&l->v[i]);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;

@@ -1,4 +1,4 @@
-/* node.c - the node registry and the helpers node handlers share. */
+/* node.c - the helpers node handlers share. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,28 +8,6 @@
 
 #include "../common/xmem.h"
 #include "node.h"
-
-#define NODE(sym)	extern const struct node_type sym;
-#include "nodes.def"
-#undef NODE
-
-static const struct node_type *const types[] = {
-#define NODE(sym)	&sym,
-#include "nodes.def"
-#undef NODE
-	NULL,
-};
-
-const struct node_type *
-node_type_find(const char *name)
-{
-	size_t	 i;
-
-	for (i = 0; types[i] != NULL; i++)
-		if (strcmp(types[i]->nt_name, name) == 0)
-			return types[i];
-	return NULL;
-}
 
 const char *
 node_raw(struct node_ctx *x, const char *key)

@@ -12,7 +12,8 @@
 #include "vars.h"
 #include "wloop.h"
 
-struct flow;	/* one workflow run (worker/flow.c) */
+struct flow;	/* the request's runs (worker/wf.h) */
+struct wf_run;	/* the workflow run this node is in */
 
 /* Everything a node may look at. All borrowed for the call. */
 struct node_ctx {
@@ -29,6 +30,11 @@ struct node_ctx {
 	struct vars		*nx_vars;	/* variables this node sees */
 	const struct wmsgs	*nx_msgs;	/* the conversation */
 	const char		*nx_discussion_id;	/* "" when none */
+	struct wf_run		*nx_run;
+	bool			 nx_top;	/* WilmerAI's non_responder None */
+	struct vars		*nx_early;	/* "early" variables: workflow
+						   keys and agent inputs only
+						   (endpointName, preset) */
 };
 
 /* A handler writes the node's output (its agentNOutput) to out and

@@ -50,7 +50,7 @@ const char	*vars_get(const struct vars *, const char *name, size_t n);
  * any other brace use ({x:>5}, {x!r}, {0}, a lone brace), is kept
  * literally (WilmerAI instead returns the whole template unsubstituted
  * when one name is unknown; we substitute the known ones - see
- * docs/compat.md). Data values are inserted as they are; template
+ * docs/migrating-from-wilmer.md). Data values are inserted as they are; template
  * values are expanded once by the same rules. Linear in the sizes of
  * tmpl and of the result. Returns a string the caller frees. */
 char		*vars_format(const struct vars *, const char *tmpl);

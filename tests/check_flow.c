@@ -1,0 +1,507 @@
+/* check_flow.c - integration: multi-node WilmerAI workflows through the real gateway, workers and mock backend. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "it/harness.h"
+#include "testmain.h"
+
+static struct it	 T;
+
+static void
+start_with(const char *settings, const char *main_workflow)
+{
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, settings, NULL);
+	if (main_workflow != NULL)
+		it_file(&T, "Workflows/it/Main.json", main_workflow);
+}
+
+static void
+go(void)
+{
+	it_gateway_start(&T, NULL);
+}
+
+static void
+stop_clean(void)
+{
+	int	 st = it_stop(&T, 15000);
+
+	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "gateway did not exit cleanly (status %d)", st);
+}
+
+/* An endpoint file for the mock (or url) with extra JSON members. */
+static void
+endpoint(const char *name, const char *url, const char *apitype,
+    const char *extra)
+{
+	char	 path[256], text[1024], murl[64];
+
+	snprintf(murl, sizeof(murl), "http://127.0.0.1:%d", T.it_mock_port);
+	snprintf(path, sizeof(path), "Endpoints/it/%s.json", name);
+	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\", "
+	    "\"apiTypeConfigFileName\": \"%s\", \"modelNameToSendToAPI\": "
+	    "\"%s\", \"promptTemplate\": null, \"maxContextTokenSize\": 4096%s%s}",
+	    url != NULL ? url : murl, apitype, name, extra ? ", " : "",
+	    extra ? extra : "");
+	it_file(&T, path, text);
+}
+
+static char *
+chat(bool stream, const char *user_text)
+{
+	json_t	*b = json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "model", "x",
+		    "stream", stream, "messages", "role", "user", "content",
+		    user_text);
+	char	*s = json_dumps(b, 0);
+
+	json_decref(b);
+	return s;
+}
+
+/* POST a non-streaming chat; returns the answer's content (caller
+ * frees) and checks the status. */
+static char *
+ask(const char *user_text, long want_status)
+{
+	struct it_resp	 r;
+	char		*body = chat(false, user_text), *out;
+	json_t		*j;
+
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == want_status, "status %ld, want %ld: %s",
+	    r.r_status, want_status, r.r_body.b_data);
+	j = it_json(r.r_body.b_data);
+	if (want_status == 200)
+		out = strdup(json_string_value(json_object_get(json_object_get(
+		    json_array_get(json_object_get(j, "choices"), 0),
+		    "message"), "content")));
+	else
+		out = strdup(json_string_value(json_object_get(json_object_get(
+		    j, "error"), "message")));
+	json_decref(j);
+	it_resp_free(&r);
+	free(body);
+	return out;
+}
+
+/* The mock's request log. */
+static json_t *
+mock_log(void)
+{
+	struct it_resp	 r;
+	json_t		*a;
+
+	ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/requests", NULL,
+	    &r), 0);
+	a = it_json(r.r_body.b_data);
+	it_resp_free(&r);
+	return a;
+}
+
+/* Message i of backend request k's body, as "role: content". */
+static char *
+sent_msg(json_t *log, size_t k, size_t i)
+{
+	json_t	*m = json_array_get(json_object_get(json_object_get(
+		    json_array_get(log, k), "body"), "messages"), i);
+	char	*s;
+
+	ck_assert_ptr_nonnull(m);
+	if (asprintf(&s, "%s: %s", json_string_value(json_object_get(m,
+	    "role")), json_string_value(json_object_get(m, "content"))) == -1)
+		abort();
+	return s;
+}
+
+#define ASSERT_SENT(log, k, i, want) do {				\
+	char *s_ = sent_msg(log, k, i);					\
+	ck_assert_str_eq(s_, want);					\
+	free(s_);							\
+} while (0)
+
+START_TEST(agent_outputs_chain)
+{
+	json_t	*log;
+	char	*a;
+
+	start_with(NULL, "{\"persona\": \"You are terse.\", \"nodes\": ["
+	    "{\"type\": \"Standard\", \"endpointName\": \"Mock\", \"preset\":"
+	    " \"Mock\", \"systemPrompt\": \"Summarise.\", \"prompt\": "
+	    "\"{chat_user_prompt_last_one}\\n#mock {\\\"text\\\": \\\"alpha "
+	    "beta\\\"}\"},"
+	    "{\"type\": \"Standard\", \"endpointName\": \"Mock\", \"preset\":"
+	    " \"Mock\", \"systemPrompt\": \"{persona} Summary: {agent1Output}\","
+	    " \"prompt\": \"\", \"lastMessagesToSendInsteadOfPrompt\": 3}]}");
+	go();
+	a = ask("What is up?", 200);
+	ck_assert_str_eq(a, "The quick brown fox jumps over the lazy dog.");
+	free(a);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 2);
+	ASSERT_SENT(log, 0, 0, "system: Summarise.");
+	ASSERT_SENT(log, 0, 1, "user: What is up?\n#mock {\"text\": \"alpha "
+	    "beta\"}");
+	ASSERT_SENT(log, 1, 0, "system: You are terse. Summary: alpha beta");
+	ASSERT_SENT(log, 1, 1, "user: What is up?");
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
+/* The client has its answer before the nodes after the responder end. */
+START_TEST(post_responder_nodes_run_after_the_answer)
+{
+	json_t		*log;
+	char		*a;
+	uint64_t	 t0, waited;
+
+	start_with("\"min_workers\": 1, \"max_workers\": 1", "{\"nodes\": ["
+	    "{\"type\": \"StaticResponse\", \"content\": \"Hello there\", "
+	    "\"returnToUser\": true},"
+	    "{\"type\": \"Standard\", \"endpointName\": \"Mock\", \"prompt\":"
+	    " \"Remember: {agent1Output}\\n#mock {\\\"head_delay_ms\\\": "
+	    "1200}\"}]}");
+	go();
+	t0 = it_now();
+	a = ask("hi", 200);
+	waited = it_now() - t0;
+	ck_assert_str_eq(a, "Hello there");
+	free(a);
+	ck_assert_msg(waited < 900, "answered after %llu ms",
+	    (unsigned long long)waited);
+	/* The post-responder call happens, with the responder's output. */
+	for (t0 = it_now(); it_now() - t0 < 5000; it_sleep(50)) {
+		log = mock_log();
+		if (json_array_size(log) == 1 && !json_is_null(json_object_get(
+		    json_array_get(log, 0), "t_end_ms")))
+			break;
+		json_decref(log);
+		log = NULL;
+	}
+	ck_assert_ptr_nonnull(log);
+	ASSERT_SENT(log, 0, 0, "user: Remember: Hello there\n#mock "
+	    "{\"head_delay_ms\": 1200}");
+	json_decref(log);
+	a = ask("again", 200);		/* the worker is free again */
+	free(a);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(nested_workflow_streams_through_parent)
+{
+	char			*body = chat(true, "Tell me");
+	struct it_stream	 s[1] = { { .s_body = body } };
+	struct sse_summary	 ss;
+	json_t			*log;
+
+	start_with(NULL, "{\"nodes\": ["
+	    "{\"type\": \"StaticResponse\", \"content\": \"context-A\"},"
+	    "{\"type\": \"CustomWorkflow\", \"workflowName\": \"Child\", "
+	    "\"scoped_variables\": [\"{agent1Output}\", \"{chat_user_prompt_"
+	    "last_one}\"], \"is_responder\": true}]}");
+	it_file(&T, "Workflows/it/Child.json", "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"Mock\", \"systemPrompt\": \"In: {agent1Input} "
+	    "/ {agent2Input} / {agent1Output}\", \"prompt\": \"\"}]");
+	go();
+	it_streams(&T, s, 1, 20000, NULL, NULL);
+	ck_assert_int_eq(s[0].s_status, 200);
+	it_sse_parse(s[0].s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text,
+	    "The quick brown fox jumps over the lazy dog.");
+	ck_assert(ss.ss_done && !ss.ss_error);
+	ck_assert_int_gt(ss.ss_chunks, 5);	/* streamed, not one piece */
+	free(ss.ss_text);
+	log = mock_log();
+	/* The child sees its inputs, not the parent's outputs. */
+	ASSERT_SENT(log, 0, 0, "system: In: context-A / Tell me / "
+	    "{agent1Output}");
+	ck_assert(json_is_true(json_object_get(json_object_get(json_array_get(
+	    log, 0), "body"), "stream")));
+	json_decref(log);
+	buf_free(&s[0].s_out);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(conditional_workflow_picks_by_key)
+{
+	char	*a;
+
+	start_with(NULL, "{\"nodes\": ["
+	    "{\"type\": \"StaticResponse\", \"content\": \"  Yes \"},"
+	    "{\"type\": \"ConditionalCustomWorkflow\", \"conditionalKey\": "
+	    "\"{agent1Output}\", \"conditionalWorkflows\": {\"YES\": \"A\", "
+	    "\"Default\": \"B\"}, \"routeOverrides\": {\"yes\": "
+	    "{\"systemPromptOverride\": \"overridden {agent1Output}\"}}}]}");
+	it_file(&T, "Workflows/it/A.json", "[{\"type\": \"StaticResponse\", "
+	    "\"systemPrompt\": \"x\", \"content\": \"went A\"}]");
+	it_file(&T, "Workflows/it/B.json", "[{\"type\": \"StaticResponse\", "
+	    "\"content\": \"went B\"}]");
+	go();
+	a = ask("hi", 200);
+	ck_assert_str_eq(a, "went A");
+	free(a);
+	/* No match and no default: UseDefaultContentInsteadOfWorkflow. */
+	it_file(&T, "Workflows/it/Main.json", "{\"nodes\": ["
+	    "{\"type\": \"StaticResponse\", \"content\": \"maybe\"},"
+	    "{\"type\": \"ConditionalCustomWorkflow\", \"conditionalKey\": "
+	    "\"{agent1Output}\", \"conditionalWorkflows\": {\"yes\": \"A\"}, "
+	    "\"UseDefaultContentInsteadOfWorkflow\": \"fallback {agent1Output}"
+	    "\"}]}");
+	a = ask("hi", 200);
+	ck_assert_str_eq(a, "fallback maybe");
+	free(a);
+	stop_clean();
+}
+END_TEST
+
+/* Spec 10: the categoriser's word picks the category (substring,
+ * upper-cased, punctuation gone); no match runs _DefaultWorkflow. */
+START_TEST(prompt_routing)
+{
+	char	*a;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, NULL, NULL);
+	it_file(&T, "Users/it.json", "{\"chatCompleteAddUserAssistant\": "
+	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
+	    "\"endpointConfigsSubDirectory\": \"it\", \"routingConfig\": "
+	    "\"Cats\", \"categorizationWorkflow\": \"Categorise\"}");
+	it_file(&T, "Routing/Cats.json", "{\"CODING\": {\"description\": "
+	    "\"Code\", \"workflow\": \"Coder\"}, \"GENERAL\": {\"description\":"
+	    " \"Other\", \"workflow\": \"General\"}}");
+	it_file(&T, "Workflows/it/Categorise.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"Answer: generally, "
+	    "{categoriesSeparatedByOr}.\"}]");
+	it_file(&T, "Workflows/it/General.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"general answer\"}]");
+	it_file(&T, "Workflows/it/Coder.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"coder answer\"}]");
+	it_file(&T, "Workflows/it/_DefaultWorkflow.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"default answer\"}]");
+	go();
+	a = ask("hi", 200);
+	ck_assert_str_eq(a, "general answer");	/* GENERALLY has GENERAL */
+	free(a);
+	it_file(&T, "Workflows/it/Categorise.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"no idea\"}]");
+	a = ask("hi", 200);
+	ck_assert_str_eq(a, "default answer");
+	free(a);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(static_response_streams_word_by_word)
+{
+	char			*body = chat(true, "x");
+	struct it_stream	 s[1] = { { .s_body = body } };
+	struct sse_summary	 ss;
+
+	start_with(NULL, "[{\"type\": \"StaticResponse\", \"content\": "
+	    "\"one two  three\"}]");
+	go();
+	it_streams(&T, s, 1, 10000, NULL, NULL);
+	it_sse_parse(s[0].s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "one two  three");
+	/* role chunk + 5 pieces + finish chunk */
+	ck_assert_int_eq(ss.ss_chunks, 7);
+	free(ss.ss_text);
+	buf_free(&s[0].s_out);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(failover_to_backup_endpoint)
+{
+	json_t	*log;
+	char	*a;
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Down\", \"preset\": \"Mock\", \"prompt\": \"hi\"}]");
+	endpoint("Down", "http://127.0.0.1:9", "Open-AI-API",
+	    "\"backupEndpointName\": \"Mock\"");
+	go();
+	a = ask("x", 200);
+	ck_assert_str_eq(a, "The quick brown fox jumps over the lazy dog.");
+	free(a);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(log, 0), "body"), "model")), "mock-model");
+	json_decref(log);
+	/* A chain that comes back to itself is refused, naming the cycle. */
+	endpoint("Down", "http://127.0.0.1:9", "Open-AI-API",
+	    "\"backupEndpointName\": \"Down2\"");
+	endpoint("Down2", "http://127.0.0.1:9", "Open-AI-API",
+	    "\"backupEndpointName\": \"Down\"");
+	a = ask("x", 500);
+	ck_assert_msg(strstr(a, "failover cycle") != NULL, "%s", a);
+	free(a);
+	stop_clean();
+}
+END_TEST
+
+/* Issue 10: a call that cannot get a slot in time moves to the backup. */
+START_TEST(slot_timeout_fails_over)
+{
+	char			*hold = chat(true, "x");
+	struct it_stream	 s[1] = { { .s_body = hold } };
+	json_t			*log;
+	char			*a;
+	pid_t			 child;
+	int			 st;
+
+	start_with("\"min_workers\": 2, \"max_workers\": 2, "
+	    "\"concurrency_timeout_s\": 0.3", "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"Busy\", \"prompt\": \"{chat_user_prompt_last_"
+	    "one}\"}]");
+	endpoint("Busy", NULL, "Open-AI-API", "\"maxConcurrentRequests\": 1, "
+	    "\"backupEndpointName\": \"Spare\"");
+	endpoint("Spare", NULL, "Open-AI-API", NULL);
+	go();
+	free(hold);
+	hold = chat(true, "#mock {\"delay_ms\": 150}");
+	s[0].s_body = hold;
+	/* One stream holds Busy for ~1.4 s; meanwhile ask once more. */
+	if ((child = fork()) == 0) {
+		it_sleep(200);
+		a = ask("second", 200);
+		_exit(strcmp(a, "The quick brown fox jumps over the lazy "
+		    "dog.") == 0 ? 0 : 1);
+	}
+	it_streams(&T, s, 1, 20000, NULL, NULL);
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(log, 0), "body"), "model")), "Busy");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(log, 1), "body"), "model")), "Spare");
+	json_decref(log);
+	buf_free(&s[0].s_out);
+	free(hold);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(discussion_id_and_chat_rewriting)
+{
+	json_t	*log;
+	char	*a;
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Mock\", \"systemPrompt\": \"id={Discussion_Id}\", \"prompt\": "
+	    "\"\", \"lastMessagesToSendInsteadOfPrompt\": 5}]");
+	it_file(&T, "Users/it.json", "{\"customWorkflowOverride\": true, "
+	    "\"customWorkflow\": \"Main\", \"chatCompleteAddUserAssistant\": "
+	    "true, \"chatCompletionAddMissingAssistantGenerator\": true, "
+	    "\"endpointConfigsSubDirectory\": \"it\"}");
+	go();
+	a = ask("[DiscussionId]talk-7[/DiscussionId]Hello", 200);
+	free(a);
+	log = mock_log();
+	ASSERT_SENT(log, 0, 0, "system: id=talk-7");
+	ASSERT_SENT(log, 0, 1, "user: User: Hello");
+	ASSERT_SENT(log, 0, 2, "assistant: Assistant:");
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
+START_TEST(unsupported_node_type_is_501)
+{
+	char	*a;
+
+	start_with(NULL, "[{\"type\": \"QualityMemory\"}]");
+	go();
+	a = ask("x", 501);
+	ck_assert_msg(strstr(a, "QualityMemory") != NULL, "%s", a);
+	free(a);
+	stop_clean();
+}
+END_TEST
+
+/* Issue 5: cancelling a request reaches the backend call of a nested
+ * workflow too. */
+START_TEST(disconnect_cancels_nested_call)
+{
+	char		*body = chat(true, "#mock {\"forever\": true, "
+			    "\"delay_ms\": 20}");
+	char		*req;
+	struct buf	 resp = BUF_INIT;
+	struct it_resp	 r;
+	json_t		*j;
+	uint64_t	 t0;
+	int		 gone = 0;
+
+	start_with(NULL, "[{\"type\": \"CustomWorkflow\", \"workflowName\": "
+	    "\"Child\"}]");
+	it_file(&T, "Workflows/it/Child.json", "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"Mock\", \"prompt\": \"\"}]");
+	go();
+	if (asprintf(&req, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+	    strlen(body), body) == -1)
+		abort();
+	it_raw(&T, req, strlen(req), &resp, 400);
+	ck_assert_ptr_nonnull(strstr(resp.b_data, "data: "));
+	for (t0 = it_now(); it_now() - t0 < 2000 && gone == 0; it_sleep(20)) {
+		ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/stats", NULL,
+		    &r), 0);
+		j = it_json(r.r_body.b_data);
+		gone = (int)json_integer_value(json_object_get(j,
+		    "client_gone"));
+		json_decref(j);
+		it_resp_free(&r);
+	}
+	ck_assert_int_eq(gone, 1);
+	ck_assert_uint_lt(it_now() - t0, 1000);
+	buf_free(&resp);
+	free(req);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+static Suite *
+flow_suite(void)
+{
+	Suite	*s = suite_create("flow");
+	TCase	*tc = tcase_create("flow");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, agent_outputs_chain);
+	tcase_add_test(tc, post_responder_nodes_run_after_the_answer);
+	tcase_add_test(tc, nested_workflow_streams_through_parent);
+	tcase_add_test(tc, conditional_workflow_picks_by_key);
+	tcase_add_test(tc, prompt_routing);
+	tcase_add_test(tc, static_response_streams_word_by_word);
+	tcase_add_test(tc, failover_to_backup_endpoint);
+	tcase_add_test(tc, slot_timeout_fails_over);
+	tcase_add_test(tc, discussion_id_and_chat_rewriting);
+	tcase_add_test(tc, unsupported_node_type_is_501);
+	tcase_add_test(tc, disconnect_cancels_nested_call);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(flow_suite());
+}

@@ -1,0 +1,214 @@
+/* node_standard.c - Standard: one LLM call through the node's endpoint, failing over along backupEndpointName. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/log.h"
+#include "../common/tokens.h"
+#include "../common/xmem.h"
+#include "backend.h"
+#include "failover.h"
+#include "node_llm.h"
+#include "vars.h"
+#include "wf.h"
+
+#define MAX_HOPS	16	/* endpoints tried for one call */
+
+/* The responder's figures become the request's usage: the backend's
+ * own when it reported them, estimated otherwise. */
+static void
+set_usage(struct node_ctx *x, const struct node_out *o, long prompt_est,
+    struct wresult *res)
+{
+	if (!x->nx_responder)
+		return;
+	snprintf(res->r_finish, sizeof(res->r_finish), "%s",
+	    o->no_finish[0] ? o->no_finish : "stop");
+	res->r_usage_estimated = o->no_prompt_tokens < 0 ||
+	    o->no_completion_tokens < 0;
+	res->r_prompt_tokens = o->no_prompt_tokens >= 0 ?
+	    o->no_prompt_tokens : prompt_est;
+	res->r_completion_tokens = o->no_completion_tokens >= 0 ?
+	    o->no_completion_tokens : tokens_estimate(o->no_text.b_data ?
+	    o->no_text.b_data : "", o->no_text.b_len, TOKENS_MARGIN);
+}
+
+static long
+estimate(const struct wmsgs *l, const char *prompt)
+{
+	long	 n = 0;
+	size_t	 i;
+
+	if (prompt != NULL)
+		return tokens_estimate(prompt, strlen(prompt), TOKENS_MARGIN);
+	for (i = 0; i < l->n; i++)
+		n += tokens_estimate(l->v[i].m_content,
+		    strlen(l->v[i].m_content), TOKENS_MARGIN);
+	return n;
+}
+
+/* One call through target t. *tokens says whether any text reached the
+ * client (then no failover may follow). */
+static int
+call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
+    bool *tokens, struct wresult *res)
+{
+	struct flow		*f = x->nx_flow;
+	struct wmsgs		 sent;
+	char			*prompt = NULL;
+	struct node_call	 nc;
+	struct node_out		 o;
+	bool			 tools = node_bool(x, "allowTools", false);
+	int			 rc;
+
+	llm_conv_vars(x, t);
+	if (llm_build(x, t, &sent, &prompt, res) == -1)
+		return -1;
+	memset(&nc, 0, sizeof(nc));
+	nc.nc_user = x->nx_user;
+	nc.nc_ep = t->t_ep;
+	nc.nc_at = t->t_at;
+	nc.nc_preset = t->t_preset;
+	nc.nc_msgs = &sent;
+	nc.nc_prompt = prompt;
+	nc.nc_max_tokens = node_long(x, "maxResponseSizeInTokens", 400);
+	nc.nc_stream = x->nx_stream;
+	nc.nc_tools = tools ? f->f_tools : NULL;
+	nc.nc_tool_choice = tools ? f->f_tool_choice : NULL;
+	node_out_init(&o);
+	wloop_phase(x->nx_wc, "%s node %zu/%zu: waiting for %s", x->nx_workflow,
+	    x->nx_index + 1, x->nx_count, t->t_name);
+	rc = backend_call(x->nx_wc, &nc, &o, res);
+	*tokens = x->nx_stream && o.no_text.b_len > 0;
+	if (rc == 0) {
+		buf_add(out, o.no_text.b_data, o.no_text.b_len);
+		set_usage(x, &o, estimate(&sent, prompt), res);
+	}
+	node_out_free(&o);
+	wmsgs_free(&sent);
+	free(prompt);
+	return rc;
+}
+
+static bool
+seen(char **names, size_t n, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* May the call move from t to its backup? Fills res when the chain is
+ * broken (a cycle, a remote backup without consent). */
+static int
+next_hop(struct node_ctx *x, const struct llm_target *t, char **names,
+    size_t n, struct wresult *res)
+{
+	const char	*b = t->t_ep->e_backup_endpoint;
+
+	if (seen(names, n, b)) {
+		log_warnx("[rq %s] failover cycle: endpoint '%s' again after "
+		    "'%s'", x->nx_wc->wc_rqid, b, t->t_name);
+		return node_fail(x, res, 500, "failover cycle detected: "
+		    "endpoint '%s' is already in the chain (after '%s': %s)", b,
+		    t->t_name, res->r_message);
+	}
+	if (n >= MAX_HOPS)
+		return node_fail(x, res, 500, "failover chain longer than %d "
+		    "endpoints", MAX_HOPS);
+	log_warnx("[rq %s] endpoint '%s' failed (%s); failing over to '%s'",
+	    x->nx_wc->wc_rqid, t->t_name, res->r_message, b);
+	return 0;
+}
+
+/* Public addresses need allowRemoteBackup on the backup itself. */
+static int
+remote_ok(struct node_ctx *x, const struct llm_target *t, struct wresult *res)
+{
+	if (json_is_true(json_object_get(t->t_ep->e_file.jf_root,
+	    "allowRemoteBackup")))
+		return 0;
+	switch (failover_where(t->t_ep->e_url)) {
+	case FO_REMOTE:
+		return node_fail(x, res, 502, "backup endpoint '%s' (%s) is on "
+		    "a public address; set \"allowRemoteBackup\": true in it to "
+		    "allow failing over there", t->t_name, t->t_ep->e_url);
+	case FO_UNKNOWN:
+		log_warnx("[rq %s] backup endpoint '%s': cannot tell where %s "
+		    "is; allowed", x->nx_wc->wc_rqid, t->t_name,
+		    t->t_ep->e_url);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Spec 11: on failure the call moves to backupEndpointName with
+ * backupPresetName (or the same preset), along a chain without cycles;
+ * a stream only before its first token; never after a cancel. */
+static int
+call_chain(struct node_ctx *x, const char *ep, const char *preset,
+    struct buf *out, struct wresult *res)
+{
+	struct llm_target	 t;
+	char			*names[MAX_HOPS + 1];
+	char			*pre = xstrdup(preset);
+	size_t			 n = 0, i;
+	bool			 tokens = false;
+	int			 rc;
+
+	names[n++] = xstrdup(ep);
+	for (;;) {
+		rc = llm_target_load(x, names[n - 1], pre, &t, res);
+		if (rc == 0 && n > 1)
+			rc = remote_ok(x, &t, res);
+		if (rc == 0)
+			rc = call_target(x, &t, out, &tokens, res);
+		if (rc == 0 || res->r_status == RQ_CANCELLED || tokens ||
+		    t.t_ep == NULL || t.t_ep->e_backup_endpoint == NULL ||
+		    next_hop(x, &t, names, n, res) == -1)
+			break;
+		names[n++] = xstrdup(t.t_ep->e_backup_endpoint);
+		if (t.t_ep->e_backup_preset != NULL) {
+			free(pre);
+			pre = xstrdup(t.t_ep->e_backup_preset);
+		}
+		res->r_status = RQ_OK;
+		llm_target_free(&t);
+	}
+	llm_target_free(&t);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(pre);
+	return rc == 0 ? 0 : -1;
+}
+
+static int
+standard_run(struct node_ctx *x, struct buf *out, bool *streamed,
+    struct wresult *res)
+{
+	const char	*rep = node_raw(x, "endpointName");
+	const char	*rpre = node_raw(x, "preset");
+	char		*ep, *preset;
+	int		 rc;
+
+	if (node_raw(x, "jinja2") != NULL || node_bool(x, "jinja2", false))
+		return node_fail(x, res, 501, "jinja2 prompt templates are not "
+		    "supported by Sluice; use {variables}");
+	/* endpointName and preset see only the early variables. */
+	ep = vars_format(x->nx_early, rep != NULL ? rep : "");
+	preset = vars_format(x->nx_early, rpre != NULL ? rpre : "");
+	if (*ep == '\0')
+		rc = node_fail(x, res, 500, "no endpointName");
+	else
+		rc = call_chain(x, ep, preset, out, res);
+	*streamed = x->nx_stream;
+	free(ep);
+	free(preset);
+	return rc;
+}
+
+const struct node_type node_standard = { "Standard", standard_run, false };

@@ -1,0 +1,337 @@
+/* wf.c - one workflow run: its variables, its nodes in order, its responder; nested runs for sub-workflow nodes. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../common/log.h"
+#include "../common/nodetypes.h"
+#include "../common/tokens.h"
+#include "../common/xmem.h"
+#include "node.h"
+#include "vars.h"
+#include "wf.h"
+
+struct wf_run {
+	struct flow		*r_flow;
+	const struct wf_call	*r_call;
+	struct conf_workflow	*r_wf;
+	struct vars		*r_vars;	/* everything a node sees */
+	struct vars		*r_early;	/* workflow keys, agent inputs */
+	size_t			 r_responder;
+	size_t			 r_cur;
+	size_t			 r_n;
+	unsigned		 r_depth;
+	bool			 r_override;	/* first-node overrides pending */
+};
+
+static void
+fail(struct wf_run *r, uint32_t http, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void
+fail(struct wf_run *r, uint32_t http, const char *code, const char *fmt, ...)
+{
+	struct wresult	*res = r->r_flow->f_res;
+	va_list		 ap;
+
+	res->r_status = RQ_ERROR;
+	res->r_http = http;
+	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
+	va_start(ap, fmt);
+	vsnprintf(res->r_message, sizeof(res->r_message), fmt, ap);
+	va_end(ap);
+}
+
+static bool
+flag(json_t *node, const char *key)
+{
+	return json_is_true(json_object_get(node, key));
+}
+
+/* The first node marked as responder, else the last one. WilmerAI
+ * ignores "isResponder" (which its own shipped configs use); we honour
+ * it (docs/migrating-from-wilmer.md). */
+static size_t
+find_responder(json_t *nodes)
+{
+	size_t	 i, n = json_array_size(nodes);
+	json_t	*node;
+
+	json_array_foreach(nodes, i, node)
+		if (flag(node, "is_responder") || flag(node, "returnToUser") ||
+		    flag(node, "isResponder"))
+			return i;
+	return n > 0 ? n - 1 : 0;
+}
+
+/* Spec 5: the run's families, in WilmerAI's precedence order. */
+static void
+run_vars(struct wf_run *r)
+{
+	const struct wf_call	*c = r->r_call;
+	char			 name[32];
+	size_t			 i;
+
+	r->r_vars = vars_new();
+	r->r_early = vars_new();
+	vars_user_wide(r->r_vars, r->r_flow->f_user);
+	vars_clock(r->r_vars, time(NULL));
+	vars_workflow(r->r_vars, r->r_wf->w_vars);
+	vars_workflow(r->r_early, r->r_wf->w_vars);
+	vars_discussion(r->r_vars, r->r_flow->f_discussion, NULL);
+	for (i = 0; c->wc_inputs != NULL && c->wc_inputs[i] != NULL; i++) {
+		snprintf(name, sizeof(name), "agent%zuInput", i + 1);
+		vars_set(r->r_vars, name, c->wc_inputs[i]);
+		vars_set(r->r_early, name, c->wc_inputs[i]);
+	}
+	if (c->wc_routing != NULL)
+		vars_categories(r->r_vars, c->wc_routing);
+}
+
+/* The parent's firstNode*Override replace the prompts of the first node
+ * that has either key. Returns a new reference. */
+static json_t *
+node_for_run(struct wf_run *r, json_t *node)
+{
+	json_t	*copy;
+
+	if (!r->r_override || (json_object_get(node, "systemPrompt") == NULL &&
+	    json_object_get(node, "prompt") == NULL))
+		return json_incref(node);
+	r->r_override = false;
+	copy = json_deep_copy(node);
+	if (r->r_call->wc_system_override != NULL)
+		json_object_set_new(copy, "systemPrompt",
+		    json_string(r->r_call->wc_system_override));
+	if (r->r_call->wc_prompt_override != NULL)
+		json_object_set_new(copy, "prompt",
+		    json_string(r->r_call->wc_prompt_override));
+	return copy;
+}
+
+/* The handler for a node, or NULL with the error set. */
+static const struct node_type *
+node_handler(struct wf_run *r, json_t *node)
+{
+	const char		*type = json_string_value(json_object_get(node,
+				    "type"));
+	const struct node_type	*nt;
+	const struct node_type_info *ti;
+
+	if (type == NULL)
+		type = "Standard";
+	if ((nt = node_type_find(type)) != NULL)
+		return nt;
+	if ((ti = nodetype_find(type)) != NULL && !ti->ti_runs) {
+		fail(r, 501, "node_unsupported", "workflow '%s' node %zu has "
+		    "type '%s', which this version of Sluice does not run",
+		    r->r_wf->w_name, r->r_cur + 1, type);
+		return NULL;
+	}
+	log_warnx("[rq %s] workflow '%s' node %zu: unknown type '%s', run "
+	    "as Standard (as WilmerAI does)", r->r_flow->f_wc->wc_rqid,
+	    r->r_wf->w_name, r->r_cur + 1, type);
+	return node_type_find("Standard");
+}
+
+/* Python's re.split(r'(\s+)', text): words and the whitespace between
+ * them, each its own chunk (StaticResponse as a streaming responder;
+ * WilmerAI's 20 ms pause per word is left out). */
+void
+wf_emit_words(struct wctx *wc, const char *s, size_t n)
+{
+	size_t	 i = 0, j;
+	bool	 sp;
+
+	while (i < n) {
+		sp = isspace((unsigned char)s[i]) != 0;
+		for (j = i; j < n && (isspace((unsigned char)s[j]) != 0) == sp;
+		    j++)
+			;
+		wloop_emit(wc, (struct str){ s + i, j - i }, STR_NULL);
+		i = j;
+	}
+}
+
+/* The responder's text reaches the client unless its node streamed it
+ * already. */
+static void
+deliver(struct wf_run *r, const struct node_type *nt, const struct buf *out,
+    bool streamed)
+{
+	struct flow	*f = r->r_flow;
+	struct wresult	*res = f->f_res;
+
+	if (!streamed && out->b_len > 0) {
+		if (f->f_rs->stream && nt->nt_word_stream)
+			wf_emit_words(f->f_wc, out->b_data, out->b_len);
+		else
+			wloop_emit(f->f_wc, (struct str){ out->b_data,
+			    out->b_len }, STR_NULL);
+	}
+	if (res->r_finish[0] == '\0')
+		snprintf(res->r_finish, sizeof(res->r_finish), "stop");
+	if (res->r_completion_tokens < 0) {
+		res->r_completion_tokens = tokens_estimate(out->b_data ?
+		    out->b_data : "", out->b_len, TOKENS_MARGIN);
+		res->r_usage_estimated = true;
+	}
+	if (res->r_prompt_tokens < 0)
+		res->r_prompt_tokens = 0;
+	wf_answered(r);
+}
+
+void
+wf_answered(struct wf_run *r)
+{
+	struct flow	*f = r->r_flow;
+	bool		 more = false;
+
+	if (f->f_answered)
+		return;
+	f->f_answered = true;
+	for (; r != NULL && !more; r = r->r_call->wc_parent)
+		more = r->r_cur + 1 < r->r_n;
+	if (more)
+		wloop_answer(f->f_wc, f->f_res);
+}
+
+static void
+node_ctx_init(struct wf_run *r, struct node_ctx *x, json_t *node, size_t i)
+{
+	struct flow	*f = r->r_flow;
+	bool		 responder = i == r->r_responder;
+
+	memset(x, 0, sizeof(*x));
+	x->nx_flow = f;
+	x->nx_run = r;
+	x->nx_wc = f->f_wc;
+	x->nx_node = node;
+	x->nx_workflow = r->r_wf->w_name;
+	x->nx_index = i;
+	x->nx_count = r->r_n;
+	x->nx_responder = responder;
+	x->nx_stream = responder && r->r_call->wc_deliver && f->f_rs->stream;
+	x->nx_confdir = f->f_wc->wc_confdir;
+	x->nx_user = f->f_user;
+	x->nx_vars = r->r_vars;
+	x->nx_early = r->r_early;
+	x->nx_msgs = &f->f_msgs;
+	x->nx_discussion_id = f->f_discussion;
+	x->nx_top = r->r_call->wc_top;
+}
+
+/* One node: its handler, then its output as agentNOutput; the
+ * responder's output is also the run's result. */
+static int
+run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
+    bool *delivered)
+{
+	json_t			*node = node_for_run(r, cfg);
+	const struct node_type	*nt = node_handler(r, node);
+	struct node_ctx		 x;
+	struct buf		 out = BUF_INIT;
+	bool			 streamed = false;
+	char			 name[32];
+	int			 rc = -1;
+
+	if (nt != NULL) {
+		node_ctx_init(r, &x, node, i);
+		if (json_object_get(node, "endpointName") == NULL)
+			vars_conversation_node(r->r_vars, x.nx_msgs,
+			    &(struct vars_conv){ .vc_node = node,
+			    .vc_user = x.nx_user });
+		rc = nt->nt_run(&x, &out, &streamed, r->r_flow->f_res);
+	}
+	if (rc == 0) {
+		buf_addc(&out, '\0');
+		out.b_len--;
+		snprintf(name, sizeof(name), "agent%zuOutput", i + 1);
+		vars_set(r->r_vars, name, out.b_data);
+		if (i == r->r_responder) {
+			buf_reset(result);
+			buf_add(result, out.b_data, out.b_len);
+			if (r->r_call->wc_deliver)
+				deliver(r, nt, &out, streamed);
+			*delivered = r->r_call->wc_deliver;
+		}
+	}
+	buf_free(&out);
+	json_decref(node);
+	return rc;
+}
+
+static int
+run_nodes(struct wf_run *r, struct buf *out, bool *delivered)
+{
+	json_t	*node;
+	size_t	 i;
+
+	json_array_foreach(r->r_wf->w_nodes, i, node) {
+		r->r_cur = i;
+		if (wloop_stopped(r->r_flow->f_wc)) {
+			r->r_flow->f_res->r_status = RQ_CANCELLED;
+			return -1;
+		}
+		if (run_node(r, node, i, out, delivered) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static unsigned
+depth_of(const struct wf_call *c)
+{
+	unsigned	 d = 0;
+
+	for (; c->wc_parent != NULL; c = c->wc_parent->r_call)
+		d++;
+	return d;
+}
+
+int
+wf_run(struct flow *f, const struct wf_call *c, struct buf *out,
+    bool *delivered)
+{
+	struct wf_run	 r;
+	char		 err[CONF_ERRLEN];
+	int		 rc = -1;
+
+	memset(&r, 0, sizeof(r));
+	r.r_flow = f;
+	r.r_call = c;
+	r.r_depth = depth_of(c);
+	r.r_override = c->wc_system_override != NULL ||
+	    c->wc_prompt_override != NULL;
+	*delivered = false;
+	buf_reset(out);
+	if (r.r_depth >= WF_MAX_DEPTH) {
+		fail(&r, 500, "config_error", "workflow '%s' is nested more "
+		    "than %d deep (a workflow that calls itself?)", c->wc_name,
+		    WF_MAX_DEPTH);
+		return -1;
+	}
+	if (conf_workflow_load(f->f_wc->wc_confdir, c->wc_folder, c->wc_name,
+	    &r.r_wf, err) == -1) {
+		fail(&r, 500, "config_error", "%s", err);
+		return -1;
+	}
+	r.r_n = json_array_size(r.r_wf->w_nodes);
+	if (r.r_n == 0)
+		fail(&r, 500, "config_error", "workflow '%s' has no nodes",
+		    r.r_wf->w_name);
+	else {
+		run_vars(&r);
+		r.r_responder = find_responder(r.r_wf->w_nodes);
+		log_debug("[rq %s] workflow '%s': %zu nodes, responder %zu",
+		    f->f_wc->wc_rqid, r.r_wf->w_name, r.r_n, r.r_responder + 1);
+		rc = run_nodes(&r, out, delivered);
+	}
+	vars_free(r.r_vars);
+	vars_free(r.r_early);
+	conf_workflow_free(r.r_wf);
+	return rc;
+}
