@@ -478,6 +478,34 @@ START_TEST(disconnect_cancels_nested_call)
 }
 END_TEST
 
+/* Without a backup, a 5xx or a refused connection is tried three times,
+ * 1 s then 2 s apart; a 4xx once. */
+START_TEST(retries_without_backup)
+{
+	json_t		*log;
+	char		*a;
+	uint64_t	 t0;
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Mock\", \"prompt\": \"{chat_user_prompt_last_one}\"}]");
+	go();
+	t0 = it_now();
+	a = ask("#mock {\"status\": 503}", 502);
+	ck_assert_uint_ge(it_now() - t0, 2900);
+	ck_assert_msg(strstr(a, "answered HTTP 503") != NULL, "%s", a);
+	free(a);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 3);
+	json_decref(log);
+	a = ask("#mock {\"status\": 400}", 502);
+	free(a);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 4);	/* one more */
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -492,6 +520,7 @@ flow_suite(void)
 	tcase_add_test(tc, prompt_routing);
 	tcase_add_test(tc, static_response_streams_word_by_word);
 	tcase_add_test(tc, failover_to_backup_endpoint);
+	tcase_add_test(tc, retries_without_backup);
 	tcase_add_test(tc, slot_timeout_fails_over);
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
 	tcase_add_test(tc, unsupported_node_type_is_501);

@@ -183,6 +183,7 @@ judge(struct xfer *x, const struct llm_result *lr, const struct node_call *nc,
 		excerpt(&lr->err_body, detail, sizeof(detail));
 		fail(res, nc, 502, "backend_http_error", "answered HTTP %ld%s%s",
 		    lr->status, detail[0] ? ": " : "", detail);
+		res->r_upstream = lr->status;
 		return -1;
 	}
 	return 0;

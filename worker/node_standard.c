@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/log.h"
 #include "../common/tokens.h"
 #include "../common/xmem.h"
@@ -13,6 +15,7 @@
 #include "wf.h"
 
 #define MAX_HOPS	16	/* endpoints tried for one call */
+#define ATTEMPTS	3	/* per endpoint without a backup */
 
 /* The responder's figures become the request's usage: the backend's
  * own when it reported them, estimated otherwise. */
@@ -146,6 +149,61 @@ remote_ok(struct node_ctx *x, const struct llm_target *t, struct wresult *res)
 	}
 }
 
+/* WilmerAI retries a server's 500/502/503/504 and a refused connection
+ * (urllib3) unless the endpoint has a backup. Sluice makes at most
+ * ATTEMPTS calls, 1 s then 2 s apart. */
+static bool
+retryable(const struct llm_target *t, const struct wresult *res, bool tokens)
+{
+	long	 st = res->r_upstream;
+
+	if (res->r_status != RQ_ERROR || tokens || t->t_ep == NULL ||
+	    t->t_ep->e_backup_endpoint != NULL)
+		return false;
+	if (strcmp(res->r_code, "backend_unavailable") == 0)
+		return true;
+	return strcmp(res->r_code, "backend_http_error") == 0 &&
+	    (st == 500 || st == 502 || st == 503 || st == 504);
+}
+
+/* Sleep ms, heartbeating; false when the request stopped meanwhile. */
+static bool
+pause_for(struct node_ctx *x, unsigned ms, struct wresult *res)
+{
+	uint64_t	 end = clock_mono_ms() + ms;
+
+	while (clock_mono_ms() < end) {
+		if (wloop_stopped(x->nx_wc)) {
+			res->r_status = RQ_CANCELLED;
+			return false;
+		}
+		usleep(50 * 1000);
+	}
+	return true;
+}
+
+/* One endpoint, with WilmerAI's retries when it has no backup. */
+static int
+call_retrying(struct node_ctx *x, struct llm_target *t, struct buf *out,
+    bool *tokens, struct wresult *res)
+{
+	int	 n, rc = -1;
+
+	for (n = 1; n <= ATTEMPTS; n++) {
+		res->r_upstream = 0;
+		rc = call_target(x, t, out, tokens, res);
+		if (rc == 0 || n == ATTEMPTS || !retryable(t, res, *tokens))
+			break;
+		log_warnx("[rq %s] endpoint '%s' failed (%s); attempt %d of %d "
+		    "in %d s", x->nx_wc->wc_rqid, t->t_name, res->r_message,
+		    n + 1, ATTEMPTS, n);
+		if (!pause_for(x, 1000u * (unsigned)n, res))
+			break;
+		res->r_status = RQ_OK;
+	}
+	return rc;
+}
+
 /* Spec 11: on failure the call moves to backupEndpointName with
  * backupPresetName (or the same preset), along a chain without cycles;
  * a stream only before its first token; never after a cancel. */
@@ -166,7 +224,7 @@ call_chain(struct node_ctx *x, const char *ep, const char *preset,
 		if (rc == 0 && n > 1)
 			rc = remote_ok(x, &t, res);
 		if (rc == 0)
-			rc = call_target(x, &t, out, &tokens, res);
+			rc = call_retrying(x, &t, out, &tokens, res);
 		if (rc == 0 || res->r_status == RQ_CANCELLED || tokens ||
 		    t.t_ep == NULL || t.t_ep->e_backup_endpoint == NULL ||
 		    next_hop(x, &t, names, n, res) == -1)
