@@ -314,22 +314,6 @@ START_TEST(clock_and_discussion)
 }
 END_TEST
 
-START_TEST(legacy_conversation)
-{
-	struct wmsgs	 l = convo();
-	struct vars	*v = vars_new();
-
-	vars_discussion(v, "id", NULL);
-	vars_conversation(v, &l);
-	ck_assert_str_eq(get(v, "Discussion_Id"), "");
-	ck_assert_str_eq(get(v, "chat_system_prompt"), "S1mid");
-	ck_assert_str_eq(get(v, "chat_user_prompt_last_one"), "a2");
-	ck_assert_str_eq(get(v, "chat_user_prompt_last_three"), "t1\nu2\na2");
-	vars_free(v);
-	wmsgs_free(&l);
-}
-END_TEST
-
 /* ---- conversation: chat_* --------------------------------------------- */
 
 START_TEST(chat_backend_lists)
@@ -970,7 +954,6 @@ vars_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run_variables");
 	tcase_add_test(tc, clock_and_discussion);
-	tcase_add_test(tc, legacy_conversation);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("conversation_lists");
 	tcase_add_test(tc, chat_backend_lists);

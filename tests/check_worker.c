@@ -13,20 +13,6 @@
 
 extern const struct adapter adapter_openai_chat;
 
-static struct wmsgs
-convo(void)
-{
-	struct wmsgs	 l = { NULL, 0 };
-
-	wmsgs_add(&l, "system", "Sys A.");
-	wmsgs_add(&l, "system", "Sys B.");
-	wmsgs_add(&l, "user", "u1");
-	wmsgs_add(&l, "assistant", "a1");
-	wmsgs_add(&l, "system", "mid");
-	wmsgs_add(&l, "user", "u2");
-	return l;
-}
-
 START_TEST(format_rules)
 {
 	struct vars	*v = vars_new();
@@ -45,26 +31,6 @@ START_TEST(format_rules)
 	ck_assert_str_eq(vars_get(v, "name", 4), "Bea");
 	vars_free(v);
 	vars_free(NULL);
-}
-END_TEST
-
-START_TEST(conversation_variables)
-{
-	struct wmsgs	 l = convo();
-	struct vars	*v = vars_new();
-
-	vars_conversation(v, &l);
-	ck_assert_str_eq(vars_get(v, "chat_system_prompt", 18),
-	    "Sys A.Sys B.mid");
-	ck_assert_str_eq(vars_get(v, "chat_user_prompt_last_one", 25), "u2");
-	ck_assert_str_eq(vars_get(v, "chat_user_prompt_last_three", 27),
-	    "a1\nmid\nu2");
-	/* Leading system messages are never part of them. */
-	ck_assert_str_eq(vars_get(v, "chat_user_prompt_last_twenty", 28),
-	    "u1\na1\nmid\nu2");
-	ck_assert_str_eq(vars_get(v, "Discussion_Id", 13), "");
-	vars_free(v);
-	wmsgs_free(&l);
 }
 END_TEST
 
@@ -244,7 +210,6 @@ worker_suite(void)
 
 	tc = tcase_create("vars");
 	tcase_add_test(tc, format_rules);
-	tcase_add_test(tc, conversation_variables);
 	tcase_add_test(tc, clock_variables);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("msgs");

@@ -70,13 +70,6 @@ void		 vars_clock(struct vars *, time_t now);
 void		 vars_discussion(struct vars *, const char *discussion_id,
 		    const char *time_context_summary);
 
-/* LEGACY (flow.c until it moves to the calls above; to be removed):
- * Discussion_Id and time_context_summary "", chat_system_prompt as
- * every system message's content concatenated, and
- * chat_user_prompt_last_{one,two,three,four,five,ten,twenty} (after the
- * leading system messages, joined "\n"). */
-void		 vars_conversation(struct vars *, const struct wmsgs *);
-
 /* vars_json.c: values from JSON configuration. */
 
 /* Python's str() of a JSON value: a string as it is, an integer or real
