@@ -343,6 +343,49 @@ START_TEST(ollama_chat_stream_lines)
 }
 END_TEST
 
+/* OpenAI streams tool calls in pieces by index; whole answers carry
+ * them in message.tool_calls. */
+START_TEST(openai_chat_tool_calls)
+{
+	const struct adapter	*ad = &adapter_openai_chat;
+	json_t			*calls = json_array();
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_OPENAI_CHAT, "", "max_tokens");
+	nc = call(NULL, NULL, true);
+	nc.nc_tool_calls = calls;
+	cs = state(&nc);
+	ck_assert_int_eq(sse(ad, &cs, NULL, "{\"choices\":[{\"delta\":"
+	    "{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":"
+	    "\"function\",\"function\":{\"name\":\"weather\",\"arguments\":"
+	    "\"{\\\"ci\"}}]}}]}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, NULL, "{\"choices\":[{\"delta\":"
+	    "{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":"
+	    "\"ty\\\": 1}\"}}]}}]}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, NULL, "{\"choices\":[{\"delta\":{},"
+	    "\"finish_reason\":\"tool_calls\"}]}"), 0);
+	ck_assert_uint_eq(json_array_size(calls), 1);
+	ck_assert_str_eq(call_field(calls, 0, "id"), "call_1");
+	ck_assert_str_eq(call_field(calls, 0, "arguments"), "{\"city\": 1}");
+	ck_assert_str_eq(OUT.no_finish, "tool_calls");
+	json_array_clear(calls);
+	nc.nc_stream = false;
+	cs = state(&nc);
+	ck_assert_int_eq(whole(ad, &cs, "{\"choices\":[{\"message\":"
+	    "{\"content\":null,\"tool_calls\":[{\"id\":\"a\",\"type\":"
+	    "\"function\",\"function\":{\"name\":\"x\",\"arguments\":"
+	    "\"{}\"}},{\"id\":\"b\",\"type\":\"function\",\"function\":"
+	    "{\"name\":\"y\",\"arguments\":\"{}\"}}]},\"finish_reason\":"
+	    "\"tool_calls\"}]}"), 0);
+	ck_assert_uint_eq(json_array_size(calls), 2);
+	ck_assert_str_eq(call_field(calls, 1, "name"), "y");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(calls,
+	    1), "index")), 1);
+	json_decref(calls);
+}
+END_TEST
+
 START_TEST(ollama_chat_tool_calls)
 {
 	const struct adapter	*ad = &adapter_ollama_chat;
@@ -1393,6 +1436,8 @@ adapters_suite(void)
 	add(s, "completion", (const TTest *const[]){ completion_body_like_wilmer,
 	    completion_stream_events, completion_whole_answer,
 	    preset_nulls_in_body, NULL });
+	add(s, "openai_chat", (const TTest *const[]){ openai_chat_tool_calls,
+	    NULL });
 	add(s, "ollama_chat", (const TTest *const[]){
 	    ollama_chat_body_like_wilmer, ollama_chat_stream_lines,
 	    ollama_chat_tool_calls, ollama_chat_whole_answer, NULL });

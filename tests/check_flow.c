@@ -506,6 +506,45 @@ START_TEST(retries_without_backup)
 }
 END_TEST
 
+/* allowTools: the request's tools reach the backend and the backend's
+ * tool calls reach the client. */
+START_TEST(tool_calls_pass_through)
+{
+	const char	*body = "{\"model\": \"x\", \"messages\": [{\"role\": "
+			    "\"user\", \"content\": \"weather?\\n#mock "
+			    "{\\\"tool_calls\\\": [{\\\"name\\\": \\\"get_weather"
+			    "\\\", \\\"arguments\\\": {\\\"city\\\": \\\"Paris"
+			    "\\\"}}]}\"}], \"tools\": [{\"type\": \"function\", "
+			    "\"function\": {\"name\": \"get_weather\", "
+			    "\"parameters\": {\"type\": \"object\"}}}]}";
+	struct it_resp	 r;
+	json_t		*j, *msg, *call, *log;
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Mock\", \"prompt\": \"\", \"allowTools\": true}]");
+	go();
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	j = it_json(r.r_body.b_data);
+	msg = json_object_get(json_array_get(json_object_get(j, "choices"), 0),
+	    "message");
+	call = json_array_get(json_object_get(msg, "tool_calls"), 0);
+	ck_assert_msg(call != NULL, "%s", r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(call,
+	    "function"), "name")), "get_weather");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(j, "choices"), 0), "finish_reason")), "tool_calls");
+	json_decref(j);
+	it_resp_free(&r);
+	log = mock_log();
+	ck_assert_ptr_nonnull(json_object_get(json_object_get(json_array_get(
+	    log, 0), "body"), "tools"));
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -521,6 +560,7 @@ flow_suite(void)
 	tcase_add_test(tc, static_response_streams_word_by_word);
 	tcase_add_test(tc, failover_to_backup_endpoint);
 	tcase_add_test(tc, retries_without_backup);
+	tcase_add_test(tc, tool_calls_pass_through);
 	tcase_add_test(tc, slot_timeout_fails_over);
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
 	tcase_add_test(tc, unsupported_node_type_is_501);

@@ -153,6 +153,58 @@ load_reply(struct call_state *cs, const char *text, size_t n, const char *what)
 	return root;
 }
 
+/* Streamed tool-call deltas (delta.tool_calls) gathered by index: the
+ * first piece of an index is copied, later ones add to its arguments. */
+static void
+tool_deltas(struct call_state *cs, json_t *deltas)
+{
+	json_t		*acc = cs->cs_nc->nc_tool_calls, *d, *have, *c;
+	json_t		*fn, *args;
+	size_t		 i, j;
+	struct buf	 b = BUF_INIT;
+
+	if (acc == NULL || !json_is_array(deltas))
+		return;
+	json_array_foreach(deltas, i, d) {
+		have = NULL;
+		json_array_foreach(acc, j, c)
+			if (json_equal(json_object_get(c, "index"),
+			    json_object_get(d, "index")))
+				have = c;
+		if (have == NULL) {
+			json_array_append_new(acc, json_deep_copy(d));
+			continue;
+		}
+		fn = json_object_get(have, "function");
+		args = json_object_get(json_object_get(d, "function"),
+		    "arguments");
+		if (!json_is_object(fn) || !json_is_string(args))
+			continue;
+		buf_reset(&b);
+		buf_adds(&b, json_string_value(json_object_get(fn,
+		    "arguments")) ? json_string_value(json_object_get(fn,
+		    "arguments")) : "");
+		buf_add(&b, json_string_value(args), json_string_length(args));
+		json_object_set_new(fn, "arguments", json_stringn(b.b_data,
+		    b.b_len));
+	}
+	buf_free(&b);
+}
+
+/* A whole answer's message.tool_calls, numbered as a stream would. */
+static void
+tool_calls_whole(struct call_state *cs, json_t *calls)
+{
+	json_t	*c, *copy;
+	size_t	 i;
+
+	json_array_foreach(calls, i, c) {
+		copy = json_deep_copy(c);
+		json_object_set_new(copy, "index", json_integer((json_int_t)i));
+		adapter_tool_call(cs, copy);
+	}
+}
+
 static int
 chat_event(struct call_state *cs, const char *event, const char *data,
     size_t n)
@@ -169,6 +221,8 @@ chat_event(struct call_state *cs, const char *event, const char *data,
 	c = json_object_get(json_object_get(choice, "delta"), "content");
 	if (json_is_string(c))
 		call_token(cs, json_string_value(c), json_string_length(c));
+	tool_deltas(cs, json_object_get(json_object_get(choice, "delta"),
+	    "tool_calls"));
 	if (choice != NULL)
 		take_finish(cs, choice);
 	take_usage(cs, root);
@@ -193,6 +247,8 @@ chat_whole(struct call_state *cs, const char *body, size_t n)
 	}
 	if (json_is_string(c))
 		call_token(cs, json_string_value(c), json_string_length(c));
+	tool_calls_whole(cs, json_object_get(json_object_get(choice, "message"),
+	    "tool_calls"));
 	take_finish(cs, choice);
 	take_usage(cs, root);
 	cs->cs_done = true;

@@ -24,6 +24,7 @@ struct node_ctx {
 	size_t			 nx_index;	/* 0-based position */
 	size_t			 nx_count;	/* nodes in the workflow */
 	bool			 nx_responder;	/* its output is the answer */
+	bool			 nx_deliver;	/* ...and goes to the client */
 	bool			 nx_stream;	/* ...and the client streams */
 	const char		*nx_confdir;
 	const struct conf_user	*nx_user;

@@ -50,6 +50,25 @@ estimate(const struct wmsgs *l, const char *prompt)
 	return n;
 }
 
+/* The responder's tool calls (allowTools) go to the client as one
+ * chunk, each with its index. */
+static void
+emit_tools(struct node_ctx *x, json_t *calls)
+{
+	json_t	*c;
+	size_t	 i;
+	char	*s;
+
+	if (calls == NULL || json_array_size(calls) == 0)
+		return;
+	json_array_foreach(calls, i, c)
+		if (json_object_get(c, "index") == NULL)
+			json_object_set_new(c, "index", json_integer((json_int_t)i));
+	s = json_dumps(calls, JSON_COMPACT);
+	wloop_emit_tools(x->nx_wc, str_from(s));
+	free(s);
+}
+
 /* One call through target t. *tokens says whether any text reached the
  * client (then no failover may follow). */
 static int
@@ -78,6 +97,7 @@ call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
 	nc.nc_stream = x->nx_stream;
 	nc.nc_tools = tools ? f->f_tools : NULL;
 	nc.nc_tool_choice = tools ? f->f_tool_choice : NULL;
+	nc.nc_tool_calls = tools && x->nx_deliver ? json_array() : NULL;
 	node_out_init(&o);
 	wloop_phase(x->nx_wc, "%s node %zu/%zu: waiting for %s", x->nx_workflow,
 	    x->nx_index + 1, x->nx_count, t->t_name);
@@ -86,7 +106,9 @@ call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
 	if (rc == 0) {
 		buf_add(out, o.no_text.b_data, o.no_text.b_len);
 		set_usage(x, &o, estimate(&sent, prompt), res);
+		emit_tools(x, nc.nc_tool_calls);
 	}
+	json_decref(nc.nc_tool_calls);
 	node_out_free(&o);
 	wmsgs_free(&sent);
 	free(prompt);

@@ -214,6 +214,7 @@ node_ctx_init(struct wf_run *r, struct node_ctx *x, json_t *node, size_t i)
 	x->nx_index = i;
 	x->nx_count = r->r_n;
 	x->nx_responder = responder;
+	x->nx_deliver = responder && r->r_call->wc_deliver;
 	x->nx_stream = responder && r->r_call->wc_deliver && f->f_rs->stream;
 	x->nx_confdir = f->f_wc->wc_confdir;
 	x->nx_user = f->f_user;

@@ -79,27 +79,45 @@ send_simple(struct wctx *wc, uint32_t type, const char *phase)
 	wloop_send(wc, &m);
 }
 
+/* False once the client's answer is complete and gone. */
+static bool
+may_emit(struct wctx *wc)
+{
+	if (!wc->wc_answered)
+		return true;
+	if (!wc->wc_dropping)
+		log_debug("[rq %s] output after the answer dropped",
+		    wc->wc_rqid);
+	wc->wc_dropping = true;
+	return false;
+}
+
 void
 wloop_emit(struct wctx *wc, struct str content, struct str reasoning)
 {
 	struct proto_msg m;
 
-	if (content.n == 0 && reasoning.n == 0)
+	if ((content.n == 0 && reasoning.n == 0) || !may_emit(wc))
 		return;
-	if (wc->wc_answered) {
-		/* The client's answer is complete and gone. */
-		if (!wc->wc_dropping)
-			log_debug("[rq %s] output after the answer dropped",
-			    wc->wc_rqid);
-		wc->wc_dropping = true;
-		return;
-	}
 	proto_msg_init(&m, PROTO_REQ_CHUNK, wc->wc_rqid);
 	m.m_u.req_chunk.seq = wc->wc_seq++;
 	if (content.n > 0)
 		m.m_u.req_chunk.content = content;
 	if (reasoning.n > 0)
 		m.m_u.req_chunk.reasoning = reasoning;
+	wloop_send(wc, &m);
+}
+
+void
+wloop_emit_tools(struct wctx *wc, struct str tool_calls)
+{
+	struct proto_msg m;
+
+	if (tool_calls.n == 0 || !may_emit(wc))
+		return;
+	proto_msg_init(&m, PROTO_REQ_CHUNK, wc->wc_rqid);
+	m.m_u.req_chunk.seq = wc->wc_seq++;
+	m.m_u.req_chunk.tool_calls = tool_calls;
 	wloop_send(wc, &m);
 }
 

@@ -68,6 +68,10 @@ int	wloop_run(struct wctx *);
  * complete and the deltas are dropped. fatal()s if the gateway is gone. */
 void	wloop_emit(struct wctx *, struct str content, struct str reasoning);
 
+/* Send tool calls: a JSON array of OpenAI-shape calls, each with its
+ * "index" (the gateway merges deltas with the same index). */
+void	wloop_emit_tools(struct wctx *, struct str tool_calls);
+
 /* The client's answer is complete (res holds its outcome, RQ_OK): send
  * REQ_DONE now with background set; the request keeps running (nodes
  * after the responder) until flow_run returns, and the loop then sends
