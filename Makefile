@@ -84,8 +84,10 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   greq.c gwconf.c http.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
 		   route.c epslots.c gate.c slots.c stats.c sup.c)
-WORKER_SRCS	:= $(addprefix worker/,backend.c failover.c fault.c flow.c \
-		   gen_input.c lines.c llm.c llm_claude.c llm_completion.c \
+WORKER_SRCS	:= $(addprefix worker/,backend.c clean.c clean_conf.c \
+		   clean_match.c clean_prefix.c clean_pycall.c clean_think.c \
+		   clean_toolparse.c clean_tools.c failover.c fault.c filter.c \
+		   flow.c gen_input.c lines.c llm.c llm_claude.c llm_completion.c \
 		   llm_kobold.c llm_ollama.c llm_openai.c main.c msgs.c \
 		   msgs_edit.c msgs_norm.c node.c node_arith.c node_chunker.c \
 		   node_concat.c node_cond.c node_files.c node_json.c node_llm.c \
@@ -107,6 +109,7 @@ GATEWAY		:= $(O)/sluice-gateway
 WORKER		:= $(O)/sluice-worker
 MOCK		:= $(O)/tests/mock-llm
 LOADGEN		:= $(O)/bench/loadgen
+CLEANBENCH	:= $(O)/bench/cleanbench
 BINS		:= $(GATEWAY) $(WORKER)
 
 all: $(BINS) $(MOCK)
@@ -148,6 +151,14 @@ $(LOADGEN): $(call obj,bench/loadgen.c) $(call obj,common/log.c \
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK) -lcurl -lm
+
+$(CLEANBENCH): $(call obj,bench/cleanbench.c $(filter worker/clean% \
+	    worker/filter.c,$(WORKER_SRCS)) common/log.c common/xmem.c \
+	    common/buf.c common/clock.c common/json.c common/jsonw.c \
+	    common/conf.c common/names.c)
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_WORKER) -lm
 
 # ---- tests -----------------------------------------------------------
 # Each unit suite links only its module's objects (plus stubs), so a
@@ -249,8 +260,36 @@ clients-deps:
 		echo "npm ci failed: the client-library tests will be skipped"; \
 	else echo "npm not found: the client-library tests will be skipped"; fi
 
+# libFuzzer harness for the response cleaner (clang); make check runs it
+# briefly, make fuzz for five minutes (see fuzz/README.md).
+FUZZ_O		:= $(O)/fuzz
+FUZZ_SRCS	:= $(sort $(wildcard worker/clean*.c)) worker/filter.c \
+		   $(addprefix common/,buf.c xmem.c log.c json.c jsonw.c conf.c \
+		   names.c clock.c) fuzz/clean_fuzz.c
+FUZZ_BIN	:= $(FUZZ_O)/clean_fuzz
+
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard worker/*.h common/*.h)
+	@mkdir -p $(FUZZ_O)/corpus
+	$(call say,FUZZ,$@)
+	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    $$(pkg-config --cflags jansson) $(FUZZ_SRCS) -o $@ \
+	    $$(pkg-config --libs jansson) -lm
+
+fuzz-short: $(FUZZ_BIN)
+	@$(FUZZ_BIN) -dict=fuzz/clean.dict -max_len=1024 -runs=20000 \
+	    $(FUZZ_O)/corpus >$(FUZZ_O)/short.log 2>&1 || \
+	    { tail -40 $(FUZZ_O)/short.log; exit 1; }
+	@echo "fuzz: no crash: $$(tail -1 $(FUZZ_O)/short.log)"
+
+fuzz: $(FUZZ_BIN)
+	$(FUZZ_BIN) -dict=fuzz/clean.dict -max_len=4096 -max_total_time=300 \
+	    $(FUZZ_O)/corpus
+
 check: $(O)/config.mk lint clients-deps
+	@scripts/deps.sh check
 	$(MAKE) --no-print-directory check-run
+	$(MAKE) --no-print-directory fuzz-short
 	tests/systemd_check.sh $(GATEWAY)
 	@if command -v mandoc >/dev/null; then \
 		mandoc -T lint -W warning docs/man/*.5 docs/man/*.8; fi
@@ -269,7 +308,7 @@ run: $(O)/config.mk
 
 bench: $(O)/config.mk
 	@scripts/deps.sh bench
-	$(MAKE) --no-print-directory all $(LOADGEN)
+	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH)
 	bench/run.sh $(O)
 
 # Binaries, units, man pages; the default configuration only where none
@@ -294,6 +333,7 @@ clean:
 help:
 	@sed -n '2,11p' Makefile
 
-.PHONY: all check check-run clients-deps lint run bench install clean help
+.PHONY: all check check-run clients-deps lint run bench install clean help \
+	fuzz fuzz-short
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -480,6 +480,26 @@ notes() {
 EON
 }
 
+# The response cleaner alone (bench/cleanbench.c): every stage on.
+clean_section() {
+	line=$("$O/bench/cleanbench" 2>/dev/null || echo '{}')
+	echo "## Response cleaner (bench/cleanbench.c, in-process)"
+	echo
+	echo "Every stage on (think tags, reasoning tags, gpt-oss channels, tool"
+	echo "markers, special tokens, prefixes, trim) over $(jget "$line" bytes)"
+	echo "bytes of text fed in pieces of the given size. \"Held\" is what the"
+	echo "first feed of plain text kept back: 0 means plain text reaches the"
+	echo "client in the same feed, so the cleaner adds nothing to the time to"
+	echo "the first byte."
+	echo
+	echo "| text | 1 KiB pieces MB/s | 16-byte pieces MB/s |"
+	echo "|---|---:|---:|"
+	echo "| plain prose | $(jget "$line" plain_1k_mbps) | $(jget "$line" plain_16b_mbps) |"
+	echo "| dense markup | $(jget "$line" dense_1k_mbps) | $(jget "$line" dense_16b_mbps) |"
+	echo
+	echo "Held after the first plain feed: $(jget "$line" first_feed_held_bytes) bytes."
+}
+
 report() {
 	header
 	echo
@@ -496,6 +516,8 @@ report() {
 	echo "## Memory (/proc/PID/status; the workers are the gateway's children)"
 	echo
 	memory_table
+	echo
+	clean_section
 	echo
 	observations
 	echo

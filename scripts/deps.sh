@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh - install the Debian packages Sluice needs, or print how to.
 #
-# Usage: scripts/deps.sh [build|bench]
+# Usage: scripts/deps.sh [build|check|bench]
 # As root the missing packages are installed with apt-get; otherwise the
 # exact command is printed and the script fails, so make stops.
 set -u
@@ -10,6 +10,7 @@ PKGS="gcc make pkg-config libevent-dev libcurl4-openssl-dev libmsgpack-dev
 libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev
 cppcheck curl"
 [ "${1:-build}" = bench ] && PKGS="$PKGS wrk"
+[ "${1:-build}" = check ] && PKGS="$PKGS clang"	# libFuzzer
 
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then

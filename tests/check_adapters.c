@@ -39,8 +39,9 @@ fixture(enum conf_apitype_kind t, const char *truncate, const char *maxtok)
 static struct node_call
 call(const struct wmsgs *l, json_t *preset, bool stream)
 {
-	return (struct node_call){ &U, &EP, &AT, preset, l, 300, stream,
-	    NULL, NULL, NULL, NULL };
+	return (struct node_call){ .nc_user = &U, .nc_ep = &EP, .nc_at = &AT,
+	    .nc_preset = preset, .nc_msgs = l, .nc_max_tokens = 300,
+	    .nc_stream = stream };
 }
 
 /* A fresh parsing state over OUT for nc. */
@@ -51,7 +52,7 @@ state(const struct node_call *nc)
 	memset(&OUT, 0, sizeof(OUT));
 	OUT.no_prompt_tokens = OUT.no_completion_tokens = -1;
 	buf_free(&stub_tokens);
-	return (struct call_state){ NULL, nc, &OUT, false, false, "" };
+	return (struct call_state){ .cs_nc = nc, .cs_out = &OUT };
 }
 
 /* One SSE event (name and data), as the transport hands it over. */

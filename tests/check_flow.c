@@ -545,6 +545,110 @@ START_TEST(tool_calls_pass_through)
 }
 END_TEST
 
+/* Spec 8 on every LLM node: think blocks out, prefixes off, reasoning
+ * as a field when the endpoint asks; non-responders are cleaned too. */
+START_TEST(outputs_are_cleaned)
+{
+	char			*body;
+	struct it_stream	 st[1];
+	struct sse_summary	 ss;
+	json_t			*log, *j;
+	struct it_resp		 r;
+	char			*a;
+
+	start_with(NULL, "{\"responseFilters\": [{\"type\": "
+	    "\"redactKeywords\", \"keywords\": [\"secret\"]}], \"nodes\": ["
+	    "{\"type\": \"Standard\", \"endpointName\": \"Think\", "
+	    "\"prompt\": \"#mock {\\\"text\\\": \\\"<think>hm</think>  "
+	    "Step: one\\\"}\", \"removeCustomTextFromResponseStart\": true,"
+	    " \"responseStartTextToRemove\": [\"Step: \"]},"
+	    "{\"type\": \"Standard\", \"endpointName\": \"Think\", "
+	    "\"systemPrompt\": \"Got: {agent1Output}\", \"prompt\": \"\"}]}");
+	endpoint("Think", NULL, "Open-AI-API", "\"removeThinking\": true, "
+	    "\"startThinkTag\": \"<think>\", \"endThinkTag\": \"</think>\","
+	    " \"reasoningOutput\": \"field\"");
+	go();
+	a = ask("<think>a plan</think>The secret answer\n#mock {\"echo\": "
+	    "true}", 200);
+	ck_assert_str_eq(a, "The [REDACTED] answer");
+	free(a);
+	log = mock_log();
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(json_object_get(json_array_get(log, 1), "body"),
+	    "messages"), 0), "content")), "Got: one");
+	json_decref(log);
+	/* Streamed: the same text, the reasoning as reasoning_content. */
+	body = chat(true, "<think>a plan</think>The secret answer\n#mock "
+	    "{\"echo\": true, \"chunk\": 3}");
+	memset(st, 0, sizeof(st));
+	st[0].s_body = body;
+	it_streams(&T, st, 1, 10000, NULL, NULL);
+	it_sse_parse(st[0].s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "The [REDACTED] answer");
+	ck_assert_ptr_nonnull(strstr(st[0].s_out.b_data,
+	    "\"reasoning_content\":\"a"));
+	free(ss.ss_text);
+	buf_free(&st[0].s_out);
+	free(body);
+	/* Whole answers carry it in the message. */
+	body = chat(false, "<think>a plan</think>Fine\n#mock {\"echo\": true}");
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(json_object_get(j, "choices"), 0), "message"),
+	    "reasoning_content")), "a plan");
+	json_decref(j);
+	it_resp_free(&r);
+	/* Ollama's field is message.thinking. */
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat", body, &r), 0);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "thinking")), "a plan");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "content")), "Fine");
+	json_decref(j);
+	it_resp_free(&r);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
+/* Tool calls the model writes as text become structured calls, also
+ * when the stream splits the markers at every few bytes. */
+START_TEST(tool_call_markers_become_calls)
+{
+	char			*body;
+	struct it_stream	 st[1];
+	struct sse_summary	 ss;
+	const char		*script = "{\"text\": \"Let me check.<tool_call>"
+				    "{\\\"name\\\": \\\"get_time\\\", "
+				    "\\\"arguments\\\": {\\\"tz\\\": "
+				    "\\\"UTC\\\"}}</tool_call>\", \"chunk\": 3, "
+				    "\"split\": 5}";
+	char			 user[512];
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Mock\", \"prompt\": \"\"}]");
+	go();
+	snprintf(user, sizeof(user), "time?\n#mock %s", script);
+	body = chat(true, user);
+	memset(st, 0, sizeof(st));
+	st[0].s_body = body;
+	it_streams(&T, st, 1, 10000, NULL, NULL);
+	it_sse_parse(st[0].s_out.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "Let me check.");
+	ck_assert_ptr_nonnull(strstr(st[0].s_out.b_data, "\"tool_calls\":[{"));
+	ck_assert_ptr_nonnull(strstr(st[0].s_out.b_data, "get_time"));
+	ck_assert_ptr_null(strstr(st[0].s_out.b_data, "<tool_call>"));
+	ck_assert_str_eq(ss.ss_finish, "tool_calls");
+	free(ss.ss_text);
+	buf_free(&st[0].s_out);
+	free(body);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -561,6 +665,8 @@ flow_suite(void)
 	tcase_add_test(tc, failover_to_backup_endpoint);
 	tcase_add_test(tc, retries_without_backup);
 	tcase_add_test(tc, tool_calls_pass_through);
+	tcase_add_test(tc, outputs_are_cleaned);
+	tcase_add_test(tc, tool_call_markers_become_calls);
 	tcase_add_test(tc, slot_timeout_fails_over);
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
 	tcase_add_test(tc, unsupported_node_type_is_501);

@@ -156,7 +156,7 @@ START_TEST(openai_stream_events)
 {
 	struct node_out		 out;
 	struct node_call	 nc = call(NULL, NULL, true);
-	struct call_state	 cs = { NULL, &nc, &out, false, false, "" };
+	struct call_state	 cs = { .cs_nc = &nc, .cs_out = &out };
 
 	memset(&out, 0, sizeof(out));
 	out.no_prompt_tokens = out.no_completion_tokens = -1;
@@ -185,7 +185,7 @@ START_TEST(openai_whole_answer)
 {
 	struct node_out		 out;
 	struct node_call	 nc = call(NULL, NULL, false);
-	struct call_state	 cs = { NULL, &nc, &out, false, false, "" };
+	struct call_state	 cs = { .cs_nc = &nc, .cs_out = &out };
 	const char		*ok = "{\"choices\":[{\"message\":{\"content\":"
 				    "\"All good\"},\"finish_reason\":\"stop\"}]}";
 

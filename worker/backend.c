@@ -48,15 +48,72 @@ node_out_free(struct node_out *o)
 	buf_free(&o->no_text);
 }
 
+/* Tool calls the cleaner found in the text join the native ones,
+ * numbered after them. */
+static void
+add_marker_calls(struct call_state *cs, const struct buf *calls)
+{
+	json_t	*a, *c;
+	size_t	 i, base;
+
+	if (calls->b_len == 0 || cs->cs_nc->nc_tool_calls == NULL ||
+	    (a = json_loadb(calls->b_data, calls->b_len, 0, NULL)) == NULL)
+		return;
+	base = json_array_size(cs->cs_nc->nc_tool_calls);
+	json_array_foreach(a, i, c) {
+		json_object_set_new(c, "index", json_integer((json_int_t)(base +
+		    i)));
+		json_array_append(cs->cs_nc->nc_tool_calls, c);
+	}
+	json_decref(a);
+}
+
+/* What the cleaner let through: the node's output, and the client's
+ * when this call answers it. */
+static void
+take_clean(struct call_state *cs)
+{
+	struct clean_out	*co = &cs->cs_co;
+	const struct node_call	*nc = cs->cs_nc;
+	struct str		 text = { co->co_text.b_data, co->co_text.b_len };
+	struct str		 why = { co->co_reasoning.b_data,
+				    co->co_reasoning.b_len };
+
+	buf_add(&cs->cs_out->no_text, text.p, text.n);
+	if (nc->nc_stream)
+		wloop_emit(cs->cs_wc, text, why);
+	else if (nc->nc_deliver)
+		wloop_emit(cs->cs_wc, STR_NULL, why);
+	add_marker_calls(cs, &co->co_tool_calls);
+	if (co->co_stop)
+		cs->cs_stop = true;
+	clean_out_reset(co);
+}
+
 void
 call_token(struct call_state *cs, const char *p, size_t n)
 {
-	if (n == 0)
+	if (n == 0 || cs->cs_stop)
 		return;
 	cs->cs_any = true;
+	if (cs->cs_nc->nc_clean != NULL) {
+		clean_feed(cs->cs_nc->nc_clean, p, n, &cs->cs_co);
+		take_clean(cs);
+		return;
+	}
 	buf_add(&cs->cs_out->no_text, p, n);
 	if (cs->cs_nc->nc_stream)
 		wloop_emit(cs->cs_wc, (struct str){ p, n }, STR_NULL);
+}
+
+/* The end of the output: what the cleaner still held. */
+static void
+finish_clean(struct call_state *cs)
+{
+	if (cs->cs_nc->nc_clean == NULL)
+		return;
+	clean_finish(cs->cs_nc->nc_clean, &cs->cs_co);
+	take_clean(cs);
 }
 
 /* Transport state: an SSE parser, a line splitter (NDJSON) or a body
@@ -101,6 +158,8 @@ on_data(void *arg, const char *p, size_t n)
 {
 	struct xfer	*x = arg;
 
+	if (x->x_cs.cs_stop)
+		return -1;	/* a filter ended the output: hang up */
 	if (x->x_sse != NULL)
 		return sse_feed(x->x_sse, p, n);
 	if (x->x_ndjson)
@@ -173,6 +232,8 @@ judge(struct xfer *x, const struct llm_result *lr, const struct node_call *nc,
 		    lr->error);
 		return -1;
 	case LLM_ABORTED:
+		if (x->x_cs.cs_stop)
+			return 0;	/* we hung up on purpose */
 		fail(res, nc, 502, "backend_bad_response", "%s",
 		    x->x_cs.cs_error[0] ? x->x_cs.cs_error : "invalid response");
 		return -1;
@@ -201,7 +262,8 @@ finish_body(struct xfer *x, const struct node_call *nc, struct wresult *res)
 			    "a line of the stream is too long");
 			return -1;
 		}
-		if (!x->x_cs.cs_done && x->x_cs.cs_out->no_finish[0] == '\0' &&
+		if (!x->x_cs.cs_done && !x->x_cs.cs_stop &&
+		    x->x_cs.cs_out->no_finish[0] == '\0' &&
 		    !x->x_ad->ad_ends_on_close) {
 			fail(res, nc, 502, "backend_truncated", "%s",
 			    "the stream ended before it was complete");
@@ -281,6 +343,8 @@ transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
 	r = judge(x, &lr, nc, res);
 	if (r == 0)
 		r = finish_body(x, nc, res);
+	if (r == 0)
+		finish_clean(&x->x_cs);
 	buf_free(&lr.err_body);
 	if (auth.b_data != NULL)
 		explicit_bzero(auth.b_data, auth.b_cap);	/* keys */
@@ -328,7 +392,8 @@ backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
 	lim = slot_limit(wc, nc->nc_ep->e_max_concurrent);
 	if ((r = take_slot(wc, nc, lim, res)) != 0)
 		return r;
-	x.x_cs = (struct call_state){ wc, nc, out, false, false, "" };
+	x.x_cs = (struct call_state){ wc, nc, out, false, false, "", false,
+	    { BUF_INIT, BUF_INIT, BUF_INIT, false } };
 	if (nc->nc_stream && x.x_ad->ad_framing == AD_NDJSON) {
 		x.x_ndjson = true;
 		lines_init(&x.x_lines, MAX_LINE, ndjson_line, &x);
@@ -336,6 +401,7 @@ backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
 		x.x_sse = sse_new(MAX_LINE, sse_event, &x);
 	r = transfer(wc, &x, nc, res);
 	slot_release(wc, nc->nc_ep->e_name, lim);
+	clean_out_free(&x.x_cs.cs_co);
 	sse_free(x.x_sse);
 	lines_free(&x.x_lines);
 	buf_free(&x.x_body);

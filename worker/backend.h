@@ -8,6 +8,7 @@
 
 #include "../common/buf.h"
 #include "../common/conf.h"
+#include "clean.h"
 #include "msgs.h"
 #include "wloop.h"
 
@@ -34,6 +35,15 @@ struct node_call {
 	 * calls also carry "index"). Ollama chat and Claude fill it;
 	 * NULL drops them. */
 	json_t				*nc_tool_calls;
+	/* The response cleaner for this call (clean.h), or NULL to pass
+	 * the backend's text as it is. Its tool calls join nc_tool_calls
+	 * (when not NULL); its reasoning reaches the client when nc_stream
+	 * or nc_deliver. */
+	struct cleaner			*nc_clean;
+	bool				 nc_deliver;	/* a non-streamed answer:
+							   reasoning is sent as
+							   chunks the gateway
+							   keeps */
 };
 
 /* What came back. */
@@ -64,6 +74,8 @@ struct call_state {
 	bool			 cs_done;	/* end marker seen */
 	bool			 cs_any;	/* some token arrived */
 	char			 cs_error[512];	/* backend-reported error */
+	bool			 cs_stop;	/* a filter ended the output */
+	struct clean_out	 cs_co;		/* the cleaner's output */
 };
 
 /* How a streamed reply is cut into events. */
@@ -101,7 +113,8 @@ struct adapter {
 /* The adapter for an api type, or NULL when it is not supported. */
 const struct adapter	*adapter_for(enum conf_apitype_kind);
 
-/* Hand a token to the node output (and to the client when streaming). */
+/* Hand a token to the node output (and to the client when streaming),
+ * through the call's cleaner when it has one. */
 void	call_token(struct call_state *, const char *p, size_t n);
 
 /* The adapters (worker/llm_*.c), for backend.c's table and the tests. */

@@ -65,12 +65,25 @@ void		 clean_free(struct cleaner *);	/* NULL-safe */
 void		 clean_feed(struct cleaner *, const char *p, size_t n,
 		    struct clean_out *out);
 
+/* Calls found in one feed or finish are merged into the array already
+ * in out->co_tool_calls (so it stays one JSON array until reset).
+ * After co_stop, or after clean_finish, feeds are ignored. */
+
 /* End of output: flush what was held back (an unterminated think block
  * as WilmerAI does, an unclosed tool call as a tool call, ...). */
 void		 clean_finish(struct cleaner *, struct clean_out *out);
 
 /* The count of tool calls found so far (for finish_reason). */
 size_t		 clean_tool_calls(const struct cleaner *);
+
+/* Tool-call ids are "call_" and 24 random hex digits from a generator
+ * seeded from getrandom(2) on first use; tests seed it to get the same
+ * ids twice. */
+void		 clean_seed_ids(struct cleaner *, unsigned long long seed);
+
+/* The special tokens removed by default (removeSpecialTokens: true),
+ * NULL-terminated. */
+extern const char *const clean_default_tokens[];
 
 void		 clean_out_init(struct clean_out *);
 void		 clean_out_reset(struct clean_out *);	/* keeps memory */

@@ -21,6 +21,7 @@ struct node_ctx {
 	struct wctx		*nx_wc;		/* phase, cancellation, heartbeats */
 	json_t			*nx_node;	/* this node's config object */
 	const char		*nx_workflow;	/* the workflow's name */
+	const struct conf_workflow *nx_wf;	/* its file and keys */
 	size_t			 nx_index;	/* 0-based position */
 	size_t			 nx_count;	/* nodes in the workflow */
 	bool			 nx_responder;	/* its output is the answer */

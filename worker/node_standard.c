@@ -9,6 +9,7 @@
 #include "../common/tokens.h"
 #include "../common/xmem.h"
 #include "backend.h"
+#include "clean_conf.h"
 #include "failover.h"
 #include "node_llm.h"
 #include "vars.h"
@@ -69,46 +70,88 @@ emit_tools(struct node_ctx *x, json_t *calls)
 	free(s);
 }
 
+/* The cleaner for this node's output through target t (spec 8):
+ * endpoint, node, user and workflow settings. NULL with res filled on a
+ * configuration error. */
+static struct cleaner *
+make_cleaner(struct node_ctx *x, const struct llm_target *t,
+    struct clean_setup *cs, struct wresult *res)
+{
+	struct clean_src	 src;
+	char			 err[CONF_ERRLEN];
+	struct cleaner		*c;
+
+	memset(&src, 0, sizeof(src));
+	src.cs_ep = t->t_ep;
+	src.cs_wf_file = x->nx_wf != NULL ? &x->nx_wf->w_file : NULL;
+	src.cs_node = x->nx_node;
+	src.cs_wf_vars = x->nx_wf != NULL ? x->nx_wf->w_vars : NULL;
+	src.cs_user = x->nx_user;
+	if (clean_conf_build(cs, &src, err) == -1) {
+		node_fail(x, res, 500, "%s", err);
+		return NULL;
+	}
+	if ((c = clean_new(&cs->cs_conf)) == NULL)
+		node_fail(x, res, 500, "out of memory for the cleaner");
+	return c;
+}
+
+/* The call's settings from the node and the target. */
+static void
+fill_call(struct node_ctx *x, const struct llm_target *t, struct node_call *nc,
+    const struct wmsgs *sent, const char *prompt)
+{
+	struct flow	*f = x->nx_flow;
+	bool		 tools = node_bool(x, "allowTools", false);
+
+	memset(nc, 0, sizeof(*nc));
+	nc->nc_user = x->nx_user;
+	nc->nc_ep = t->t_ep;
+	nc->nc_at = t->t_at;
+	nc->nc_preset = t->t_preset;
+	nc->nc_msgs = sent;
+	nc->nc_prompt = prompt;
+	nc->nc_max_tokens = node_long(x, "maxResponseSizeInTokens", 400);
+	nc->nc_stream = x->nx_stream;
+	nc->nc_tools = tools ? f->f_tools : NULL;
+	nc->nc_tool_choice = tools ? f->f_tool_choice : NULL;
+	nc->nc_tool_calls = x->nx_deliver ? json_array() : NULL;
+	nc->nc_deliver = x->nx_deliver;
+}
+
 /* One call through target t. *tokens says whether any text reached the
  * client (then no failover may follow). */
 static int
 call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
     bool *tokens, struct wresult *res)
 {
-	struct flow		*f = x->nx_flow;
 	struct wmsgs		 sent;
 	char			*prompt = NULL;
 	struct node_call	 nc;
 	struct node_out		 o;
-	bool			 tools = node_bool(x, "allowTools", false);
-	int			 rc;
+	struct clean_setup	 cs;
+	int			 rc = -1;
 
+	memset(&cs, 0, sizeof(cs));
 	llm_conv_vars(x, t);
 	if (llm_build(x, t, &sent, &prompt, res) == -1)
 		return -1;
-	memset(&nc, 0, sizeof(nc));
-	nc.nc_user = x->nx_user;
-	nc.nc_ep = t->t_ep;
-	nc.nc_at = t->t_at;
-	nc.nc_preset = t->t_preset;
-	nc.nc_msgs = &sent;
-	nc.nc_prompt = prompt;
-	nc.nc_max_tokens = node_long(x, "maxResponseSizeInTokens", 400);
-	nc.nc_stream = x->nx_stream;
-	nc.nc_tools = tools ? f->f_tools : NULL;
-	nc.nc_tool_choice = tools ? f->f_tool_choice : NULL;
-	nc.nc_tool_calls = tools && x->nx_deliver ? json_array() : NULL;
+	fill_call(x, t, &nc, &sent, prompt);
 	node_out_init(&o);
-	wloop_phase(x->nx_wc, "%s node %zu/%zu: waiting for %s", x->nx_workflow,
-	    x->nx_index + 1, x->nx_count, t->t_name);
-	rc = backend_call(x->nx_wc, &nc, &o, res);
-	*tokens = x->nx_stream && o.no_text.b_len > 0;
+	if ((nc.nc_clean = make_cleaner(x, t, &cs, res)) != NULL) {
+		wloop_phase(x->nx_wc, "%s node %zu/%zu: waiting for %s",
+		    x->nx_workflow, x->nx_index + 1, x->nx_count, t->t_name);
+		rc = backend_call(x->nx_wc, &nc, &o, res);
+		*tokens = x->nx_stream && o.no_text.b_len > 0;
+	}
 	if (rc == 0) {
 		buf_add(out, o.no_text.b_data, o.no_text.b_len);
 		set_usage(x, &o, estimate(&sent, prompt), res);
 		emit_tools(x, nc.nc_tool_calls);
 	}
 	json_decref(nc.nc_tool_calls);
+	clean_free(nc.nc_clean);
+	clean_conf_free(&cs);
 	node_out_free(&o);
 	wmsgs_free(&sent);
 	free(prompt);

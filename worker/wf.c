@@ -211,6 +211,7 @@ node_ctx_init(struct wf_run *r, struct node_ctx *x, json_t *node, size_t i)
 	x->nx_wc = f->f_wc;
 	x->nx_node = node;
 	x->nx_workflow = r->r_wf->w_name;
+	x->nx_wf = r->r_wf;
 	x->nx_index = i;
 	x->nx_count = r->r_n;
 	x->nx_responder = responder;
