@@ -87,7 +87,8 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 WORKER_SRCS	:= $(addprefix worker/,backend.c clean.c clean_conf.c \
 		   clean_match.c clean_prefix.c clean_pycall.c clean_think.c \
 		   clean_toolparse.c clean_tools.c failover.c fault.c filter.c \
-		   flow.c gen_input.c lines.c llm.c llm_claude.c llm_completion.c \
+		   flow.c gen_input.c groupchat.c lines.c llm.c llm_claude.c \
+		   llm_completion.c \
 		   llm_kobold.c llm_ollama.c llm_openai.c main.c msgs.c \
 		   msgs_edit.c msgs_norm.c node.c node_arith.c node_chunker.c \
 		   node_concat.c node_cond.c node_files.c node_json.c node_llm.c \
@@ -195,6 +196,7 @@ check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
 			    common/conf.c common/conf_template.c common/json.c \
 			    common/names.c common/nodetypes.c)
 check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
+check_groupchat_OBJS	:= $(BASE) $(call obj,worker/groupchat.c worker/msgs.c)
 check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/llm_completion.c worker/llm_ollama.c \
 			    worker/llm_kobold.c worker/llm_claude.c \
@@ -226,6 +228,7 @@ check_wilmer_OBJS	:= $(check_it_OBJS)
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
+		   check_groupchat \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))

@@ -649,6 +649,31 @@ START_TEST(tool_call_markers_become_calls)
 }
 END_TEST
 
+/* A group chat's generation prompt goes before a reply without one. */
+START_TEST(group_chat_speaker)
+{
+	const char	*body = "{\"model\": \"x\", \"messages\": [{\"role\": "
+			    "\"user\", \"content\": \"hi\"}, {\"role\": "
+			    "\"assistant\", \"content\": \"Roland:\"}]}";
+	struct it_resp	 r;
+	json_t		*j;
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Mock\", \"prompt\": \"\", \"useGroupChatTimestampLogic\": "
+	    "true}]");
+	go();
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(json_object_get(j, "choices"), 0), "message"),
+	    "content")), "Roland: The quick brown fox jumps over the lazy dog.");
+	json_decref(j);
+	it_resp_free(&r);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -667,6 +692,7 @@ flow_suite(void)
 	tcase_add_test(tc, tool_calls_pass_through);
 	tcase_add_test(tc, outputs_are_cleaned);
 	tcase_add_test(tc, tool_call_markers_become_calls);
+	tcase_add_test(tc, group_chat_speaker);
 	tcase_add_test(tc, slot_timeout_fails_over);
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
 	tcase_add_test(tc, unsupported_node_type_is_501);

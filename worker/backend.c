@@ -68,22 +68,41 @@ add_marker_calls(struct call_state *cs, const struct buf *calls)
 	json_decref(a);
 }
 
-/* What the cleaner let through: the node's output, and the client's
- * when this call answers it. */
+/* Text that may go out: the node's output, and the client's when this
+ * call streams to it. */
 static void
-take_clean(struct call_state *cs)
+take_text(struct call_state *cs, struct str text, struct str why)
 {
-	struct clean_out	*co = &cs->cs_co;
 	const struct node_call	*nc = cs->cs_nc;
-	struct str		 text = { co->co_text.b_data, co->co_text.b_len };
-	struct str		 why = { co->co_reasoning.b_data,
-				    co->co_reasoning.b_len };
 
 	buf_add(&cs->cs_out->no_text, text.p, text.n);
 	if (nc->nc_stream)
 		wloop_emit(cs->cs_wc, text, why);
 	else if (nc->nc_deliver)
 		wloop_emit(cs->cs_wc, STR_NULL, why);
+}
+
+/* What the cleaner let through, past the group-chat speaker rule when
+ * the node has one (finishing: the end of the output). */
+static void
+take_clean(struct call_state *cs, bool finishing)
+{
+	struct clean_out	*co = &cs->cs_co;
+	struct gchat		*g = cs->cs_nc->nc_gchat;
+	struct buf		 gt = BUF_INIT;
+	struct str		 why = { co->co_reasoning.b_data,
+				    co->co_reasoning.b_len };
+
+	if (g == NULL)
+		take_text(cs, (struct str){ co->co_text.b_data,
+		    co->co_text.b_len }, why);
+	else {
+		gchat_feed(g, co->co_text.b_data, co->co_text.b_len, &gt);
+		if (finishing)
+			gchat_finish(g, &gt);
+		take_text(cs, (struct str){ gt.b_data, gt.b_len }, why);
+		buf_free(&gt);
+	}
 	add_marker_calls(cs, &co->co_tool_calls);
 	if (co->co_stop)
 		cs->cs_stop = true;
@@ -98,7 +117,7 @@ call_token(struct call_state *cs, const char *p, size_t n)
 	cs->cs_any = true;
 	if (cs->cs_nc->nc_clean != NULL) {
 		clean_feed(cs->cs_nc->nc_clean, p, n, &cs->cs_co);
-		take_clean(cs);
+		take_clean(cs, false);
 		return;
 	}
 	buf_add(&cs->cs_out->no_text, p, n);
@@ -113,7 +132,7 @@ finish_clean(struct call_state *cs)
 	if (cs->cs_nc->nc_clean == NULL)
 		return;
 	clean_finish(cs->cs_nc->nc_clean, &cs->cs_co);
-	take_clean(cs);
+	take_clean(cs, true);
 }
 
 /* Transport state: an SSE parser, a line splitter (NDJSON) or a body

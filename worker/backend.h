@@ -9,6 +9,7 @@
 #include "../common/buf.h"
 #include "../common/conf.h"
 #include "clean.h"
+#include "groupchat.h"
 #include "msgs.h"
 #include "wloop.h"
 
@@ -40,6 +41,9 @@ struct node_call {
 	 * (when not NULL); its reasoning reaches the client when nc_stream
 	 * or nc_deliver. */
 	struct cleaner			*nc_clean;
+	struct gchat			*nc_gchat;	/* group-chat speaker
+							   rule after the
+							   cleaner, or NULL */
 	bool				 nc_deliver;	/* a non-streamed answer:
 							   reasoning is sent as
 							   chunks the gateway

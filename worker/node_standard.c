@@ -130,6 +130,8 @@ call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
 	struct node_call	 nc;
 	struct node_out		 o;
 	struct clean_setup	 cs;
+	struct gchat		 g;
+	char			*speaker = NULL;
 	int			 rc = -1;
 
 	memset(&cs, 0, sizeof(cs));
@@ -137,6 +139,11 @@ call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
 	if (llm_build(x, t, &sent, &prompt, res) == -1)
 		return -1;
 	fill_call(x, t, &nc, &sent, prompt);
+	if (x->nx_responder && node_bool(x, "useGroupChatTimestampLogic",
+	    false))
+		speaker = gchat_prompt(x->nx_msgs);
+	gchat_init(&g, speaker);
+	nc.nc_gchat = speaker != NULL ? &g : NULL;
 	node_out_init(&o);
 	if ((nc.nc_clean = make_cleaner(x, t, &cs, res)) != NULL) {
 		wloop_phase(x->nx_wc, "%s node %zu/%zu: waiting for %s",
@@ -152,6 +159,8 @@ call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
 	json_decref(nc.nc_tool_calls);
 	clean_free(nc.nc_clean);
 	clean_conf_free(&cs);
+	gchat_free(&g);
+	free(speaker);
 	node_out_free(&o);
 	wmsgs_free(&sent);
 	free(prompt);
