@@ -182,7 +182,8 @@ check_conf_OBJS		:= $(BASE) $(call obj,common/conf.c common/json.c \
 check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
 			    gateway/api.c gateway/api_openai.c \
 			    gateway/api_ollama.c gateway/begtags.c common/json.c \
-			    common/jsonw.c)
+			    common/jsonw.c common/modelsel.c common/conf.c \
+			    common/names.c)
 check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/sup.c common/conf.c common/json.c \
 			    common/names.c tests/stubs_gwconf.c)

@@ -11,6 +11,11 @@
 bool	modelsel_workflow(const char *confdir, const char *shared_folder,
 	    const char *model, char *wf, size_t wflen);
 
+/* True when a part of model between '/', '\\' and ':' is "." or "..":
+ * a path traversal attempt, refused with 400 (DESIGN 6). Other unsafe
+ * names only select no workflow, as in WilmerAI. */
+bool	modelsel_traversal(const char *model);
+
 /* The model echoed in responses: "<user>:<wf>", or "<user>" when wf is
  * NULL. Returns a string the caller frees. */
 char	*modelsel_echo(const char *user, const char *wf);

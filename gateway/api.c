@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/jsonw.h"
+#include "../common/modelsel.h"
 #include "../common/xmem.h"
 #include "api.h"
 
@@ -204,6 +205,9 @@ api_parse(int api, const char *body, size_t len, const char *rqid,
 		break;
 	}
 	json_decref(root);
+	if (r == 0 && modelsel_traversal(out->ar_model))
+		r = api_fail(status, err, 400, "Invalid model name: a model "
+		    "names a user or workflow, and '.' and '..' are not names.");
 	if (r == -1)
 		api_req_clear(out);
 	return r;

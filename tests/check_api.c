@@ -124,6 +124,27 @@ START_TEST(wilmer_validation_messages)
 	    "content");
 	bad("{\"stream\":\"yes\",\"messages\":[]}", 400, "'stream'");
 	bad("{\"model\":7,\"messages\":[]}", 400, "'model'");
+	/* Path traversal through the model field never reaches a file. */
+	bad("{\"model\":\"../../etc\",\"messages\":[]}", 400,
+	    "Invalid model name");
+	bad("{\"model\":\"u:..\",\"messages\":[]}", 400, "Invalid model name");
+	bad("{\"model\":\"a\\\\..\\\\b\",\"messages\":[]}", 400,
+	    "Invalid model name");
+}
+END_TEST
+
+START_TEST(model_names_that_are_fine)
+{
+	int	 st = 0;
+	char	 err[API_ERRLEN];
+
+	/* Hugging Face ids and Ollama tags select no workflow; no error. */
+	ck_assert_int_eq(parse("{\"model\":\"meta-llama/Llama-3.1-8B\","
+	    "\"messages\":[]}", &st, err), 0);
+	done();
+	ck_assert_int_eq(parse("{\"model\":\"llama3:8b...q4\","
+	    "\"messages\":[]}", &st, err), 0);
+	done();
 }
 END_TEST
 
@@ -552,6 +573,7 @@ api_suite(void)
 	tcase_add_test(tc, valid_request);
 	tcase_add_test(tc, content_parts_and_images);
 	tcase_add_test(tc, wilmer_validation_messages);
+	tcase_add_test(tc, model_names_that_are_fine);
 	tcase_add_test(tc, begtags_rules);
 	tcase_add_test(tc, ollama_chat_requests);
 	tcase_add_test(tc, ollama_generate_requests);
