@@ -77,7 +77,7 @@ $(O)/config.mk: scripts/deps.sh Makefile
 # Explicit lists: a file joins a binary on purpose, not by existing.
 COMMON_SRCS	:= $(addprefix common/,buf.c clock.c conf.c conf_template.c \
 		   json.c jsonw.c log.c modelsel.c names.c nodetypes.c sha256.c \
-		   tokens.c uuid.c xmem.c)
+		   textchunk.c tokens.c uuid.c xmem.c)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_wf.c \
@@ -168,7 +168,8 @@ $(CLEANBENCH): $(call obj,bench/cleanbench.c $(filter worker/clean% \
 BASE	:= $(call obj,common/log.c common/xmem.c common/buf.c common/clock.c \
 	    common/uuid.c)
 
-check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/names.c \
+check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/textchunk.c \
+			    common/names.c \
 			    common/modelsel.c common/conf.c common/json.c \
 			    common/jsonw.c)
 check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)

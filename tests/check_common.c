@@ -13,6 +13,7 @@
 #include "../common/log.h"
 #include "../common/modelsel.h"
 #include "../common/names.h"
+#include "../common/textchunk.h"
 #include "../common/tokens.h"
 #include "../common/uuid.h"
 #include "testmain.h"
@@ -85,6 +86,61 @@ START_TEST(token_estimates_match_wilmer)
 	    13);
 	/* Unicode whitespace separates words like Python's split(). */
 	ck_assert_int_eq(tokens_estimate("a\xe3\x80\x80" "b", 5, 1.0), 2);
+}
+END_TEST
+
+/* Spec 9 cases 37-40: WilmerAI's chunking for memories. */
+START_TEST(chunking_matches_wilmer)
+{
+	const char	*three[] = { "aaaaaaaaaaaaaa", "bbbbbbbbbbbbbb",
+			    "cccccccccccccc" };
+	char		 m6[64], m11[64], m13[64], m19[64];
+	const char	*four[] = { m6, m11, m13, m19 };
+	struct text_chunk *c;
+	size_t		 n;
+	char		**v, *s;
+
+	c = text_chunk_messages(three, 3, 10, &n);	/* case 37 */
+	ck_assert_uint_eq(n, 2);
+	ck_assert(c[0].tc_first == 0 && c[0].tc_count == 1);
+	ck_assert(c[1].tc_first == 1 && c[1].tc_count == 2);
+	free(c);
+	/* Texts whose estimates are 6, 11, 13 and 19 (case 38). */
+	memset(m6, 'x', 20);  m6[20] = '\0';
+	memset(m11, 'x', 36); m11[36] = '\0';
+	memset(m13, 'x', 42); m13[42] = '\0';
+	memset(m19, 'x', 61); m19[61] = '\0';
+	ck_assert_int_eq(tokens_estimate(m6, 20, TOKENS_MARGIN), 6);
+	ck_assert_int_eq(tokens_estimate(m11, 36, TOKENS_MARGIN), 11);
+	ck_assert_int_eq(tokens_estimate(m13, 42, TOKENS_MARGIN), 13);
+	ck_assert_int_eq(tokens_estimate(m19, 61, TOKENS_MARGIN), 19);
+	c = text_chunk_messages(four, 4, 20, &n);
+	ck_assert_uint_eq(n, 4);
+	free(c);
+	c = text_chunk_messages(four, 4, 100, &n);
+	ck_assert(n == 1 && c[0].tc_first == 0 && c[0].tc_count == 4);
+	free(c);
+	ck_assert_ptr_null(text_chunk_messages(four, 0, 100, &n));
+	v = text_split_words("one two three four five six", 4);	/* 39 */
+	ck_assert_str_eq(v[0], "one two three four");
+	ck_assert_str_eq(v[1], "five six");
+	ck_assert_ptr_null(v[2]);
+	text_chunks_free(v);
+	v = text_split_words("a b", 2);
+	ck_assert(strcmp(v[0], "a b") == 0 && v[1] == NULL);
+	text_chunks_free(v);
+	v = text_split_words("a b c", 2);
+	ck_assert(strcmp(v[1], "c") == 0 && v[2] == NULL);
+	text_chunks_free(v);
+	s = text_last_words("one two three four five", 4);	/* 40 */
+	ck_assert_str_eq(s, "two three four five");
+	free(s);
+	s = text_last_words("one two three four five", 0);
+	ck_assert_str_eq(s, "");
+	free(s);
+	s = text_last_words("one  two three four five", 100);
+	ck_assert_str_eq(s, "one  two three four five");
+	free(s);
 }
 END_TEST
 
@@ -210,6 +266,7 @@ common_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tokens");
 	tcase_add_test(tc, token_estimates_match_wilmer);
+	tcase_add_test(tc, chunking_matches_wilmer);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
 	tcase_add_test(tc, names_safety);
