@@ -106,10 +106,14 @@ START_TEST(chunking_matches_wilmer)
 	ck_assert(c[1].tc_first == 1 && c[1].tc_count == 2);
 	free(c);
 	/* Texts whose estimates are 6, 11, 13 and 19 (case 38). */
-	memset(m6, 'x', 20);  m6[20] = '\0';
-	memset(m11, 'x', 36); m11[36] = '\0';
-	memset(m13, 'x', 42); m13[42] = '\0';
-	memset(m19, 'x', 61); m19[61] = '\0';
+	memset(m6, 'x', 20);
+	m6[20] = '\0';
+	memset(m11, 'x', 36);
+	m11[36] = '\0';
+	memset(m13, 'x', 42);
+	m13[42] = '\0';
+	memset(m19, 'x', 61);
+	m19[61] = '\0';
 	ck_assert_int_eq(tokens_estimate(m6, 20, TOKENS_MARGIN), 6);
 	ck_assert_int_eq(tokens_estimate(m11, 36, TOKENS_MARGIN), 11);
 	ck_assert_int_eq(tokens_estimate(m13, 42, TOKENS_MARGIN), 13);
