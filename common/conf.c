@@ -956,10 +956,25 @@ conf_workflow_load(const char *confdir, const char *folder, const char *name,
 	struct conf_workflow	*w;
 
 	*out = NULL;
+	bool			 missing;
+	char			*alt, aerr[CONF_ERRLEN];
+	int			 rc;
+
 	w = xcalloc(1, sizeof(*w));
 	w->w_name = xstrdup(name != NULL ? name : "");
-	if (conf_open(confdir, "Workflows", folder, name, "workflow",
-	    &w->w_file, NULL, err) == -1 || workflow_parse(w, err) == -1) {
+	rc = conf_open(confdir, "Workflows", folder, name, "workflow",
+	    &w->w_file, &missing, err);
+	/* WilmerAI's documented place for per-user folder overrides. */
+	if (rc == -1 && missing && folder != NULL && *folder != '\0') {
+		alt = xasprintf("_overrides/%s", folder);
+		if (conf_open(confdir, "Workflows", alt, name, "workflow",
+		    &w->w_file, &missing, aerr) == 0)
+			rc = 0;
+		else if (!missing)
+			memcpy(err, aerr, CONF_ERRLEN);
+		free(alt);
+	}
+	if (rc == -1 || workflow_parse(w, err) == -1) {
 		conf_workflow_free(w);
 		return -1;
 	}

@@ -163,7 +163,9 @@ struct conf_workflow {
 	json_t		*w_vars;	/* object of custom top-level keys (owned) */
 };
 
-/* Array form or {"nodes": [...], other keys = variables}. Every node
+/* Workflows/<folder>/<name>.json, else Workflows/_overrides/<folder>/
+ * <name>.json (WilmerAI's folder for user overrides).
+ * Array form or {"nodes": [...], other keys = variables}. Every node
  * must be an object (with a string "type" when it has one). An object
  * without "nodes" (e.g. a memory settings file that lives in the same
  * folder) is refused as "not a workflow". */

@@ -764,6 +764,15 @@ START_TEST(test_workflow_forms)
 	assert_json(w->w_vars, "{\"persona\":\"p\",\"n\":3}");
 	conf_workflow_free(w);
 	conf_workflow_free(NULL);
+	/* A user folder that only exists under _overrides/. */
+	put("Workflows/_overrides/coding/Main.json", "[{\"title\": \"o\"}]");
+	ck_assert_msg(conf_workflow_load(tmpdir, "coding", "Main", &w,
+	    err) == 0, "%s", err);
+	ck_assert_uint_eq(json_array_size(w->w_nodes), 1);
+	conf_workflow_free(w);
+	ck_assert_int_eq(conf_workflow_load(tmpdir, "coding", "Nope", &w, err),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(err, "no such workflow 'Nope'"));
 }
 END_TEST
 
