@@ -83,7 +83,7 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_wf.c \
 		   greq.c gwconf.c http.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
-		   route.c epslots.c gate.c slots.c stats.c sup.c)
+		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
 WORKER_SRCS	:= $(addprefix worker/,backend.c clean.c clean_conf.c \
 		   clean_match.c clean_prefix.c clean_pycall.c clean_think.c \
 		   clean_toolparse.c clean_tools.c failover.c fault.c filter.c \

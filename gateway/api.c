@@ -158,7 +158,8 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 	m.m_u.req_start = (struct proto_req_start){ (uint32_t)out->ar_api,
 	    out->ar_stream, str_from(out->ar_model), am->am_pm, am->am_n,
 	    str_from(o), str_from(t), str_from(tc), lim->deadline_ms,
-	    lim->ep_limit, lim->ep_wait_ms };
+	    lim->ep_limit, lim->ep_wait_ms, str_from(lim->user),
+	    str_from(lim->workflow) };
 	if (proto_encode(&out->ar_start, &m) == -1)
 		r = api_fail(status, err, 413, "The request is too large.");
 	free(o);
@@ -168,28 +169,43 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 }
 
 int
-api_parse(int api, const char *body, size_t len, const char *rqid,
-    const struct api_limits *lim, struct api_req *out, int *status, char err[API_ERRLEN])
+api_load(const char *body, size_t len, json_t **root, int *status,
+    char err[API_ERRLEN])
 {
 	json_error_t	 je;
-	json_t		*root;
-	int		 r;
+
+	*root = json_loadb(body, len, 0, &je);
+	if (*root != NULL && json_is_object(*root))
+		return 0;
+	*status = 400;
+	if (*root == NULL)
+		snprintf(err, API_ERRLEN, "Invalid JSON data: %s (line %d, "
+		    "column %d)", je.text, je.line, je.column);
+	else
+		snprintf(err, API_ERRLEN, "Invalid JSON data: the body must be "
+		    "a JSON object");
+	json_decref(*root);
+	*root = NULL;
+	return -1;
+}
+
+const char *
+api_model(json_t *root)
+{
+	const char	*m = json_string_value(json_object_get(root, "model"));
+
+	return m != NULL ? m : "";
+}
+
+int
+api_build(int api, json_t *root, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
+{
+	int	 r;
 
 	memset(out, 0, sizeof(*out));
 	out->ar_api = api;
-	root = json_loadb(body, len, 0, &je);
-	if (root == NULL || !json_is_object(root)) {
-		*status = 400;
-		if (root == NULL)
-			snprintf(err, API_ERRLEN, "Invalid JSON data: %s "
-			    "(line %d, column %d)", je.text, je.line,
-			    je.column);
-		else
-			snprintf(err, API_ERRLEN, "Invalid JSON data: the body "
-			    "must be a JSON object");
-		json_decref(root);
-		return -1;
-	}
 	switch (api) {
 	case API_OPENAI_CHAT:
 		r = api_openai_chat(root, rqid, lim, out, status, err);
@@ -204,12 +220,28 @@ api_parse(int api, const char *body, size_t len, const char *rqid,
 		r = api_ollama_generate(root, rqid, lim, out, status, err);
 		break;
 	}
-	json_decref(root);
-	if (r == 0 && modelsel_traversal(out->ar_model))
-		r = api_fail(status, err, 400, "Invalid model name: a model "
-		    "names a user or workflow, and '.' and '..' are not names.");
 	if (r == -1)
 		api_req_clear(out);
+	return r;
+}
+
+int
+api_parse(int api, const char *body, size_t len, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
+{
+	json_t	*root;
+	int	 r;
+
+	memset(out, 0, sizeof(*out));
+	if (api_load(body, len, &root, status, err) == -1)
+		return -1;
+	if (modelsel_traversal(api_model(root)))
+		r = api_fail(status, err, 400, "Invalid model name: a model "
+		    "names a user or workflow, and '.' and '..' are not names.");
+	else
+		r = api_build(api, root, rqid, lim, out, status, err);
+	json_decref(root);
 	return r;
 }
 

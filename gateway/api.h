@@ -26,6 +26,9 @@ struct api_limits {
 	uint64_t	 deadline_ms;	/* the request's budget, 0 = none */
 	uint32_t	 ep_limit;	/* per-endpoint calls at once, 0 = none */
 	uint64_t	 ep_wait_ms;	/* longest wait for such a slot */
+	const char	*user;		/* the user the model field chose,
+					   or NULL: the worker's default */
+	const char	*workflow;	/* its shared workflow, or NULL */
 };
 
 /* Parse a request body of the given API kind and encode its REQ_START
@@ -33,6 +36,21 @@ struct api_limits {
  * *status (400/413) and err set to the message the client should see
  * (WilmerAI's wording where it has one). out is cleared on failure. */
 int	api_parse(int api, const char *body, size_t len, const char *rqid,
+	    const struct api_limits *, struct api_req *out, int *status,
+	    char err[API_ERRLEN]);
+
+/* The three steps of api_parse, for a caller that must look at the
+ * model field before the frame is encoded: parse the body into *root (a
+ * JSON object; caller decrefs), or -1 with status 400 and err. */
+int	api_load(const char *body, size_t len, json_t **root, int *status,
+	    char err[API_ERRLEN]);
+
+/* The model field, "" when absent or not a string. Borrowed from root. */
+const char *api_model(json_t *root);
+
+/* Check root as a request of kind api and encode its REQ_START. Returns
+ * as api_parse. */
+int	api_build(int api, json_t *root, const char *rqid,
 	    const struct api_limits *, struct api_req *out, int *status,
 	    char err[API_ERRLEN]);
 

@@ -214,7 +214,7 @@ check_free(struct check *k)
 }
 
 static int
-summary(const struct check *k, const struct gw_conf *c)
+summary(const struct check *k, const struct gw_conf *c, const char *who)
 {
 	if (k->k_problems > 0) {
 		fprintf(stderr, "%d problem%s", k->k_problems,
@@ -225,8 +225,8 @@ summary(const struct check *k, const struct gw_conf *c)
 		fprintf(stderr, " in %s\n", c->c_config_dir);
 		return EX_CONFIG;
 	}
-	fprintf(stderr, "configuration OK (%d files checked for user '%s'",
-	    k->k_files, c->c_user);
+	fprintf(stderr, "configuration OK (%d files checked for user%s '%s'",
+	    k->k_files, c->c_users[1] != NULL ? "s" : "", who);
 	if (k->k_warnings > 0)
 		fprintf(stderr, ", %d warning%s", k->k_warnings,
 		    k->k_warnings == 1 ? "" : "s");
@@ -234,34 +234,56 @@ summary(const struct check *k, const struct gw_conf *c)
 	return 0;
 }
 
+/* Everything one user can reach (each user's endpoint and workflow
+ * folders may differ: nothing seen for another user counts). */
+static void
+check_one(struct check *k, const char *user)
+{
+	char	 err[CONF_ERRLEN];
+	size_t	 i;
+
+	for (i = 0; i < k->k_nseen; i++)
+		free(k->k_seen[i]);
+	k->k_nseen = 0;
+	k->k_files++;
+	conf_user_free(k->k_user);
+	k->k_user = NULL;
+	if (conf_user_load(k->k_dir, user, &k->k_user, err) == -1) {
+		ck_report(k, false, NULL, "%s", err);
+		return;
+	}
+	check_user_template(k);
+	if (k->k_user->u_custom_override) {
+		struct ck_ref r = user_ref(k, "customWorkflow");
+
+		ck_workflow(k, &r, k->k_user->u_workflow_folder,
+		    k->k_user->u_custom_workflow);
+	} else
+		check_routing(k);
+	check_shared(k);
+}
+
 int
 confcheck_run(const struct gw_conf *c, void (*report)(const char *, bool))
 {
 	struct check	 k;
-	char		 err[CONF_ERRLEN];
+	struct buf	 who = BUF_INIT;
+	size_t		 i;
 	int		 rc;
 
 	memset(&k, 0, sizeof(k));
 	k.k_dir = c->c_config_dir;
 	k.k_report = report;
-	k.k_files = 1;
-	if (conf_user_load(c->c_config_dir, c->c_user, &k.k_user, err) == -1)
-		ck_report(&k, false, NULL, "%s", err);
-	else {
-		check_user_template(&k);
-		if (k.k_user->u_custom_override) {
-			struct ck_ref r = user_ref(&k, "customWorkflow");
-
-			ck_workflow(&k, &r, k.k_user->u_workflow_folder,
-			    k.k_user->u_custom_workflow);
-		} else
-			check_routing(&k);
-		check_shared(&k);
+	buf_adds(&who, "");
+	for (i = 0; c->c_users[i] != NULL; i++) {
+		check_one(&k, c->c_users[i]);
+		buf_printf(&who, "%s%s", i > 0 ? "', '" : "", c->c_users[i]);
 	}
 	if (report == NULL)
-		rc = summary(&k, c);
+		rc = summary(&k, c, who.b_data);
 	else
 		rc = k.k_problems > 0 ? EX_CONFIG : 0;
+	buf_free(&who);
 	check_free(&k);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include "gw.h"
 #include "metrics.h"
 #include "resp.h"
+#include "users.h"
 
 struct greq {
 	TAILQ_ENTRY(greq)	 q_entry;
@@ -415,20 +416,14 @@ greq_new(struct gw *g, struct http_conn *conn, const struct http_request *hr)
 	return q;
 }
 
-/* Response context: ids, the echoed model, the creation time. */
+/* Response context: ids, the echoed model ("<user>" or
+ * "<user>:<workflow>"), the creation time. */
 static void
-setup_ctx(struct greq *q)
+setup_ctx(struct greq *q, const char *user, const char *wf)
 {
-	struct gw	*g = q->q_gw;
-	char		 wf[NAME_MAX_LEN + 1];
-
 	snprintf(q->q_cmpl_id, sizeof(q->q_cmpl_id), "%s-%s",
 	    q->q_api.ar_api == API_OPENAI_CHAT ? "chatcmpl" : "cmpl", q->q_id);
-	if (modelsel_workflow(g->g_conf.c_config_dir, g->g_shared_folder,
-	    q->q_api.ar_model, wf, sizeof(wf)))
-		q->q_model = modelsel_echo(g->g_conf.c_user, wf);
-	else
-		q->q_model = modelsel_echo(g->g_conf.c_user, NULL);
+	q->q_model = modelsel_echo(user, wf[0] != '\0' ? wf : NULL);
 	q->q_rc = (struct resp_ctx){ q->q_api.ar_api, q->q_cmpl_id,
 	    q->q_model, (int64_t)time(NULL), q->q_api.ar_include_usage,
 	    q->q_id, q->q_started, 0 };
@@ -494,6 +489,42 @@ gate_cb(void *owner, bool admitted)
 	finish(q);
 }
 
+/* Parse the body and choose the user and shared workflow its model
+ * field names (WilmerAI 1.5). Returns 0, or -1 with status and err. */
+static int
+parse(struct greq *q, const struct http_request *hr, int api,
+    struct api_limits *lim, int *status, char err[API_ERRLEN])
+{
+	struct gw		*g = q->q_gw;
+	const struct gw_user	*u;
+	char			 wf[NAME_MAX_LEN + 1], *names;
+	json_t			*root;
+	int			 r;
+
+	if (api_load(hr->body, hr->body_len, &root, status, err) == -1)
+		return -1;
+	if (modelsel_traversal(api_model(root)))
+		r = api_fail(status, err, 400, "Invalid model name: a model "
+		    "names a user or workflow, and '.' and '..' are not names.");
+	else if (users_select(g, api_model(root), &u, wf) == -1) {
+		names = users_list(g);
+		snprintf(err, API_ERRLEN, "Multi-user mode is active. The model "
+		    "field must specify a configured user (or user:workflow). "
+		    "Available users: %s", names);
+		free(names);
+		*status = 400;
+		r = -1;
+	} else {
+		lim->user = u->gu_name;
+		lim->workflow = wf[0] != '\0' ? wf : NULL;
+		r = api_build(api, root, q->q_id, lim, &q->q_api, status, err);
+		if (r == 0)
+			setup_ctx(q, u->gu_name, wf);
+	}
+	json_decref(root);
+	return r;
+}
+
 void
 greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
     int api)
@@ -505,18 +536,17 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 	struct api_limits	 lim = { c->c_request_timeout_ms,
 				    c->c_concurrency_level == GW_CL_ENDPOINT ?
 				    c->c_concurrency : 0,
-				    c->c_concurrency_timeout_ms };
+				    c->c_concurrency_timeout_ms, NULL, NULL };
 
 	g->g_cnt.gc_completions++;
 	q->q_rc.rc_api = api;
-	if (api_parse(api, hr->body, hr->body_len, q->q_id, &lim, &q->q_api,
-	    &status, err) == -1 || idempotency(q, hr, &status, err) == -1) {
+	if (parse(q, hr, api, &lim, &status, err) == -1 ||
+	    idempotency(q, hr, &status, err) == -1) {
 		g->g_cnt.gc_rejected++;
 		send_error(q, status, err);
 		finish(q);
 		return;
 	}
-	setup_ctx(q);
 	if (gate_enter(g->g_gate, q, gate_cb, &q->q_gate_w)) {
 		q->q_admitted = true;
 		submit(q);

@@ -15,6 +15,7 @@ struct sup;
 struct chan;
 struct greq;
 struct gw_metrics;
+struct gw_user;
 struct slots;
 struct gate;
 
@@ -46,8 +47,8 @@ struct gw {
 	struct greq_list	 g_live;	/* requests in flight */
 	struct greq_list	 g_dead;	/* waiting for the reaper */
 	char			 g_worker_bin[4096];
-	char			*g_shared_folder;	/* user's shared workflows */
-	bool			 g_allow_shared;	/* list them in /v1/models */
+	struct gw_user		*g_users;	/* users.c */
+	size_t			 g_nusers;
 	struct event		*g_sigs[8];
 	uint64_t		 g_started_ms;
 	bool			 g_ready;	/* a worker said HELLO */

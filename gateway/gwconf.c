@@ -103,7 +103,8 @@ usage(FILE *f)
 	fprintf(f,
 "usage: sluice-gateway [options] [config-dir [user]]\n"
 "  --config-dir DIR   WilmerAI-layout config folder (default ./configs)\n"
-"  --user NAME        user whose workflows run (default: Users/_current-user.json)\n"
+"  --user NAME        user whose workflows run (default: Users/_current-user.json);\n"
+"                     repeat for several users: the model field picks one\n"
 "  --listen ADDR:PORT address to serve (default 127.0.0.1:5050)\n"
 "  --port PORT        port, keeping the address of --listen\n"
 "  --workers N        run exactly N workers (min_workers = max_workers = N)\n"
@@ -193,6 +194,24 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --user is repeatable: more than one serves several users. */
+static int
+add_user(struct gw_conf *c, const char *name)
+{
+	size_t	 n = 0;
+
+	while (c->c_users[n] != NULL)
+		n++;
+	if (n == GW_MAX_USERS) {
+		fprintf(stderr, "sluice-gateway: at most %d users\n",
+		    GW_MAX_USERS);
+		return -1;
+	}
+	c->c_users[n] = xstrdup(name);
+	c->c_user = c->c_users[0];
+	return 0;
+}
+
 /* "wilmer" is WilmerAI's name for the request gate; "request" says it
  * plainly. */
 static int
@@ -248,7 +267,7 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 
 	switch (ch) {
 	case O_CONFIG:	replace(&c->c_config_dir, arg); return 0;
-	case O_USER:	replace(&c->c_user, arg); return 0;
+	case O_USER:	return add_user(c, arg);
 	case O_STATE:	replace(&c->c_state_dir, arg);
 			cli_set |= 1ull << setting_index("state_dir"); return 0;
 	case O_WBIN:	replace(&c->c_worker_bin, arg); return 0;
@@ -299,8 +318,8 @@ gwconf_args(struct gw_conf *c, int argc, char **argv)
 	}
 	if (optind < argc)		/* WilmerAI's positional form */
 		replace(&c->c_config_dir, argv[optind++]);
-	if (optind < argc)
-		replace(&c->c_user, argv[optind++]);
+	if (optind < argc && add_user(c, argv[optind++]) == -1)
+		return -1;
 	if (optind < argc) {
 		fprintf(stderr, "sluice-gateway: unexpected argument '%s'\n",
 		    argv[optind]);
@@ -426,17 +445,20 @@ static int
 resolve_user(struct gw_conf *c, char err[CONF_ERRLEN])
 {
 	char	 name[NAME_MAX_LEN + 1];
+	size_t	 i;
 
 	if (c->c_user == NULL) {
 		if (conf_current_user(c->c_config_dir, name, sizeof(name),
 		    err) == -1)
 			return -1;
-		c->c_user = xstrdup(name);
+		add_user(c, name);
 	}
-	if (!name_is_safe(c->c_user, strlen(c->c_user))) {
-		snprintf(err, CONF_ERRLEN, "invalid user name '%s'", c->c_user);
-		return -1;
-	}
+	for (i = 0; c->c_users[i] != NULL; i++)
+		if (!name_is_safe(c->c_users[i], strlen(c->c_users[i]))) {
+			snprintf(err, CONF_ERRLEN, "invalid user name '%s'",
+			    c->c_users[i]);
+			return -1;
+		}
 	return 0;
 }
 
@@ -526,7 +548,8 @@ gwconf_free(struct gw_conf *c)
 	size_t	 i;
 
 	free(c->c_config_dir);
-	free(c->c_user);
+	for (i = 0; c->c_users[i] != NULL; i++)
+		free(c->c_users[i]);
 	free(c->c_listen);
 	free(c->c_state_dir);
 	free(c->c_worker_bin);

@@ -10,6 +10,7 @@
 #include "sup.h"
 
 #define GW_MAX_KEYS	32
+#define GW_MAX_USERS	32
 
 /* What --concurrency limits (WilmerAI's --concurrency-level). */
 enum gw_clevel {
@@ -19,7 +20,10 @@ enum gw_clevel {
 
 struct gw_conf {
 	char			*c_config_dir;	/* WilmerAI-layout folder */
-	char			*c_user;	/* the user whose workflows run */
+	char			*c_user;	/* the first (default) user: c_users[0] */
+	char			*c_users[GW_MAX_USERS + 1];	/* --user, each; NULL-
+						   terminated. More than one:
+						   WilmerAI's multi-user mode */
 	char			*c_listen;	/* "127.0.0.1:5050" */
 	char			*c_state_dir;	/* database and runtime files */
 	char			*c_worker_bin;	/* NULL: next to the gateway */

@@ -19,6 +19,7 @@
 #include "confcheck.h"
 #include "greq.h"
 #include "gw.h"
+#include "users.h"
 #include "pool.h"
 #include "notify.h"
 #include "reload.h"
@@ -174,27 +175,10 @@ open_listener(struct gw *g)
 }
 
 static int
-load_user_bits(struct gw *g)
-{
-	struct conf_user	*u;
-	char			 err[CONF_ERRLEN];
-
-	if (conf_user_load(g->g_conf.c_config_dir, g->g_conf.c_user, &u,
-	    err) == -1) {
-		log_warnx("%s", err);
-		return -1;
-	}
-	g->g_shared_folder = xstrdup(u->u_shared_folder);
-	g->g_allow_shared = u->u_allow_shared;
-	conf_user_free(u);
-	return 0;
-}
-
-static int
 setup(struct gw *g)
 {
 	g->g_started_ms = clock_mono_ms();
-	if (load_user_bits(g) == -1)
+	if (users_load(g, "") == -1)
 		return EX_CONFIG;
 	if ((g->g_base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
@@ -246,7 +230,7 @@ teardown(struct gw *g)
 			event_free(g->g_sigs[i]);
 	if (g->g_base != NULL)
 		event_base_free(g->g_base);
-	free(g->g_shared_folder);
+	users_free(g);
 	gwconf_free(&g->g_conf);
 }
 

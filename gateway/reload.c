@@ -9,6 +9,7 @@
 #include "gate.h"
 #include "greq.h"
 #include "gw.h"
+#include "users.h"
 #include "http.h"
 #include "notify.h"
 #include "reload.h"
@@ -37,24 +38,6 @@ keep_restart_only(struct gw *g, struct gw_conf *nc)
 	}
 }
 
-static int
-load_user_bits(struct gw *g)
-{
-	struct conf_user	*u;
-	char			 err[CONF_ERRLEN];
-
-	if (conf_user_load(g->g_conf.c_config_dir, g->g_conf.c_user, &u,
-	    err) == -1) {
-		log_warnx("reload: %s", err);
-		return -1;
-	}
-	free(g->g_shared_folder);
-	g->g_shared_folder = xstrdup(u->u_shared_folder);
-	g->g_allow_shared = u->u_allow_shared;
-	conf_user_free(u);
-	return 0;
-}
-
 static void
 apply(struct gw *g, struct gw_conf *nc)
 {
@@ -64,7 +47,7 @@ apply(struct gw *g, struct gw_conf *nc)
 	memset(nc, 0, sizeof(*nc));
 	log_init(g->g_conf.c_log_level);
 	http_server_set_limits(g->g_http, &g->g_conf.c_http);
-	load_user_bits(g);
+	users_load(g, "reload: ");
 	sup_reload(g->g_sup, &g->g_conf.c_sup);
 	gate_set(g->g_gate, greq_gate_limit(&g->g_conf),
 	    g->g_conf.c_concurrency_timeout_ms);

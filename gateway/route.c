@@ -17,6 +17,7 @@
 #include "route.h"
 #include "stats.h"
 #include "sup.h"
+#include "users.h"
 
 typedef void	(*route_fn)(struct gw *, struct http_conn *,
 		    const struct http_request *);
@@ -211,28 +212,48 @@ ollama_model(struct buf *b, const char *id)
 	    "\"N/A\",\"quantization_level\":\"Q8\"}}", h);
 }
 
-/* WilmerAI's listing: "<user>:<folder>" for each shared workflow when
+static void
+list_one(struct buf *b, bool *first, void (*entry)(struct buf *,
+    const char *), const char *id)
+{
+	if (!*first)
+		buf_addc(b, ',');
+	*first = false;
+	entry(b, id);
+}
+
+/* One user's entries: "<user>:<folder>" for each shared workflow when
  * the user allows them, else "<user>". */
 static void
-list_models(struct gw *g, struct buf *b, void (*entry)(struct buf *,
-    const char *))
+list_user(struct gw *g, const struct gw_user *u, struct buf *b, bool *first,
+    void (*entry)(struct buf *, const char *))
 {
 	char	**names = NULL, *id;
 	size_t	  i;
 
-	if (g->g_allow_shared)
+	if (u->gu_allow)
 		names = conf_shared_workflows(g->g_conf.c_config_dir,
-		    g->g_shared_folder);
+		    u->gu_shared);
+	if (names == NULL || names[0] == NULL)
+		list_one(b, first, entry, u->gu_name);
 	for (i = 0; names != NULL && names[i] != NULL; i++) {
-		if (i > 0)
-			buf_addc(b, ',');
-		id = xasprintf("%s:%s", g->g_conf.c_user, names[i]);
-		entry(b, id);
+		id = xasprintf("%s:%s", u->gu_name, names[i]);
+		list_one(b, first, entry, id);
 		free(id);
 	}
-	if (i == 0)
-		entry(b, g->g_conf.c_user);
 	conf_names_free(names);
+}
+
+/* WilmerAI's listing, for every configured user. */
+static void
+list_models(struct gw *g, struct buf *b, void (*entry)(struct buf *,
+    const char *))
+{
+	size_t	 i;
+	bool	 first = true;
+
+	for (i = 0; i < g->g_nusers; i++)
+		list_user(g, &g->g_users[i], b, &first, entry);
 }
 
 static void

@@ -52,6 +52,8 @@ static const struct field fields_req_start[] = {
 	FLD("dl",	F_U64,	0, proto_req_start, deadline_ms),
 	FLD("epl",	F_U32,	0, proto_req_start, ep_limit),
 	FLD("epw",	F_U64,	0, proto_req_start, ep_wait_ms),
+	FLD("usr",	F_STR,	0, proto_req_start, user),
+	FLD("swf",	F_STR,	0, proto_req_start, workflow),
 };
 
 static const struct field fields_req_chunk[] = {

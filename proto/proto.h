@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	3
+#define PROTO_VERSION	4
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -67,6 +67,10 @@ struct proto_req_start {
 	uint32_t		 ep_limit;	/* endpoint slots when an endpoint
 						   sets none; 0 = unlimited */
 	uint64_t		 ep_wait_ms;	/* longest wait for a slot */
+	struct str		 user;		/* the user whose workflows run;
+						   empty: the worker's --user */
+	struct str		 workflow;	/* a shared workflow the model
+						   field chose, or empty */
 };
 
 struct proto_req_chunk {

@@ -98,7 +98,7 @@ run_user(const char *confdir, const char *user)
 	snprintf(u, sizeof(u), "%s", user);
 	memset(&c, 0, sizeof(c));
 	c.c_config_dir = d;
-	c.c_user = u;
+	c.c_user = c.c_users[0] = u;
 	return confcheck_run(&c, collect);
 }
 
@@ -151,7 +151,7 @@ START_TEST(summary_line)
 	ck_assert_ptr_nonnull(freopen(path, "w", stderr));
 	memset(&c, 0, sizeof(c));
 	c.c_config_dir = dir;
-	c.c_user = u;
+	c.c_user = c.c_users[0] = u;
 	/* The user, Main, Good, Chat, and Warm for Good. */
 	ck_assert_int_eq(confcheck_run(&c, NULL), 0);
 	put("Workflows/u/Main.json", "[{\"type\": \"WebFetch\"}]\n");

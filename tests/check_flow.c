@@ -674,6 +674,66 @@ START_TEST(group_chat_speaker)
 }
 END_TEST
 
+/* Several --user: the model field picks the user ("bob" or
+ * "alice:wf"); a model naming nobody is refused with the user list. */
+START_TEST(multi_user_mode)
+{
+	struct it_resp	 r;
+	json_t		*j, *ids;
+	char		*a;
+	const char	*user_file = "{\"customWorkflowOverride\": true, "
+			    "\"customWorkflow\": \"Main\", "
+			    "\"chatCompleteAddUserAssistant\": false, "
+			    "\"chatCompletionAddMissingAssistantGenerator\": false, "
+			    "\"allowSharedWorkflows\": true}";
+
+	start_with(NULL, NULL);
+	it_file(&T, "Users/alice.json", user_file);
+	it_file(&T, "Users/bob.json", user_file);
+	it_file(&T, "Workflows/alice/Main.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"alice main\"}]");
+	it_file(&T, "Workflows/bob/Main.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"bob main\"}]");
+	it_file(&T, "Workflows/_shared/quick/_DefaultWorkflow.json", "[{"
+	    "\"type\": \"StaticResponse\", \"content\": \"shared quick\"}]");
+	snprintf(T.it_users, sizeof(T.it_users), "alice bob");
+	go();
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"bob\", \"messages\": [{\"role\": \"user\", "
+	    "\"content\": \"x\"}]}", &r), 0);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "model")), "bob");
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "bob main"));
+	json_decref(j);
+	it_resp_free(&r);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"alice:quick:latest\", \"messages\": [{\"role\": "
+	    "\"user\", \"content\": \"x\"}]}", &r), 0);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "model")),
+	    "alice:quick");
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "shared quick"));
+	json_decref(j);
+	it_resp_free(&r);
+	a = ask("x", 400);		/* model "x" is nobody */
+	ck_assert_str_eq(a, "Multi-user mode is active. The model field must "
+	    "specify a configured user (or user:workflow). Available users: "
+	    "alice, bob");
+	free(a);
+	ck_assert_int_eq(it_request(&T, "GET", "/v1/models", NULL, &r), 0);
+	j = it_json(r.r_body.b_data);
+	ids = json_object_get(j, "data");
+	ck_assert_uint_eq(json_array_size(ids), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ids,
+	    0), "id")), "alice:quick");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ids,
+	    1), "id")), "bob:quick");
+	json_decref(j);
+	it_resp_free(&r);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -693,6 +753,7 @@ flow_suite(void)
 	tcase_add_test(tc, outputs_are_cleaned);
 	tcase_add_test(tc, tool_call_markers_become_calls);
 	tcase_add_test(tc, group_chat_speaker);
+	tcase_add_test(tc, multi_user_mode);
 	tcase_add_test(tc, slot_timeout_fails_over);
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
 	tcase_add_test(tc, unsupported_node_type_is_501);

@@ -98,6 +98,13 @@ START_TEST(defaults_and_aliases)
 	ck_assert_str_eq(c.c_config_dir, "/cfg");
 	ck_assert_str_eq(c.c_user, "carl");
 	gwconf_free(&c);
+	/* --user repeats: WilmerAI's multi-user mode. */
+	ck_assert_int_eq(args(&c, "--User", "ann", "--user", "bob",
+	    (char *)NULL), 0);
+	ck_assert_str_eq(c.c_user, "ann");
+	ck_assert_str_eq(c.c_users[1], "bob");
+	ck_assert_ptr_null(c.c_users[2]);
+	gwconf_free(&c);
 	ck_assert_int_eq(args(&c, "--workers", "0", (char *)NULL), -1);
 	gwconf_free(&c);
 	ck_assert_int_eq(args(&c, "--bogus", (char *)NULL), -1);

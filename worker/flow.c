@@ -6,8 +6,6 @@
 
 #include "../common/conf.h"
 #include "../common/log.h"
-#include "../common/modelsel.h"
-#include "../common/names.h"
 #include "../common/xmem.h"
 #include "flow.h"
 #include "msgs.h"
@@ -46,13 +44,14 @@ prepare_messages(struct flow *f)
 	return wmsgs_discussion_id(&f->f_msgs);
 }
 
-/* Spec 1.4 item 4: a shared workflow named by the model field, else the
- * user's custom workflow, else prompt routing. */
+/* Spec 1.4 item 4: a shared workflow named by the model field (the
+ * gateway found it), else the user's custom workflow, else prompt
+ * routing. */
 static int
 run_selected(struct flow *f)
 {
 	const struct conf_user	*u = f->f_user;
-	char			 wf[NAME_MAX_LEN + 1], *model, *folder;
+	char			*folder, *wf = str_dup(f->f_rs->workflow);
 	struct wf_call		 c;
 	struct buf		 out = BUF_INIT;
 	bool			 delivered;
@@ -60,9 +59,7 @@ run_selected(struct flow *f)
 
 	memset(&c, 0, sizeof(c));
 	c.wc_deliver = c.wc_top = true;
-	model = str_dup(f->f_rs->model);
-	if (modelsel_workflow(f->f_wc->wc_confdir, u->u_shared_folder, model,
-	    wf, sizeof(wf))) {
+	if (*wf != '\0') {
 		folder = xasprintf("%s/%s", u->u_shared_folder, wf);
 		c.wc_folder = folder;
 		c.wc_name = "_DefaultWorkflow";
@@ -74,7 +71,7 @@ run_selected(struct flow *f)
 		rc = wf_run(f, &c, &out, &delivered);
 	} else
 		rc = routing_run(f, &c, &out, &delivered);
-	free(model);
+	free(wf);
 	buf_free(&out);
 	return rc;
 }
@@ -94,13 +91,18 @@ flow_run(struct wctx *wc, const struct proto_req_start *rs,
 {
 	struct flow	 f;
 	char		 err[CONF_ERRLEN], *discussion = NULL;
+	char		*user = rs->user.n > 0 ? str_dup(rs->user) :
+			    xstrdup(wc->wc_user);
+	int		 rc;
 
 	memset(&f, 0, sizeof(f));
 	f.f_wc = wc;
 	f.f_rs = rs;
 	f.f_res = res;
 	res->r_status = RQ_OK;
-	if (conf_user_load(wc->wc_confdir, wc->wc_user, &f.f_user, err) == -1) {
+	rc = conf_user_load(wc->wc_confdir, user, &f.f_user, err);
+	free(user);
+	if (rc == -1) {
 		fail(&f, 500, "config_error", "%s", err);
 		return;
 	}

@@ -221,6 +221,25 @@ it_log_gap(struct it *t, size_t from, const char *first, const char *second)
 	return r;
 }
 
+/* The gateway with the test's folder, any port, and --user for each of
+ * it_users. */
+static void
+exec_gateway(struct it *t, char *bin)
+{
+	char	*argv[16] = { bin, "--config-dir", t->it_dir, "--listen",
+		    "127.0.0.1:0" };
+	char	*users = strdup(t->it_users), *tok, *save;
+	int	 n = 5;
+
+	for (tok = strtok_r(users, " ", &save); tok != NULL && n < 13;
+	    tok = strtok_r(NULL, " ", &save)) {
+		argv[n++] = "--user";
+		argv[n++] = tok;
+	}
+	argv[n] = NULL;
+	execv(bin, argv);
+}
+
 void
 it_gateway_start(struct it *t, const char *env)
 {
@@ -242,8 +261,7 @@ it_gateway_start(struct it *t, const char *env)
 			    tok = strtok_r(NULL, ";", &save))
 				putenv(tok);
 		}
-		execl(bin, bin, "--config-dir", t->it_dir, "--listen",
-		    "127.0.0.1:0", (char *)NULL);
+		exec_gateway(t, bin);
 		_exit(127);
 	}
 	ck_assert_msg(it_log_wait(t, "listening on 127.0.0.1:", &from, 5000),

@@ -18,6 +18,7 @@ struct it {
 	int	 it_mock_port;
 	pid_t	 it_gw;
 	int	 it_port;
+	char	 it_users[128];		/* "a b": --user for each, or "" */
 };
 
 /* Start the mock backend on a free port. Fails the test on error. */

@@ -1,0 +1,36 @@
+/* users.h - the users a gateway serves: who a request's model field names, and what to list as models. */
+#ifndef SLUICE_USERS_H
+#define SLUICE_USERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../common/names.h"
+
+struct gw;
+
+struct gw_user {
+	char	*gu_name;	/* as configured (--user) */
+	char	*gu_shared;	/* its sharedWorkflowsSubDirectoryOverride */
+	bool	 gu_allow;	/* allowSharedWorkflows: list them */
+};
+
+/* (Re)load every configured user's file into g->g_users. On failure
+ * the previous list stays; returns 0 or -1 (logged, with why before the
+ * message). */
+int	users_load(struct gw *g, const char *why);
+void	users_free(struct gw *g);
+
+/* WilmerAI's model field rules (spec 1.5): ":latest" dropped; "user:wf"
+ * or "user" names a configured user in multi-user mode; the workflow
+ * part (or the whole name in single-user mode) is a shared workflow
+ * when its folder exists. *u is the user (the first in single-user
+ * mode), wf the workflow or "". Returns -1 only in multi-user mode when
+ * the model names no configured user. */
+int	users_select(struct gw *g, const char *model,
+	    const struct gw_user **u, char wf[NAME_MAX_LEN + 1]);
+
+/* "a, b, c": the configured users, for error messages (caller frees). */
+char	*users_list(struct gw *g);
+
+#endif
