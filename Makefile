@@ -199,6 +199,8 @@ check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
 			    common/names.c common/nodetypes.c)
 check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
 check_groupchat_OBJS	:= $(BASE) $(call obj,worker/groupchat.c worker/msgs.c)
+check_users_OBJS	:= $(BASE) $(call obj,gateway/users.c common/conf.c \
+			    common/json.c common/names.c)
 check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/llm_completion.c worker/llm_ollama.c \
 			    worker/llm_kobold.c worker/llm_claude.c \
@@ -230,7 +232,7 @@ check_wilmer_OBJS	:= $(check_it_OBJS)
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
-		   check_groupchat \
+		   check_groupchat check_users \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))

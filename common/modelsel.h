@@ -1,15 +1,9 @@
-/* modelsel.h - the request's model field selects a shared workflow (WilmerAI 1.5). */
+/* modelsel.h - what a request's model field may be, and how a response echoes it. */
 #ifndef SLUICE_MODELSEL_H
 #define SLUICE_MODELSEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
-
-/* Single-user rules: strip a trailing ":latest"; of "a:b" take "b"; when
- * that is a safe name and Workflows/<shared_folder>/<name>/ exists, copy
- * it into wf and return true. Otherwise false (normal routing). */
-bool	modelsel_workflow(const char *confdir, const char *shared_folder,
-	    const char *model, char *wf, size_t wflen);
 
 /* True when a part of model between '/', '\\' and ':' is "." or "..":
  * a path traversal attempt, refused with 400 (DESIGN 6). Other unsafe

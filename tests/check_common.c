@@ -1,7 +1,6 @@
 /* check_common.c - buffers, token estimates, safe names, uuids, model selection. */
 #include <check.h>
 #include <jansson.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,45 +212,24 @@ START_TEST(jsonw_matches_python)
 }
 END_TEST
 
-static char	 tmpdir[64];
-
-static int
-rm_cb(const char *p, const struct stat *st, int f, struct FTW *w)
+START_TEST(model_field_names)
 {
-	return remove(p);
-}
+	char	*e;
 
-START_TEST(model_field_selects_shared_workflow)
-{
-	char	 wf[64], path[256], *e;
-
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_common.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(path, sizeof(path), "%s/Workflows", tmpdir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/Workflows/_shared", tmpdir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/Workflows/_shared/general", tmpdir);
-	mkdir(path, 0755);
-	ck_assert(modelsel_workflow(tmpdir, "_shared", "general", wf, 64));
-	ck_assert_str_eq(wf, "general");
-	ck_assert(modelsel_workflow(tmpdir, "_shared", "bob:general:latest",
-	    wf, 64));
-	ck_assert_str_eq(wf, "general");
-	ck_assert(modelsel_workflow(tmpdir, "_shared", "general:latest", wf,
-	    64));
-	ck_assert(!modelsel_workflow(tmpdir, "_shared", "other", wf, 64));
-	ck_assert(!modelsel_workflow(tmpdir, "_shared", "../_shared/general",
-	    wf, 64));
-	ck_assert(!modelsel_workflow(tmpdir, "_shared", "", wf, 64));
-	ck_assert(!modelsel_workflow(tmpdir, "_shared", "a:b:c", wf, 64));
+	ck_assert(modelsel_traversal(".."));
+	ck_assert(modelsel_traversal("bob:.."));
+	ck_assert(modelsel_traversal("a/./b"));
+	ck_assert(modelsel_traversal("a\\..\\b"));
+	ck_assert(!modelsel_traversal("general"));
+	ck_assert(!modelsel_traversal("org/model:8b...q4"));
+	ck_assert(!modelsel_traversal(""));
+	ck_assert(!modelsel_traversal(NULL));
 	e = modelsel_echo("bob", "general");
 	ck_assert_str_eq(e, "bob:general");
 	free(e);
 	e = modelsel_echo("bob", NULL);
 	ck_assert_str_eq(e, "bob");
 	free(e);
-	nftw(tmpdir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
 }
 END_TEST
 
@@ -274,7 +252,7 @@ common_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("names");
 	tcase_add_test(tc, names_safety);
-	tcase_add_test(tc, model_field_selects_shared_workflow);
+	tcase_add_test(tc, model_field_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("uuid");
 	tcase_add_test(tc, uuids_are_v4_and_distinct);
