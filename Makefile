@@ -91,7 +91,8 @@ WORKER_SRCS	:= $(addprefix worker/,backend.c clean.c clean_conf.c \
 		   llm_completion.c \
 		   llm_kobold.c llm_ollama.c llm_openai.c main.c msgs.c \
 		   msgs_edit.c msgs_norm.c node.c node_arith.c node_chunker.c \
-		   node_concat.c node_cond.c node_files.c node_json.c node_llm.c \
+		   node_concat.c node_cond.c node_files.c node_image.c node_json.c \
+		   node_llm.c \
 		   node_python.c node_registry.c node_standard.c node_static.c \
 		   node_sub.c \
 		   node_tagtext.c prompt.c routing.c slot.c sse.c vars.c \

@@ -20,7 +20,7 @@ static const struct node_type_info types[] = {
 	{ "SaveCustomFile",			true },
 	{ "PythonModule",			true },
 	{ "ConversationChunkProcessor",		false },
-	{ "ImageProcessor",			false },
+	{ "ImageProcessor",			true },
 	{ "WorkflowLock",			false },
 	/* memory (spec section 7) */
 	{ "RecentMemory",			false },

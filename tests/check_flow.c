@@ -734,6 +734,49 @@ START_TEST(multi_user_mode)
 }
 END_TEST
 
+/* ImageProcessor: a vision call per image; the description joins the
+ * conversation for the next node. */
+START_TEST(image_processor)
+{
+	const char	*body = "{\"model\": \"x\", \"messages\": [{\"role\": "
+			    "\"user\", \"content\": [{\"type\": \"text\", "
+			    "\"text\": \"What is this?\"}, {\"type\": "
+			    "\"image_url\", \"image_url\": {\"url\": "
+			    "\"data:image/png;base64,iVBORw0KGgo=\"}}]}]}";
+	struct it_resp	 r;
+	json_t		*log, *c0, *msgs;
+	const char	*inserted;
+
+	start_with(NULL, "[{\"type\": \"ImageProcessor\", \"endpointName\": "
+	    "\"Mock\", \"systemPrompt\": \"Describe the image.\", "
+	    "\"prompt\": \"{chat_user_prompt_last_one}\", "
+	    "\"addAsUserMessage\": true, \"message\": \"[seen: "
+	    "[IMAGE_BLOCK]]\"},"
+	    "{\"type\": \"Standard\", \"endpointName\": \"Mock\", "
+	    "\"prompt\": \"\", \"lastMessagesToSendInsteadOfPrompt\": 5}]");
+	go();
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	it_resp_free(&r);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 2);
+	c0 = json_object_get(json_array_get(json_object_get(json_object_get(
+	    json_array_get(log, 0), "body"), "messages"), 1), "content");
+	ck_assert_msg(json_is_array(c0), "the vision call has no image");
+	msgs = json_object_get(json_object_get(json_array_get(log, 1), "body"),
+	    "messages");
+	/* One message before: WilmerAI appends (it inserts before the last
+	 * message only when there are two or more). */
+	inserted = json_string_value(json_object_get(json_array_get(msgs, 1),
+	    "content"));
+	ck_assert_str_eq(inserted, "[seen: The quick brown fox jumps over the "
+	    "lazy dog.]");
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -754,6 +797,7 @@ flow_suite(void)
 	tcase_add_test(tc, tool_call_markers_become_calls);
 	tcase_add_test(tc, group_chat_speaker);
 	tcase_add_test(tc, multi_user_mode);
+	tcase_add_test(tc, image_processor);
 	tcase_add_test(tc, slot_timeout_fails_over);
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
 	tcase_add_test(tc, unsupported_node_type_is_501);

@@ -47,3 +47,4 @@ const struct node_type node_standard = { "Standard", not_here, false };
 const struct node_type node_custom = { "CustomWorkflow", not_here, false };
 const struct node_type node_conditional = { "ConditionalCustomWorkflow",
     not_here, false };
+const struct node_type node_image = { "ImageProcessor", not_here, false };

@@ -34,6 +34,8 @@ struct node_ctx {
 	const char		*nx_discussion_id;	/* "" when none */
 	struct wf_run		*nx_run;
 	bool			 nx_top;	/* WilmerAI's non_responder None */
+	const char		*nx_image;	/* ImageProcessor: the one
+						   image this call sends */
 	struct vars		*nx_early;	/* "early" variables: workflow
 						   keys and agent inputs only
 						   (endpointName, preset) */

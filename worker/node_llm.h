@@ -39,4 +39,9 @@ void	llm_conv_vars(struct node_ctx *, const struct llm_target *);
 int	llm_build(struct node_ctx *, const struct llm_target *,
 	    struct wmsgs *sent, char **prompt, struct wresult *res);
 
+/* node_standard.c: the node's LLM call (endpointName, preset, the
+ * failover chain, retries, cleaning) into out. Streams to the client
+ * when x->nx_stream. Returns 0, or -1 with res filled. */
+int	llm_node_run(struct node_ctx *, struct buf *out, struct wresult *res);
+
 #endif

@@ -119,6 +119,25 @@ fill_call(struct node_ctx *x, const struct llm_target *t, struct node_call *nc,
 	nc->nc_deliver = x->nx_deliver;
 }
 
+/* ImageProcessor: the call carries exactly one image, on the last user
+ * message (chat) or on a message of its own that only KoboldCpp's
+ * completion adapter reads. */
+static void
+only_image(struct node_ctx *x, const struct llm_target *t, struct wmsgs *sent,
+    struct node_call *nc)
+{
+	size_t	 i;
+
+	wmsgs_limit_images(sent, -1);
+	if (t->t_completion || sent->n == 0)
+		wmsgs_add(sent, "user", "");
+	for (i = sent->n; i > 1 && strcmp(sent->v[i - 1].m_role, "user") != 0;
+	    i--)
+		;
+	wmsg_add_image(&sent->v[i - 1], x->nx_image);
+	nc->nc_msgs = sent;
+}
+
 /* One call through target t. *tokens says whether any text reached the
  * client (then no failover may follow). */
 static int
@@ -139,6 +158,8 @@ call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
 	if (llm_build(x, t, &sent, &prompt, res) == -1)
 		return -1;
 	fill_call(x, t, &nc, &sent, prompt);
+	if (x->nx_image != NULL)
+		only_image(x, t, &sent, &nc);
 	if (x->nx_responder && node_bool(x, "useGroupChatTimestampLogic",
 	    false))
 		speaker = gchat_prompt(x->nx_msgs);
@@ -318,9 +339,8 @@ call_chain(struct node_ctx *x, const char *ep, const char *preset,
 	return rc == 0 ? 0 : -1;
 }
 
-static int
-standard_run(struct node_ctx *x, struct buf *out, bool *streamed,
-    struct wresult *res)
+int
+llm_node_run(struct node_ctx *x, struct buf *out, struct wresult *res)
 {
 	const char	*rep = node_raw(x, "endpointName");
 	const char	*rpre = node_raw(x, "preset");
@@ -337,9 +357,18 @@ standard_run(struct node_ctx *x, struct buf *out, bool *streamed,
 		rc = node_fail(x, res, 500, "no endpointName");
 	else
 		rc = call_chain(x, ep, preset, out, res);
-	*streamed = x->nx_stream;
 	free(ep);
 	free(preset);
+	return rc;
+}
+
+static int
+standard_run(struct node_ctx *x, struct buf *out, bool *streamed,
+    struct wresult *res)
+{
+	int	 rc = llm_node_run(x, out, res);
+
+	*streamed = x->nx_stream;
 	return rc;
 }
 
