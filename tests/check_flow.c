@@ -373,6 +373,7 @@ START_TEST(slot_timeout_fails_over)
 	    "\"backupEndpointName\": \"Spare\"");
 	endpoint("Spare", NULL, "Open-AI-API", NULL);
 	go();
+	it_wait_idle(&T, 2);	/* else the second request queues for a worker */
 	free(hold);
 	hold = chat(true, "#mock {\"delay_ms\": 150}");
 	s[0].s_body = hold;

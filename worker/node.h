@@ -51,6 +51,12 @@ struct node_ctx {
 typedef int	(*node_fn)(struct node_ctx *, struct buf *out, bool *streamed,
 		    struct wresult *res);
 
+/* A handler's other answer: end the workflow, and the workflows that
+ * called it, here, successfully (WilmerAI's EarlyTerminationException,
+ * e.g. a WorkflowLock that is held). What the client already has stays
+ * its answer; a client with none gets an empty one. */
+#define NODE_END	1
+
 struct node_type {
 	const char	*nt_name;	/* the "type" string */
 	node_fn		 nt_run;

@@ -248,6 +248,9 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 			    .vc_user = x.nx_user });
 		rc = nt->nt_run(&x, &out, &streamed, r->r_flow->f_res);
 	}
+	if (rc == NODE_END)
+		log_info("[rq %s] workflow '%s' ends early at node %zu",
+		    r->r_flow->f_wc->wc_rqid, r->r_wf->w_name, i + 1);
 	if (rc == 0) {
 		buf_addc(&out, '\0');
 		out.b_len--;
@@ -271,6 +274,7 @@ run_nodes(struct wf_run *r, struct buf *out, bool *delivered)
 {
 	json_t	*node;
 	size_t	 i;
+	int	 rc;
 
 	json_array_foreach(r->r_wf->w_nodes, i, node) {
 		r->r_cur = i;
@@ -278,8 +282,8 @@ run_nodes(struct wf_run *r, struct buf *out, bool *delivered)
 			r->r_flow->f_res->r_status = RQ_CANCELLED;
 			return -1;
 		}
-		if (run_node(r, node, i, out, delivered) == -1)
-			return -1;
+		if ((rc = run_node(r, node, i, out, delivered)) != 0)
+			return rc;	/* -1, or NODE_END for the callers too */
 	}
 	return 0;
 }

@@ -47,8 +47,10 @@ struct wf_call {
 /* Run a workflow. out receives its result: the responder's output.
  * When wc_deliver is set the responder's output also reaches the
  * client (streamed as it comes when the request streams, else as one
- * chunk) and *delivered says so. Returns 0, or -1 with f->f_res filled
- * (RQ_CANCELLED or RQ_ERROR naming the workflow and node). */
+ * chunk) and *delivered says so. Returns 0; NODE_END (node.h) when a
+ * node ended it early (the caller ends too, successfully); or -1 with
+ * f->f_res filled (RQ_CANCELLED or RQ_ERROR naming the workflow and
+ * node). */
 int	wf_run(struct flow *f, const struct wf_call *c, struct buf *out,
 	    bool *delivered);
 
