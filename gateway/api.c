@@ -159,7 +159,7 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 	    out->ar_stream, str_from(out->ar_model), am->am_pm, am->am_n,
 	    str_from(o), str_from(t), str_from(tc), lim->deadline_ms,
 	    lim->ep_limit, lim->ep_wait_ms, str_from(lim->user),
-	    str_from(lim->workflow) };
+	    str_from(lim->workflow), str_from(lim->key_scope) };
 	if (proto_encode(&out->ar_start, &m) == -1)
 		r = api_fail(status, err, 413, "The request is too large.");
 	free(o);

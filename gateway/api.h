@@ -29,6 +29,7 @@ struct api_limits {
 	const char	*user;		/* the user the model field chose,
 					   or NULL: the worker's default */
 	const char	*workflow;	/* its shared workflow, or NULL */
+	const char	*key_scope;	/* sha256(Bearer key)[:16], or NULL */
 };
 
 /* Parse a request body of the given API kind and encode its REQ_START

@@ -358,18 +358,31 @@ greq_cancel_id(struct gw *g, const char *id, const char *why)
 	return -1;
 }
 
-/* "<sha256(api key)[:16] or anon>:<key>", WilmerAI's registry key, so a
- * key only displaces requests made with the same API key. */
-static char *
-idem_scope(const struct http_request *hr, const char *key)
+/* sha256 of the request's Bearer key, its first 16 hex digits, in out
+ * (WilmerAI's per-key scope); "" without a key. */
+static void
+key_scope(const struct http_request *hr, char out[17])
 {
 	const char	*auth = http_header(hr, "Authorization");
 	char		 h[SHA256_HEXLEN];
 
+	out[0] = '\0';
 	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
-		return xasprintf("anon:%s", key);
+		return;
 	sha256_hex(auth + 7, strlen(auth + 7), h);
-	return xasprintf("%.16s:%s", h, key);
+	memcpy(out, h, 16);
+	out[16] = '\0';
+}
+
+/* "<key scope or anon>:<key>", WilmerAI's registry key, so a key only
+ * displaces requests made with the same API key. */
+static char *
+idem_scope(const struct http_request *hr, const char *key)
+{
+	char	 ks[17];
+
+	key_scope(hr, ks);
+	return xasprintf("%s:%s", ks[0] != '\0' ? ks : "anon", key);
 }
 
 /* A new request whose key is still in flight cancels the older one. */
@@ -497,7 +510,7 @@ parse(struct greq *q, const struct http_request *hr, int api,
 {
 	struct gw		*g = q->q_gw;
 	const struct gw_user	*u;
-	char			 wf[NAME_MAX_LEN + 1], *names;
+	char			 wf[NAME_MAX_LEN + 1], *names, ks[17];
 	json_t			*root;
 	int			 r;
 
@@ -515,8 +528,10 @@ parse(struct greq *q, const struct http_request *hr, int api,
 		*status = 400;
 		r = -1;
 	} else {
+		key_scope(hr, ks);
 		lim->user = u->gu_name;
 		lim->workflow = wf[0] != '\0' ? wf : NULL;
+		lim->key_scope = ks[0] != '\0' ? ks : NULL;
 		r = api_build(api, root, q->q_id, lim, &q->q_api, status, err);
 		if (r == 0)
 			setup_ctx(q, u->gu_name, wf);
@@ -536,7 +551,7 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 	struct api_limits	 lim = { c->c_request_timeout_ms,
 				    c->c_concurrency_level == GW_CL_ENDPOINT ?
 				    c->c_concurrency : 0,
-				    c->c_concurrency_timeout_ms, NULL, NULL };
+				    c->c_concurrency_timeout_ms, NULL, NULL, NULL };
 
 	g->g_cnt.gc_completions++;
 	q->q_rc.rc_api = api;

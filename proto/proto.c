@@ -54,6 +54,7 @@ static const struct field fields_req_start[] = {
 	FLD("epw",	F_U64,	0, proto_req_start, ep_wait_ms),
 	FLD("usr",	F_STR,	0, proto_req_start, user),
 	FLD("swf",	F_STR,	0, proto_req_start, workflow),
+	FLD("ks",	F_STR,	0, proto_req_start, key_scope),
 };
 
 static const struct field fields_req_chunk[] = {

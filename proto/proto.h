@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	4
+#define PROTO_VERSION	5
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -71,6 +71,8 @@ struct proto_req_start {
 						   empty: the worker's --user */
 	struct str		 workflow;	/* a shared workflow the model
 						   field chose, or empty */
+	struct str		 key_scope;	/* sha256(API key)[:16]: scopes
+						   memories per key; or empty */
 };
 
 struct proto_req_chunk {

@@ -13,8 +13,8 @@
 
 static struct api_req	 A;
 static struct proto_msg	 M;
-static const struct api_limits LIM = { 5000, 2, 30000, NULL, NULL };
-static const struct api_limits NOLIM = { 0, 0, 0, NULL, NULL };
+static const struct api_limits LIM = { 5000, 2, 30000, NULL, NULL, NULL };
+static const struct api_limits NOLIM = { 0, 0, 0, NULL, NULL, NULL };
 
 /* Parse body; on success decode the REQ_START frame into M. */
 static int

@@ -33,7 +33,7 @@ fill_sample(struct proto_msg *m, uint32_t type)
 		m->m_u.req_start = (struct proto_req_start){ API_OPENAI_CHAT,
 		    true, { "m:x", 3 }, msgs, 2, { "{\"t\":1}", 7 },
 		    { "[]", 2 }, { "\"auto\"", 6 }, 90000, 1, 900000, { "bob", 3 },
-		    { "general", 7 } };
+		    { "general", 7 }, { "0123456789abcdef", 16 } };
 		break;
 	case PROTO_REQ_CHUNK:
 		m->m_u.req_chunk = (struct proto_req_chunk){ 7, { "tok", 3 },
