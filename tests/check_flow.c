@@ -558,7 +558,8 @@ START_TEST(outputs_are_cleaned)
 	char			*a;
 
 	start_with(NULL, "{\"responseFilters\": [{\"type\": "
-	    "\"redactKeywords\", \"keywords\": [\"secret\"]}], \"nodes\": ["
+	    "\"redactKeywords\", \"keywords\": [\"secret\"]}, {\"type\": "
+	    "\"appendFooter\", \"text\": \" [f]\"}], \"nodes\": ["
 	    "{\"type\": \"Standard\", \"endpointName\": \"Think\", "
 	    "\"prompt\": \"#mock {\\\"text\\\": \\\"<think>hm</think>  "
 	    "Step: one\\\"}\", \"removeCustomTextFromResponseStart\": true,"
@@ -571,7 +572,7 @@ START_TEST(outputs_are_cleaned)
 	go();
 	a = ask("<think>a plan</think>The secret answer\n#mock {\"echo\": "
 	    "true}", 200);
-	ck_assert_str_eq(a, "The [REDACTED] answer");
+	ck_assert_str_eq(a, "The [REDACTED] answer [f]");
 	free(a);
 	log = mock_log();
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
@@ -585,7 +586,7 @@ START_TEST(outputs_are_cleaned)
 	st[0].s_body = body;
 	it_streams(&T, st, 1, 10000, NULL, NULL);
 	it_sse_parse(st[0].s_out.b_data, &ss);
-	ck_assert_str_eq(ss.ss_text, "The [REDACTED] answer");
+	ck_assert_str_eq(ss.ss_text, "The [REDACTED] answer [f]");
 	ck_assert_ptr_nonnull(strstr(st[0].s_out.b_data,
 	    "\"reasoning_content\":\"a"));
 	free(ss.ss_text);
@@ -607,7 +608,7 @@ START_TEST(outputs_are_cleaned)
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
 	    "message"), "thinking")), "a plan");
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
-	    "message"), "content")), "Fine");
+	    "message"), "content")), "Fine [f]");
 	json_decref(j);
 	it_resp_free(&r);
 	free(body);

@@ -91,6 +91,10 @@ make_cleaner(struct node_ctx *x, const struct llm_target *t,
 		node_fail(x, res, 500, "%s", err);
 		return NULL;
 	}
+	/* The filter chain shapes the client's answer; a footer or a
+	 * length limit has no business in an agentNOutput. */
+	if (!x->nx_deliver)
+		cs->cs_conf.cc_filters = NULL;
 	if ((c = clean_new(&cs->cs_conf)) == NULL)
 		node_fail(x, res, 500, "out of memory for the cleaner");
 	return c;

@@ -242,10 +242,10 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 
 	if (nt != NULL) {
 		node_ctx_init(r, &x, node, i);
-		if (json_object_get(node, "endpointName") == NULL)
-			vars_conversation_node(r->r_vars, x.nx_msgs,
-			    &(struct vars_conv){ .vc_node = node,
-			    .vc_user = x.nx_user });
+		/* As a node without an endpoint sees them; LLM nodes set
+		 * them again through their endpoint. */
+		vars_conversation_node(r->r_vars, x.nx_msgs,
+		    &(struct vars_conv){ .vc_node = node, .vc_user = x.nx_user });
 		rc = nt->nt_run(&x, &out, &streamed, r->r_flow->f_res);
 	}
 	if (rc == NODE_END)
