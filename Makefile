@@ -67,6 +67,7 @@ $(O)/config.mk: scripts/deps.sh Makefile
 	  echo "LIBS_WORKER := $$(pkg-config --libs libcurl $$msgpack \
 	    jansson sqlite3 libcrypto) -lm"; \
 	  echo "LIBS_MOCK := $$(pkg-config --libs libevent jansson)"; \
+	  echo "LIBS_SQLITE := $$(pkg-config --libs sqlite3)"; \
 	  echo "LIBS_CHECK := $$(pkg-config --libs check) \
 	    $$(pkg-config --libs libevent libcurl $$msgpack jansson \
 	    libcrypto)"; \
@@ -92,11 +93,12 @@ WORKER_SRCS	:= $(addprefix worker/,backend.c clean.c clean_conf.c \
 		   llm_kobold.c llm_ollama.c llm_openai.c main.c msgs.c \
 		   msgs_edit.c msgs_norm.c node.c node_arith.c node_chunker.c \
 		   node_concat.c node_cond.c node_files.c node_image.c node_json.c \
-		   node_llm.c \
+		   node_llm.c node_lock.c \
 		   node_python.c node_registry.c node_standard.c node_static.c \
 		   node_sub.c \
-		   node_tagtext.c prompt.c routing.c slot.c sse.c vars.c \
-		   vars_conv.c vars_json.c wf.c wloop.c)
+		   node_tagtext.c prompt.c routing.c slot.c sse.c store.c \
+		   store_lock.c store_schema.c store_stmt.c vars.c \
+		   vars_conv.c vars_json.c wf.c wloop.c wloop_store.c)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
@@ -222,6 +224,10 @@ check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/vars_conv.c \
 			    worker/vars_json.c worker/msgs.c worker/prompt.c \
 			    worker/gen_input.c common/json.c common/jsonw.c \
 			    common/conf.c common/names.c common/tokens.c)
+check_store_OBJS	:= $(BASE) $(call obj,worker/store.c worker/store_lock.c \
+			    worker/store_schema.c worker/store_stmt.c \
+			    common/sha256.c)
+check_store_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
@@ -229,16 +235,18 @@ check_ops_OBJS		:= $(check_it_OBJS)
 check_limits_OBJS	:= $(check_it_OBJS)
 check_flow_OBJS		:= $(check_it_OBJS)
 check_wilmer_OBJS	:= $(check_it_OBJS)
+check_store_it_OBJS	:= $(check_it_OBJS)
+check_store_it_LIBS	:= $(LIBS_SQLITE)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
-		   check_groupchat check_users \
+		   check_groupchat check_users check_store \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
-		   check_clients
+		   check_clients check_store_it
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 
@@ -246,7 +254,7 @@ define TEST_template
 $(O)/tests/$(1): $(call obj,tests/$(1).c) $$($(1)_OBJS)
 	@mkdir -p $$(dir $$@)
 	$$(call say,LD,$$@)
-	$$(Q)$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS_CHECK) -lm
+	$$(Q)$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS_CHECK) $$($(1)_LIBS) -lm
 endef
 $(foreach t,$(TESTS),$(eval $(call TEST_template,$(t))))
 

@@ -21,7 +21,7 @@ static const struct node_type_info types[] = {
 	{ "PythonModule",			true },
 	{ "ConversationChunkProcessor",		false },
 	{ "ImageProcessor",			true },
-	{ "WorkflowLock",			false },
+	{ "WorkflowLock",			true },
 	/* memory (spec section 7) */
 	{ "RecentMemory",			false },
 	{ "RecentMemorySummarizerTool",		false },

@@ -14,7 +14,8 @@
 #include "../common/xmem.h"
 #include "gwconf.h"
 
-enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL, S_BOOL, S_CLEVEL };
+enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL, S_BOOL, S_CLEVEL,
+    S_DBSYNC };
 
 /* One setting: its key in sluice.json, its type and where it lives. A
  * command-line flag that sets the same thing wins over the files. */
@@ -32,6 +33,7 @@ struct setting {
 static const struct setting settings[] = {
 	SET("listen",			S_STR,	c_listen),
 	SET("state_dir",		S_STR,	c_state_dir),
+	SET("db_synchronous",		S_DBSYNC, c_db_sync_full),
 	SET("log_level",		S_LEVEL, c_log_level),
 	SET("access_log",		S_BOOL,	c_access_log),
 	SET("api_keys",			S_KEYS,	c_api_keys),
@@ -393,6 +395,24 @@ set_number(struct gw_conf *c, const struct setting *s, const struct jfile *jf,
 	return 0;
 }
 
+/* SQLite's synchronous setting for the workers' database: "normal"
+ * (safe in WAL mode; a power loss may cost the last commits) or "full". */
+static int
+set_dbsync(struct gw_conf *c, const struct jfile *jf, json_t *v,
+    char err[CONF_ERRLEN])
+{
+	const char	*s = json_string_value(v);
+
+	if (s != NULL && strcasecmp(s, "normal") == 0)
+		c->c_db_sync_full = false;
+	else if (s != NULL && strcasecmp(s, "full") == 0)
+		c->c_db_sync_full = true;
+	else
+		return jfile_err(jf, "db_synchronous", err,
+		    "'db_synchronous' must be \"normal\" or \"full\"");
+	return 0;
+}
+
 /* Apply every key of obj (sluice.json or the user's "sluice" object). */
 static int
 apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
@@ -429,6 +449,9 @@ apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
 				return jfile_err(jf, key, err, "'%s' must be "
 				    "\"wilmer\" (or \"request\") or \"endpoint\"",
 				    key);
+		} else if (settings[i].s_type == S_DBSYNC) {
+			if (set_dbsync(c, jf, v, err) == -1)
+				return -1;
 		} else if (settings[i].s_type == S_BOOL) {
 			if (!json_is_boolean(v))
 				return jfile_err(jf, key, err, "'%s' must be "

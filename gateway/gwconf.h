@@ -26,6 +26,7 @@ struct gw_conf {
 						   WilmerAI's multi-user mode */
 	char			*c_listen;	/* "127.0.0.1:5050" */
 	char			*c_state_dir;	/* database and runtime files */
+	bool			 c_db_sync_full;	/* db_synchronous "full" */
 	char			*c_worker_bin;	/* NULL: next to the gateway */
 	int			 c_log_level;
 	uint64_t		 c_request_timeout_ms;

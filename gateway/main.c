@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -174,10 +175,42 @@ open_listener(struct gw *g)
 	return 0;
 }
 
+/* The workers keep their database in state_dir. It is made here (not
+ * its parents), so a wrong path fails at start rather than at the first
+ * request that needs the database. */
+static int
+make_state_dir(const char *dir)
+{
+	struct stat	 st;
+
+	if (mkdir(dir, 0750) == 0) {
+		log_info("created the state directory %s", dir);
+		return 0;
+	}
+	if (errno != EEXIST) {
+		log_warn("cannot create the state directory %s (state_dir, "
+		    "--state-dir)", dir);
+		return -1;
+	}
+	if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode)) {
+		log_warnx("the state directory %s (state_dir, --state-dir) "
+		    "exists but is not a directory", dir);
+		return -1;
+	}
+	if (access(dir, R_OK | W_OK | X_OK) == -1) {
+		log_warn("the state directory %s (state_dir, --state-dir) is "
+		    "not usable", dir);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 setup(struct gw *g)
 {
 	g->g_started_ms = clock_mono_ms();
+	if (make_state_dir(g->g_conf.c_state_dir) == -1)
+		return EX_CONFIG;
 	if (users_load(g, "") == -1)
 		return EX_CONFIG;
 	if ((g->g_base = event_base_new()) == NULL)

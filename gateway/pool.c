@@ -104,6 +104,9 @@ op_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 				    "--config-dir", g->g_conf.c_config_dir,
 				    "--user", g->g_conf.c_user,
 				    "--max-requests", smax, "--parent", sppid,
+				    "--state-dir", g->g_conf.c_state_dir,
+				    "--db-sync", g->g_conf.c_db_sync_full ?
+				    "full" : "normal",
 				    g->g_conf.c_log_level >= LOG_LVL_DEBUG ?
 				    "--verbose" : NULL, NULL };
 

@@ -250,6 +250,26 @@ START_TEST(concurrency_settings)
 }
 END_TEST
 
+/* The workers' SQLite synchronous setting: "normal" unless told. */
+START_TEST(db_synchronous_setting)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	ck_assert_int_eq(args(&c, NULL), 0);
+	ck_assert(!c.c_db_sync_full);
+	gwconf_free(&c);
+	put("sluice.json", "{\"db_synchronous\": \"FULL\"}");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert(c.c_db_sync_full);
+	gwconf_free(&c);
+	load_fails("{\"db_synchronous\": \"off\"}",
+	    "'db_synchronous' must be \"normal\" or \"full\"");
+	load_fails("{\"db_synchronous\": true}", "'db_synchronous' must be");
+}
+END_TEST
+
 static Suite *
 gwconf_suite(void)
 {
@@ -265,6 +285,7 @@ gwconf_suite(void)
 	tcase_add_test(tc, remote_bind_needs_keys);
 	tcase_add_test(tc, unknown_user_is_an_error);
 	tcase_add_test(tc, concurrency_settings);
+	tcase_add_test(tc, db_synchronous_setting);
 	suite_add_tcase(s, tc);
 	return s;
 }

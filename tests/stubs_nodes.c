@@ -48,3 +48,4 @@ const struct node_type node_custom = { "CustomWorkflow", not_here, false };
 const struct node_type node_conditional = { "ConditionalCustomWorkflow",
     not_here, false };
 const struct node_type node_image = { "ImageProcessor", not_here, false };
+const struct node_type node_lock = { "WorkflowLock", not_here, false };

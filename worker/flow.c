@@ -115,6 +115,7 @@ flow_run(struct wctx *wc, const struct proto_req_start *rs,
 	if (discussion != NULL)
 		log_debug("[rq %s] discussion id '%s'", wc->wc_rqid, discussion);
 	run_selected(&f);
+	wloop_store_end(wc);	/* WorkflowLock: the run's locks go */
 	free(discussion);
 	flow_free(&f);
 }

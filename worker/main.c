@@ -1,6 +1,7 @@
 /* main.c - sluice-worker: started by the gateway, serves one request at a time on fd 3. */
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ struct wargs {
 	unsigned	 wa_max_requests;
 	pid_t		 wa_parent;
 	int		 wa_level;
+	const char	*wa_state_dir;	/* the database's folder */
+	bool		 wa_sync_full;	/* --db-sync full */
 };
 
 static const struct option longopts[] = {
@@ -30,6 +33,8 @@ static const struct option longopts[] = {
 	{ "slot", required_argument, NULL, 's' },
 	{ "max-requests", required_argument, NULL, 'm' },
 	{ "parent", required_argument, NULL, 'p' },
+	{ "state-dir", required_argument, NULL, 'd' },
+	{ "db-sync", required_argument, NULL, 'y' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -51,6 +56,12 @@ parse_args(struct wargs *a, int argc, char **argv)
 			      10);
 			  break;
 		case 'p': a->wa_parent = (pid_t)strtol(optarg, NULL, 10); break;
+		case 'd': a->wa_state_dir = optarg; break;
+		case 'y': if (strcmp(optarg, "full") == 0)
+				a->wa_sync_full = true;
+			  else if (strcmp(optarg, "normal") != 0)
+				return -1;
+			  break;
 		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
 		default: return -1;
 		}
@@ -105,7 +116,10 @@ main(int argc, char **argv)
 	wc.wc_confdir = a.wa_confdir;
 	wc.wc_user = a.wa_user;
 	wc.wc_max_requests = a.wa_max_requests;
+	wc.wc_state_dir = a.wa_state_dir;
+	wc.wc_db_sync_full = a.wa_sync_full;
 	r = wloop_run(&wc);
+	wloop_store_close(&wc);
 	wloop_free(&wc);
 	llm_cleanup();
 	return r;

@@ -8,6 +8,8 @@
 #include "../common/buf.h"
 #include "../proto/proto.h"
 
+struct store;
+
 #define WLOOP_MSGLEN	1024
 
 /* The outcome of one request, sent as REQ_DONE. */
@@ -51,6 +53,12 @@ struct wctx {
 	uint64_t	 wc_ep_wait_ms;
 	char		 wc_slot_ep[128];	/* the endpoint waited for */
 	int		 wc_slot_answer;	/* 0 waiting, 1 granted, -1 no */
+	/* the shared database (wloop_store.c) */
+	const char	*wc_state_dir;		/* --state-dir, or NULL */
+	bool		 wc_db_sync_full;	/* --db-sync full */
+	struct store	*wc_store;		/* opened on first use */
+	bool		 wc_store_used;		/* ...by the current request */
+	bool		 wc_store_ending;	/* dropping the run's locks */
 };
 
 /* Set up; fd is the channel. Returns 0, or -1 if fd is not a socket. */
@@ -101,5 +109,19 @@ void	wloop_send(struct wctx *, const struct proto_msg *);
  * answer only its deadline stops it: a CANCEL that crossed the answer
  * is ignored. */
 bool	wloop_stopped(struct wctx *);
+
+/* ---- the shared database (worker/wloop_store.c) ---- */
+
+/* The store at <state-dir>/sluice.db, opened on the first call; its
+ * lock waits heartbeat and give up when the request is stopped. Owned
+ * by wc. NULL with err (STORE_ERRLEN) when it cannot be opened. */
+struct store	*wloop_store(struct wctx *, char *err);
+
+/* The request's workflow ended: drop the locks its run took, if it used
+ * the store at all (errors are logged). */
+void	wloop_store_end(struct wctx *);
+
+/* Close the store at exit. */
+void	wloop_store_close(struct wctx *);
 
 #endif

@@ -221,17 +221,19 @@ it_log_gap(struct it *t, size_t from, const char *first, const char *second)
 	return r;
 }
 
-/* The gateway with the test's folder, any port, and --user for each of
- * it_users. */
+/* The gateway with the test's folder (its state directory inside), any
+ * port, and --user for each of it_users. */
 static void
 exec_gateway(struct it *t, char *bin)
 {
-	char	*argv[16] = { bin, "--config-dir", t->it_dir, "--listen",
-		    "127.0.0.1:0" };
+	char	 state[300];
+	char	*argv[18] = { bin, "--config-dir", t->it_dir, "--listen",
+		    "127.0.0.1:0", "--state-dir", state };
 	char	*users = strdup(t->it_users), *tok, *save;
-	int	 n = 5;
+	int	 n = 7;
 
-	for (tok = strtok_r(users, " ", &save); tok != NULL && n < 13;
+	snprintf(state, sizeof(state), "%s/state", t->it_dir);
+	for (tok = strtok_r(users, " ", &save); tok != NULL && n < 15;
 	    tok = strtok_r(NULL, " ", &save)) {
 		argv[n++] = "--user";
 		argv[n++] = tok;
