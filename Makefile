@@ -22,6 +22,9 @@ LLHTTP_INC	?= /usr/share/include/llhttp
 ASAN_O		?= build-asan
 V		?= 0
 
+# The config.mk rule below comes first in the file; plain 'make' builds.
+.DEFAULT_GOAL	:= all
+
 ifeq ($(V),0)
 Q		:= @
 say		= @printf '  %-7s %s\n' $(1) $(2)
