@@ -93,7 +93,7 @@ WORKER_SRCS	:= $(addprefix worker/,backend.c clean.c clean_conf.c \
 		   clean_toolparse.c clean_tools.c failover.c fault.c filter.c \
 		   flow.c gen_input.c groupchat.c lines.c llm.c llm_claude.c \
 		   llm_completion.c \
-		   llm_kobold.c llm_ollama.c llm_openai.c main.c msgs.c \
+		   llm_kobold.c llm_ollama.c llm_openai.c main.c memory.c msgs.c \
 		   msgs_edit.c msgs_norm.c node.c node_arith.c node_chunker.c \
 		   node_concat.c node_cond.c node_files.c node_image.c node_json.c \
 		   node_llm.c node_lock.c \

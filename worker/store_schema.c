@@ -27,17 +27,26 @@ static const char *const steps[] = {
 	"CREATE TABLE discussions ("
 	"  key TEXT PRIMARY KEY,"
 	"  created_at INTEGER NOT NULL);"
-	/* WilmerAI's memories.json: an append-only ledger of memory text
-	 * blocks, in order of id; hash is the hash of the last message of
-	 * the chunk that produced the block. */
+	/* WilmerAI's memories.json: the ledger of memory text blocks, in
+	 * order of id; hash is the hash of the last message of the chunk
+	 * that produced the block (two chunks may end with equal messages,
+	 * so it is not unique). Condensation replaces a run of rows by one
+	 * that takes the id of the run's first row, so the order holds. */
 	"CREATE TABLE memories ("
 	"  id INTEGER PRIMARY KEY,"
 	"  discussion TEXT NOT NULL REFERENCES discussions(key)"
 	"    ON DELETE CASCADE,"
 	"  text TEXT NOT NULL,"
 	"  hash TEXT NOT NULL,"
-	"  created_at INTEGER NOT NULL,"
-	"  UNIQUE(discussion, hash));"
+	"  created_at INTEGER NOT NULL);"
+	"CREATE INDEX memories_hash ON memories(discussion, hash);"
+	/* A discussion's ledger exists (WilmerAI: its memories.json file
+	 * exists, even empty: the message-count trigger is then on), and
+	 * condensed_hash is condensation_tracker.json's lastCondensationHash. */
+	"CREATE TABLE memory_ledgers ("
+	"  discussion TEXT PRIMARY KEY REFERENCES discussions(key)"
+	"    ON DELETE CASCADE,"
+	"  condensed_hash TEXT);"
 	/* chat_summary.json: the rolling summary of a discussion, and the
 	 * hash of the last memory folded into it. */
 	"CREATE TABLE summaries ("
@@ -76,7 +85,8 @@ static const char *const steps[] = {
 	 * chunk already turned into vector memories. */
 	"CREATE TABLE vector_hash_log ("
 	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	"  discussion TEXT NOT NULL,"
+	"  discussion TEXT NOT NULL REFERENCES discussions(key)"
+	"    ON DELETE CASCADE,"
 	"  message_hash TEXT NOT NULL,"
 	"  logged_at INTEGER NOT NULL);"
 	"CREATE INDEX vector_hash_log_discussion ON"

@@ -1,0 +1,395 @@
+/* memory.c - what every memory feature shares: the discussion's key, message hashes, the settings file, LLM calls and helper workflows. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "../common/clock.h"
+#include "../common/log.h"
+
+#include "../common/names.h"
+#include "../common/sha256.h"
+#include "../common/xmem.h"
+#include "memory.h"
+#include "node_llm.h"
+#include "wf.h"
+
+char *
+memory_key(const struct node_ctx *x)
+{
+	const struct flow	*f = x->nx_flow;
+	struct str		 scope = f->f_rs->key_scope;
+
+	if (f->f_discussion == NULL || *f->f_discussion == '\0')
+		return NULL;
+	if (scope.n > 0)
+		return xasprintf("%.*s/%s", (int)scope.n, scope.p,
+		    f->f_discussion);
+	return xstrdup(f->f_discussion);
+}
+
+static bool
+blank(const char *s)
+{
+	while (*s != '\0' && isspace((unsigned char)*s))
+		s++;
+	return *s == '\0';
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+memory_hash(const struct wmsg *m, char out[MEMORY_HASHLEN])
+{
+	struct buf	 b = BUF_INIT;
+	char		**imgs;
+	size_t		 i;
+
+	if (m->m_nimages == 0 || !blank(m->m_content)) {
+		sha256_hex(m->m_content, strlen(m->m_content), out);
+		return;
+	}
+	imgs = xcalloc(m->m_nimages, sizeof(*imgs));
+	memcpy(imgs, m->m_images, m->m_nimages * sizeof(*imgs));
+	qsort(imgs, m->m_nimages, sizeof(*imgs), cmp_str);
+	buf_adds(&b, m->m_content);
+	for (i = 0; i < m->m_nimages; i++)
+		buf_adds(&b, imgs[i]);
+	sha256_hex(b.b_data, b.b_len, out);
+	buf_free(&b);
+	free(imgs);
+}
+
+void
+memory_turns(const struct wmsgs *in, struct wmsgs *out)
+{
+	size_t	 i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < in->n; i++)
+		if (strcmp(in->v[i].m_role, "system") != 0)
+			wmsgs_add_copy(out, &in->v[i]);
+}
+
+/* ---- the settings file ---------------------------------------------- */
+
+static const char *
+sget(json_t *root, const char *key, const char *def)
+{
+	const char	*s = json_string_value(json_object_get(root, key));
+
+	return s != NULL && *s != '\0' ? s : def;
+}
+
+static long
+lget(json_t *root, const char *key, long def)
+{
+	json_t	*v = json_object_get(root, key);
+
+	if (json_is_integer(v))
+		return (long)json_integer_value(v);
+	if (json_is_real(v))
+		return (long)json_real_value(v);
+	return def;
+}
+
+static double
+level(json_t *root)
+{
+	static const struct { const char *n; double f; } lv[] = {
+		{ "conservative", 1.0 }, { "balanced", 1.25 },
+		{ "aggressive", 1.5 }, { "xaggressive", 1.85 } };
+	const char	*s = sget(root, "wilmerContextEstimationLevel", NULL);
+	size_t		 i;
+
+	for (i = 0; s != NULL && i < sizeof(lv) / sizeof(lv[0]); i++)
+		if (strcasecmp(s, lv[i].n) == 0)
+			return lv[i].f;
+	return 1.0;
+}
+
+static void
+fill_settings(struct memory_settings *ms, json_t *r)
+{
+	ms->ms_endpoint = sget(r, "endpointName", NULL);
+	ms->ms_preset = sget(r, "preset", NULL);
+	ms->ms_max_tokens = lget(r, "maxResponseSizeInTokens", 400);
+	ms->ms_lookback = lget(r, "lookbackStartTurn", 3);
+	ms->ms_system = sget(r, "systemPrompt", "");
+	ms->ms_prompt = sget(r, "prompt", "");
+	ms->ms_file_workflow = sget(r, "fileMemoryWorkflowName", NULL);
+	ms->ms_chunk_tokens = lget(r, "chunkEstimatedTokenSize", 1000);
+	ms->ms_max_between = lget(r, "maxMessagesBetweenChunks", 5);
+	ms->ms_use_vector = json_is_true(json_object_get(r,
+	    "useVectorForQualityMemory"));
+	ms->ms_vector_workflow = sget(r, "vectorMemoryWorkflowName", NULL);
+	ms->ms_vector_endpoint = sget(r, "vectorMemoryEndpointName", NULL);
+	ms->ms_vector_preset = sget(r, "vectorMemoryPreset", NULL);
+	ms->ms_vector_max_tokens = lget(r,
+	    "vectorMemoryMaxResponseSizeInTokens", 1024);
+	ms->ms_vector_chunk_tokens = lget(r,
+	    "vectorMemoryChunkEstimatedTokenSize", 1000);
+	ms->ms_vector_max_between = lget(r,
+	    "vectorMemoryMaxMessagesBetweenChunks", 5);
+	ms->ms_vector_topics = json_is_true(json_object_get(r,
+	    "vectorMemoryIndexTopics"));
+	ms->ms_condense = json_is_true(json_object_get(r, "condenseMemories"));
+	ms->ms_condense_count = lget(r, "memoriesBeforeCondensation", 0);
+	ms->ms_condense_buffer = lget(r, "memoryCondensationBuffer", 0);
+	ms->ms_condense_lock_s = lget(r, "condensationLockTimeoutSeconds", 600);
+	ms->ms_level = level(r);
+}
+
+int
+memory_settings_load(struct node_ctx *x, struct memory_settings *ms,
+    struct wresult *res)
+{
+	const struct conf_user	*u = x->nx_user;
+	const char		*name = json_string_value(json_object_get(
+				    u->u_file.jf_root,
+				    "discussionIdMemoryFileWorkflowSettings"));
+	char			 err[CONF_ERRLEN], *path;
+	int			 rc = 0;
+
+	memset(ms, 0, sizeof(*ms));
+	if (name != NULL && *name != '\0') {
+		if (!name_is_safe(name, strlen(name)))
+			return node_fail(x, res, 500, "refusing unsafe memory "
+			    "settings name '%s'", name);
+		path = xasprintf("%s/Workflows/%s/%s.json", x->nx_confdir,
+		    u->u_workflow_folder, name);
+		if (jfile_load(path, &ms->ms_file, err) == -1)
+			rc = node_fail(x, res, 500, "memory settings: %s", err);
+		else if (!json_is_object(ms->ms_file.jf_root))
+			rc = node_fail(x, res, 500, "%s: the memory settings "
+			    "must be a JSON object", path);
+		free(path);
+	}
+	fill_settings(ms, ms->ms_file.jf_root);
+	return rc;
+}
+
+void
+memory_settings_free(struct memory_settings *ms)
+{
+	jfile_free(&ms->ms_file);
+	memset(ms, 0, sizeof(*ms));
+}
+
+const char *
+memory_setting_str(const struct memory_settings *ms, const char *key,
+    const char *def)
+{
+	return sget(ms->ms_file.jf_root, key, def);
+}
+
+long
+memory_setting_long(const struct memory_settings *ms, const char *key,
+    long def)
+{
+	return lget(ms->ms_file.jf_root, key, def);
+}
+
+/* ---- calls ------------------------------------------------------------ */
+
+char *
+memory_replace(const char *text, const char *ph, const char *value)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*p = text, *hit;
+	size_t		 n = strlen(ph);
+
+	buf_adds(&b, "");
+	while (n > 0 && (hit = strstr(p, ph)) != NULL) {
+		buf_add(&b, p, (size_t)(hit - p));
+		buf_adds(&b, value);
+		p = hit + n;
+	}
+	buf_adds(&b, p);
+	return buf_take(&b);
+}
+
+/* s with its braces doubled: a variable pass gives it back as it is. */
+static char *
+literal(const char *s)
+{
+	struct buf	 b = BUF_INIT;
+
+	buf_adds(&b, "");
+	for (; *s != '\0'; s++) {
+		if (*s == '{' || *s == '}')
+			buf_addc(&b, *s);
+		buf_addc(&b, *s);
+	}
+	return buf_take(&b);
+}
+
+char *
+memory_fill(const char *tmpl, ...)
+{
+	va_list		 ap;
+	const char	*ph, *val;
+	char		*cur = xstrdup(tmpl), *lit, *next;
+
+	va_start(ap, tmpl);
+	while ((ph = va_arg(ap, const char *)) != NULL) {
+		val = va_arg(ap, const char *);
+		lit = literal(val != NULL ? val : "");
+		next = memory_replace(cur, ph, lit);
+		free(lit);
+		free(cur);
+		cur = next;
+	}
+	va_end(ap);
+	return cur;
+}
+
+int
+memory_llm(struct node_ctx *x, const char *endpoint, const char *preset,
+    const char *system, const char *prompt, long max_tokens,
+    struct buf *out, struct wresult *res)
+{
+	struct node_ctx	 y = *x;
+	json_t		*node;
+	int		 rc;
+
+	if (endpoint == NULL || *endpoint == '\0')
+		return node_fail(x, res, 500, "the memory settings name no "
+		    "endpointName");
+	node = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "type", "Standard",
+	    "endpointName", endpoint, "preset", preset != NULL ? preset : "",
+	    "systemPrompt", system, "prompt", prompt,
+	    "maxResponseSizeInTokens", (json_int_t)max_tokens);
+	y.nx_node = node;
+	y.nx_responder = y.nx_deliver = y.nx_stream = false;
+	y.nx_image = NULL;
+	rc = llm_node_run(&y, out, res);
+	json_decref(node);
+	return rc;
+}
+
+int
+memory_workflow(struct node_ctx *x, const char *name, char *const *inputs,
+    struct buf *out, struct wresult *res)
+{
+	struct wf_call	 c;
+	bool		 delivered;
+
+	memset(&c, 0, sizeof(c));
+	c.wc_folder = x->nx_user->u_workflow_folder;
+	c.wc_name = name;
+	c.wc_inputs = inputs;
+	c.wc_parent = x->nx_run;
+	return wf_run(x->nx_flow, &c, out, &delivered) == -1 ? -1 : 0;
+}
+
+struct store *
+memory_store(struct node_ctx *x, struct wresult *res)
+{
+	char		 err[STORE_ERRLEN];
+	struct store	*s = wloop_store(x->nx_wc, err);
+
+	if (s == NULL)
+		node_fail(x, res, 500, "the memory store: %s", err);
+	return s;
+}
+
+/* ---- the generation lock ------------------------------------------- */
+
+#define LOCK_POLL_MS	250
+
+static char *
+lock_name(const char *key)
+{
+	return xasprintf("memory:%s", key);
+}
+
+static void
+nap(unsigned ms)
+{
+	struct timespec	 ts = { 0, (long)ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* One try: 1 taken, 0 held by another, -1 error (res filled). */
+static int
+try_lock(struct node_ctx *x, struct store *s, const char *name,
+    struct wresult *res)
+{
+	int	 r = store_lock(s, name, x->nx_wc->wc_rqid, MEMORY_LOCK_TTL_S);
+
+	if (r != -1)
+		return r;
+	if (store_gave_up(s) || wloop_stopped(x->nx_wc)) {
+		res->r_status = RQ_CANCELLED;
+		return -1;
+	}
+	return node_fail(x, res, 500, "%s", store_err(s));
+}
+
+int
+memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
+    struct wresult *res)
+{
+	struct store	*s = memory_store(x, res);
+	char		*name;
+	uint64_t	 t0 = clock_mono_ms();
+	int		 r;
+
+	if (s == NULL)
+		return -1;
+	name = lock_name(key);
+	while ((r = try_lock(x, s, name, res)) == 0) {
+		if (wait_s > 0 && clock_mono_ms() - t0 >= (uint64_t)wait_s * 1000)
+			break;
+		wloop_phase(x->nx_wc, "%s node %zu/%zu: waiting for another "
+		    "request's memory generation", x->nx_workflow,
+		    x->nx_index + 1, x->nx_count);
+		if (wloop_stopped(x->nx_wc)) {
+			res->r_status = RQ_CANCELLED;
+			r = -1;
+			break;
+		}
+		nap(LOCK_POLL_MS);
+	}
+	if (r == 0)
+		log_warnx("[rq %s] memory generation for discussion '%s' is "
+		    "busy in another request for %ld s; skipped this round",
+		    x->nx_wc->wc_rqid, key, wait_s);
+	free(name);
+	return r;
+}
+
+void
+memory_gen_renew(struct node_ctx *x, const char *key)
+{
+	struct store	*s = x->nx_wc->wc_store;
+	char		*name = lock_name(key);
+
+	if (s != NULL && store_lock(s, name, x->nx_wc->wc_rqid,
+	    MEMORY_LOCK_TTL_S) != 1)
+		log_warnx("[rq %s] cannot renew the memory lock of '%s': %s",
+		    x->nx_wc->wc_rqid, key, store_err(s));
+	free(name);
+}
+
+void
+memory_gen_unlock(struct node_ctx *x, const char *key)
+{
+	struct store	*s = x->nx_wc->wc_store;
+	char		*name = lock_name(key);
+
+	if (s != NULL && store_unlock(s, name, x->nx_wc->wc_rqid) == -1)
+		log_warnx("[rq %s] cannot give back the memory lock of '%s' "
+		    "(it expires by itself): %s", x->nx_wc->wc_rqid, key,
+		    store_err(s));
+	free(name);
+}
