@@ -84,8 +84,8 @@ COMMON_SRCS	:= $(addprefix common/,buf.c clock.c conf.c conf_template.c \
 		   textchunk.c tokens.c uuid.c xmem.c)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
-		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_wf.c \
-		   greq.c gwconf.c http.c \
+		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
+		   confcheck_wf.c greq.c gwconf.c http.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
 		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
 WORKER_SRCS	:= $(addprefix worker/,backend.c clean.c clean_conf.c \
@@ -184,8 +184,9 @@ check_slots_OBJS	:= $(BASE) $(call obj,gateway/slots.c)
 check_http_OBJS		:= $(BASE) $(call obj,gateway/http.c gateway/http_parse.c) \
 			    $(LLHTTP_OBJS)
 check_sse_OBJS		:= $(BASE) $(call obj,worker/sse.c)
+check_lines_OBJS	:= $(BASE) $(call obj,worker/lines.c)
 check_conf_OBJS		:= $(BASE) $(call obj,common/conf.c common/json.c \
-			    common/names.c)
+			    common/names.c common/conf_template.c)
 check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
 			    gateway/api.c gateway/api_openai.c \
 			    gateway/api_ollama.c gateway/begtags.c common/json.c \
@@ -200,7 +201,8 @@ check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
 			    tests/stubs_worker.c)
 check_clean_OBJS	:= $(BASE) $(call obj,$(wildcard worker/clean*.c) worker/filter.c common/conf.c common/json.c common/jsonw.c common/names.c)
 check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
-			    gateway/confcheck_ep.c gateway/confcheck_wf.c \
+			    gateway/confcheck_ep.c gateway/confcheck_vars.c \
+			    gateway/confcheck_wf.c \
 			    common/conf.c common/conf_template.c common/json.c \
 			    common/names.c common/nodetypes.c)
 check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
@@ -238,17 +240,19 @@ check_ops_OBJS		:= $(check_it_OBJS)
 check_limits_OBJS	:= $(check_it_OBJS)
 check_flow_OBJS		:= $(check_it_OBJS)
 check_wilmer_OBJS	:= $(check_it_OBJS)
+check_dialects_OBJS	:= $(check_it_OBJS)
 check_store_it_OBJS	:= $(check_it_OBJS)
 check_store_it_LIBS	:= $(LIBS_SQLITE)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
-		   check_sse \
+		   check_sse check_lines \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
 		   check_groupchat check_users check_store \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
+		   check_dialects \
 		   check_clients check_store_it
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))

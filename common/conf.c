@@ -263,7 +263,15 @@ user_fields(struct conf_user *u, char err[CONF_ERRLEN])
 {
 	struct jfile	*jf = &u->u_file;
 	json_t		*root = jf->jf_root;
+	const char	*cur = json_string_value(json_object_get(root,
+			    "currentUser"));
 
+	/* Users/_current-user.json names the user; it is not one. */
+	if (cur != NULL && json_object_size(root) == 1)
+		return jfile_err_member(jf, root, "currentUser", err, "this is "
+		    "the file that names the current user, not a user "
+		    "configuration: use --user '%.64s', or leave --user out "
+		    "to run as it", cur);
 	if (need_object_root(jf, "a user config", err) == -1 ||
 	    read_fields(jf, root, u, user_table, NELEM(user_table), err) == -1 ||
 	    user_folders(u, err) == -1)

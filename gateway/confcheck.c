@@ -55,6 +55,11 @@ ck_report(struct check *k, bool warning, const struct ck_ref *ref,
 	va_start(ap, fmt);
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
+	if (!warning && k->k_soft != NULL) {
+		n = (int)strlen(line);
+		snprintf(line + n, sizeof(line) - (size_t)n, " (%s)", k->k_soft);
+		warning = true;
+	}
 	emit(k, warning, line);
 }
 
@@ -126,7 +131,8 @@ check_default(struct check *k)
 		    "category will fail", k->k_user->u_workflow_folder,
 		    DEFAULT_WF, path);
 	else
-		ck_workflow(k, &r, k->k_user->u_workflow_folder, DEFAULT_WF);
+		ck_workflow(k, &r, k->k_user->u_workflow_folder, DEFAULT_WF,
+		    NULL);
 	free(path);
 }
 
@@ -143,7 +149,7 @@ check_categories(struct check *k, const struct jfile *jf)
 		r.rf_obj = v;
 		r.rf_what = what;
 		ck_workflow(k, &r, k->k_user->u_workflow_folder,
-		    json_string_value(json_object_get(v, "workflow")));
+		    json_string_value(json_object_get(v, "workflow")), NULL);
 		free(what);
 	}
 }
@@ -174,7 +180,7 @@ check_routing(struct check *k)
 		    "choose among the categories");
 	else
 		ck_workflow(k, &cr, u->u_workflow_folder,
-		    u->u_categorization_workflow);
+		    u->u_categorization_workflow, NULL);
 	if (jf.jf_root != NULL) {
 		check_categories(k, &jf);
 		jfile_free(&jf);
@@ -182,18 +188,29 @@ check_routing(struct check *k)
 	check_default(k);
 }
 
+/* Every shared workflow: a request's model field can name one even
+ * when the user does not list them (allowSharedWorkflows false), but
+ * what is wrong with them then is only a warning. Checked last, so
+ * what the user's own workflows reach is reported as a problem. */
 static void
 check_shared(struct check *k)
 {
 	char	**names = conf_shared_workflows(k->k_dir,
 		    k->k_user->u_shared_folder);
-	char	 *folder;
+	char	 *folder, *soft;
 	size_t	  i;
 
 	for (i = 0; names[i] != NULL; i++) {
 		folder = xasprintf("%s/%s", k->k_user->u_shared_folder,
 		    names[i]);
-		ck_workflow(k, NULL, folder, DEFAULT_WF);
+		soft = xasprintf("via shared workflow '%s', unlisted as "
+		    "\"allowSharedWorkflows\" is false but selectable through "
+		    "the model field", folder);
+		if (!k->k_user->u_allow_shared)
+			k->k_soft = soft;
+		ck_workflow(k, NULL, folder, DEFAULT_WF, NULL);
+		k->k_soft = NULL;
+		free(soft);
 		free(folder);
 	}
 	conf_names_free(names);
@@ -257,7 +274,7 @@ check_one(struct check *k, const char *user)
 		struct ck_ref r = user_ref(k, "customWorkflow");
 
 		ck_workflow(k, &r, k->k_user->u_workflow_folder,
-		    k->k_user->u_custom_workflow);
+		    k->k_user->u_custom_workflow, NULL);
 	} else
 		check_routing(k);
 	check_shared(k);

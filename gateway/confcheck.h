@@ -14,9 +14,14 @@ struct gw_conf;
  * node naming an endpoint, that endpoint, its api type, its prompt
  * template (completion api types), the node's preset, and each
  * backupEndpointName after it with its preset (a cycle is a problem).
- * Names with {variables} are skipped. Node types Sluice does not run,
- * unknown node types, "jinja2" nodes, a missing _DefaultWorkflow beside
- * a routing config and a user that selects no workflow are warnings.
+ * An endpointName or preset with {variables} is resolved from what the
+ * configuration fixes (workflow keys, {agentNInput} from the caller's
+ * scoped_variables, recursively); workflow names with them are
+ * skipped. Node types Sluice does not run, unknown node types,
+ * "jinja2" nodes, a missing _DefaultWorkflow beside a routing config,
+ * a user that selects no workflow, names that cannot be resolved, and
+ * problems in shared workflows of a user who does not list them
+ * (allowSharedWorkflows false) are warnings.
  * Each problem and warning goes to report as "path:line:col: message"
  * (without "warning: "; warning says which it is). report NULL: printed
  * to stderr, warnings after "warning: ", then a summary line

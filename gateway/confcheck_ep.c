@@ -96,7 +96,7 @@ check_preset(struct check *k, const struct ck_ref *ref,
 	json_t	*p = NULL;
 	char	 err[CONF_ERRLEN];
 
-	if (preset == NULL || *preset == '\0' || ck_is_variable(preset) ||
+	if (preset == NULL || *preset == '\0' ||
 	    !ck_once(k, "P\t%s\t%s", ep->e_name, preset))
 		return;
 	k->k_files++;

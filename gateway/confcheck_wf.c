@@ -60,6 +60,14 @@ report_cycle(struct check *k, const struct ck_ref *ref, size_t from,
 		ck_report(k, false, ref, "workflow cycle: %s", text);
 }
 
+/* One walk over a workflow: the file, what its nodes see, and whether
+ * this is the file's first walk (its own problems are reported then). */
+struct walk {
+	struct conf_workflow	*wk_wf;
+	struct ck_scope		 wk_sc;
+	bool			 wk_first;
+};
+
 /* The folder a sub-workflow node's workflows are looked up in. */
 static const char *
 sub_folder(const struct check *k, json_t *node)
@@ -70,34 +78,43 @@ sub_folder(const struct check *k, json_t *node)
 	return f != NULL && *f != '\0' ? f : k->k_user->u_workflow_folder;
 }
 
+/* The worker takes workflowName as written (no variables). */
 static void
-check_custom(struct check *k, const struct ck_ref *r, json_t *node)
+check_custom(struct check *k, const struct walk *wk, const struct ck_ref *r,
+    json_t *node)
 {
-	const char	*name = json_string_value(json_object_get(node,
-			    "workflowName"));
-	const char	*folder = sub_folder(k, node);
-	struct ck_ref	 wr = *r;
+	const char		*name = json_string_value(json_object_get(node,
+				    "workflowName"));
+	const char		*folder = sub_folder(k, node);
+	struct ck_ref		 wr = *r;
+	struct ck_inputs	 in;
 
 	if (name == NULL)
 		name = NO_NAME;
 	if (ck_is_variable(name) || ck_is_variable(folder))
 		return;
 	wr.rf_key = "workflowName";
-	ck_workflow(k, &wr, folder, name);
+	ck_inputs_make(&wk->wk_sc, node, &in);
+	ck_workflow(k, &wr, folder, name, &in);
+	ck_inputs_free(&in);
 }
 
 /* Every workflow of conditionalWorkflows (which one runs depends on the
  * request; "" is none). */
 static void
-check_conditional(struct check *k, const struct ck_ref *r, json_t *node)
+check_conditional(struct check *k, const struct walk *wk,
+    const struct ck_ref *r, json_t *node)
 {
-	json_t		*map = json_object_get(node, "conditionalWorkflows"), *v;
-	const char	*folder = sub_folder(k, node), *key, *name;
-	struct ck_ref	 wr = *r;
-	char		*what;
+	json_t			*map = json_object_get(node,
+				    "conditionalWorkflows"), *v;
+	const char		*folder = sub_folder(k, node), *key, *name;
+	struct ck_ref		 wr = *r;
+	struct ck_inputs	 in;
+	char			*what;
 
 	if (ck_is_variable(folder))
 		return;
+	ck_inputs_make(&wk->wk_sc, node, &in);
 	json_object_foreach(map, key, v) {
 		name = json_string_value(v);
 		if (name == NULL || *name == '\0' || ck_is_variable(name))
@@ -106,15 +123,46 @@ check_conditional(struct check *k, const struct ck_ref *r, json_t *node)
 		wr.rf_obj = map;
 		wr.rf_key = key;
 		wr.rf_what = what;
-		ck_workflow(k, &wr, folder, name);
+		ck_workflow(k, &wr, folder, name, &in);
 		free(what);
 	}
+	ck_inputs_free(&in);
+}
+
+/* The name the node's key (endpointName or preset, given at ref) has
+ * when a request runs, as far as the configuration fixes it (caller
+ * frees). A name with variables says in *what (caller frees, set as
+ * ref's rf_what) what it became; one that cannot be resolved gets a
+ * warning and NULL. */
+static char *
+resolve_name(struct check *k, const struct walk *wk, struct ck_ref *ref,
+    const char *raw, char **what)
+{
+	const char	*key = ref->rf_key;
+	char		*v, *why;
+
+	*what = NULL;
+	if (!ck_is_variable(raw))
+		return xstrdup(raw);
+	if ((v = ck_resolve(&wk->wk_sc, raw, true, &why)) != NULL) {
+		*what = xasprintf("%s (%s '%.64s' is '%.64s')", ref->rf_what,
+		    key, raw, v);
+		ref->rf_what = *what;
+		return v;
+	}
+	if (ck_once(k, "U\t%s\t%s\t%s\t%s\t%s", ref->rf_file->jf_path,
+	    ref->rf_what, key, raw, why))
+		ck_report(k, true, ref, "%s '%.64s' cannot be resolved ahead "
+		    "of time (%s): its %s is not checked", key, raw, why,
+		    strcmp(key, "preset") == 0 ? "preset file" : "endpoint");
+	free(why);
+	return NULL;
 }
 
 /* A node's endpointName and preset; a Standard node must have one. */
 static void
-check_llm(struct check *k, const struct ck_ref *r, json_t *node,
-    bool standard)
+check_llm(struct check *k, const struct walk *wk, const struct ck_ref *r,
+    json_t *node, bool standard)
 {
 	const char	*name = json_string_value(json_object_get(node,
 			    "endpointName"));
@@ -122,68 +170,100 @@ check_llm(struct check *k, const struct ck_ref *r, json_t *node,
 			    "preset"));
 	json_t		*jinja = json_object_get(node, "jinja2");
 	struct ck_ref	 er = *r, pr = *r;
+	char		*ep, *pre = NULL, *ewhat, *pwhat = NULL;
 
 	er.rf_key = "endpointName";
-	pr.rf_key = "preset";
-	if (standard && (json_is_true(jinja) || json_is_string(jinja))) {
-		pr.rf_key = "jinja2";
+	pr.rf_key = "jinja2";
+	if (standard && wk->wk_first &&
+	    (json_is_true(jinja) || json_is_string(jinja)))
 		ck_report(k, true, &pr, "\"jinja2\" prompt templates are not "
 		    "supported by Sluice; requests reaching this node get "
 		    "HTTP 501");
-		pr.rf_key = "preset";
-	}
+	pr.rf_key = "preset";
 	if (name == NULL || *name == '\0') {
-		if (standard)
+		if (standard && wk->wk_first)
 			ck_report(k, false, &er, "a Standard node needs an "
 			    "\"endpointName\"");
 		return;
 	}
-	if (ck_is_variable(name))
+	if ((ep = resolve_name(k, wk, &er, name, &ewhat)) == NULL)
 		return;
-	ck_endpoint(k, &er, &pr, name, ck_is_variable(preset) ? NULL :
-	    preset);
+	if (preset != NULL && *preset != '\0')
+		pre = resolve_name(k, wk, &pr, preset, &pwhat);
+	if (*ep == '\0')
+		ck_report(k, false, &er, "no endpoint: requests reaching this "
+		    "node fail");
+	else
+		ck_endpoint(k, &er, &pr, ep, pre);
+	free(ep);
+	free(pre);
+	free(ewhat);
+	free(pwhat);
 }
 
-/* Node i of wf: its type, then whatever that type names. */
+/* Node i of the walk: its type, then whatever that type names. */
 static void
-check_node(struct check *k, struct conf_workflow *wf, size_t i,
-    json_t *node)
+check_node(struct check *k, const struct walk *wk, size_t i, json_t *node)
 {
 	const char			*type = json_string_value(
 					    json_object_get(node, "type"));
 	const struct node_type_info	*ti;
 	char				*label = node_label(node, i);
-	struct ck_ref			 r = { &wf->w_file, node, "type",
-					    wf->w_nodes, i, label };
+	struct ck_ref			 r = { &wk->wk_wf->w_file, node, "type",
+					    wk->wk_wf->w_nodes, i, label };
 
 	if (type == NULL)
 		type = "Standard";
 	if ((ti = nodetype_find(type)) == NULL) {
-		ck_report(k, true, &r, "unknown node type '%.64s': WilmerAI "
-		    "runs it as a Standard node, and so does Sluice", type);
+		if (wk->wk_first)
+			ck_report(k, true, &r, "unknown node type '%.64s': "
+			    "WilmerAI runs it as a Standard node, and so does "
+			    "Sluice", type);
 		type = "Standard";
 	} else if (!ti->ti_runs) {
 		r.rf_what = NULL;
-		ck_report(k, true, &r, "%s (%s) is not run by this version of "
-		    "Sluice; requests reaching it get HTTP 501", label, type);
+		if (wk->wk_first)
+			ck_report(k, true, &r, "%s (%s) is not run by this "
+			    "version of Sluice; requests reaching it get HTTP "
+			    "501", label, type);
 		free(label);
 		return;
 	}
 	if (strcmp(type, "CustomWorkflow") == 0)
-		check_custom(k, &r, node);
+		check_custom(k, wk, &r, node);
 	else if (strcmp(type, "ConditionalCustomWorkflow") == 0)
-		check_conditional(k, &r, node);
-	check_llm(k, &r, node, strcmp(type, "Standard") == 0);
+		check_conditional(k, wk, &r, node);
+	check_llm(k, wk, &r, node, strcmp(type, "Standard") == 0);
 	free(label);
+}
+
+/* The nodes of wf, called with in, as seen by user k. */
+static void
+walk_nodes(struct check *k, struct conf_workflow *wf,
+    const struct ck_inputs *in, bool first)
+{
+	struct walk	 wk;
+	json_t		*node, *uw;
+	size_t		 i;
+
+	uw = json_object_get(k->k_user->u_file.jf_root,
+	    "userWideWorkflowVariables");
+	wk.wk_wf = wf;
+	wk.wk_sc.sc_in = in;
+	wk.wk_sc.sc_wvars = wf->w_vars;
+	wk.wk_sc.sc_uvars = json_is_object(uw) ? uw : NULL;
+	wk.wk_first = first;
+	json_array_foreach(wf->w_nodes, i, node)
+		check_node(k, &wk, i, node);
 }
 
 void
 ck_workflow(struct check *k, const struct ck_ref *ref, const char *folder,
-    const char *name)
+    const char *name, const struct ck_inputs *in)
 {
 	struct conf_workflow	*wf;
-	char			 err[CONF_ERRLEN], *key;
-	json_t			*node;
+	char			 err[CONF_ERRLEN], *key, *ikey;
+	bool			 first, again;
 	size_t			 i;
 
 	key = xasprintf("%s/%s", folder, name != NULL ? name : "");
@@ -193,21 +273,23 @@ ck_workflow(struct check *k, const struct ck_ref *ref, const char *folder,
 			free(key);
 			return;
 		}
-	if (!ck_once(k, "W\t%s", key)) {
-		free(key);
-		return;
-	}
-	k->k_files++;
-	if (conf_workflow_load(k->k_dir, folder, name, &wf, err) == -1) {
-		ck_report(k, false, ref, "%s", err);
+	ikey = ck_inputs_key(in);
+	first = ck_once(k, "W\t%s", key);
+	again = ck_once(k, "V\t%s\t%c%s", key, in != NULL ? '+' : '-', ikey);
+	free(ikey);
+	if (first)
+		k->k_files++;
+	if ((!first && !again) || conf_workflow_load(k->k_dir, folder, name,
+	    &wf, err) == -1) {
+		if (first)
+			ck_report(k, false, ref, "%s", err);
 		free(key);
 		return;
 	}
 	k->k_stack = xreallocarray(k->k_stack, k->k_depth + 1,
 	    sizeof(*k->k_stack));
 	k->k_stack[k->k_depth++] = key;
-	json_array_foreach(wf->w_nodes, i, node)
-		check_node(k, wf, i, node);
+	walk_nodes(k, wf, in, first);
 	k->k_depth--;
 	free(key);
 	conf_workflow_free(wf);

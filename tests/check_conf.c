@@ -13,6 +13,7 @@
 
 #include "../common/buf.h"
 #include "../common/conf.h"
+#include "../common/conf_template.h"
 #include "../common/json.h"
 #include "../common/names.h"
 #include "../common/xmem.h"
@@ -1104,6 +1105,50 @@ not_a_workflow(struct walk *w, const char *sub, const char *name)
 	return why;
 }
 
+/* A preset file Presets/<sub>/<name>.json, through the preset loader
+ * with an api type whose presetType is sub (folders included). */
+static int
+shipped_preset(struct walk *w, const char *sub, const char *name,
+    char err[CONF_ERRLEN])
+{
+	struct conf_apitype	 at;
+	char			 aname[] = "shipped-walk";
+	json_t			*out = NULL;
+	int			 rc;
+
+	memset(&at, 0, sizeof(at));
+	at.a_name = aname;
+	at.a_preset_type = sub;
+	at.a_stream_prop = "stream";
+	rc = conf_preset_resolve(w->w_root, NULL, &at, name, &out, err);
+	if (rc == 0 && !json_is_object(out)) {
+		snprintf(err, CONF_ERRLEN, "Presets/%s/%s.json: not an object",
+		    sub, name);
+		rc = -1;
+	}
+	json_decref(out);
+	return rc;
+}
+
+/* Routing and PromptTemplates files, through their loaders (with a
+ * shadow folder for a sub-folder, as they take no sub-folder). */
+static int
+shipped_other(struct walk *w, const char *sub, const char *name,
+    char err[CONF_ERRLEN])
+{
+	struct jfile	 jf;
+	char		*cd = shadow_confdir(w, sub);
+	int		 rc;
+
+	if (strcmp(w->w_kind, "Routing") == 0) {
+		if ((rc = conf_routing_load(cd, name, &jf, err)) == 0)
+			jfile_free(&jf);
+	} else
+		rc = conf_template_check(cd, name, err);
+	free(cd);
+	return rc;
+}
+
 /* Load one shipped file with its loader: 0, -1 with err, or 1 with
  * *why when the file is not that kind of config. */
 static int
@@ -1116,6 +1161,12 @@ shipped_load(struct walk *w, const char *sub, const char *name,
 	struct conf_workflow	*wf;
 	char			*cd;
 	int			 rc;
+
+	if (strcmp(w->w_kind, "Presets") == 0)
+		return shipped_preset(w, sub, name, err);
+	if (strcmp(w->w_kind, "Routing") == 0 ||
+	    strcmp(w->w_kind, "PromptTemplates") == 0)
+		return shipped_other(w, sub, name, err);
 
 	if (strcmp(w->w_kind, "Users") == 0 &&
 	    strcmp(name, "_current-user") == 0) {
@@ -1206,11 +1257,11 @@ shipped_dir(struct walk *w, const char *sub)
 START_TEST(test_shipped_all_load)
 {
 	static const char *const kinds[] = { "Users", "Endpoints", "ApiTypes",
-	    "Workflows" };
-	static const int least[] = { 10, 50, 11, 60 };
+	    "Workflows", "Presets", "Routing", "PromptTemplates" };
+	static const int least[] = { 10, 50, 11, 60, 12, 3, 37 };
 	struct walk	 w;
 	char		 root[PATH_MAX];
-	int		 nfail = 0;
+	int		 nfail = 0, nok[sizeof(kinds) / sizeof(kinds[0])];
 	size_t		 i;
 
 	if (shipped_root(root) == NULL)
@@ -1223,8 +1274,7 @@ START_TEST(test_shipped_all_load)
 		shipped_dir(&w, "");
 		printf("check_conf: %d shipped %s configs loaded\n", w.w_nok,
 		    kinds[i]);
-		ck_assert_msg(w.w_nok >= least[i], "only %d %s loaded", w.w_nok,
-		    kinds[i]);
+		nok[i] = w.w_nok;
 	}
 	nfail = w.w_nfail;
 	if (nfail > 0)
@@ -1232,6 +1282,9 @@ START_TEST(test_shipped_all_load)
 		    w.w_fail.b_data);
 	ck_assert_msg(nfail == 0, "%d shipped configs failed to load:\n%s",
 	    nfail, nfail > 0 ? w.w_fail.b_data : "");
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		ck_assert_msg(nok[i] >= least[i], "only %d %s loaded", nok[i],
+		    kinds[i]);
 	buf_free(&w.w_fail);
 }
 END_TEST

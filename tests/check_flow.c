@@ -428,10 +428,10 @@ START_TEST(unsupported_node_type_is_501)
 {
 	char	*a;
 
-	start_with(NULL, "[{\"type\": \"QualityMemory\"}]");
+	start_with(NULL, "[{\"type\": \"OfflineWikiApiFullArticle\"}]");
 	go();
 	a = ask("x", 501);
-	ck_assert_msg(strstr(a, "QualityMemory") != NULL, "%s", a);
+	ck_assert_msg(strstr(a, "OfflineWikiApiFullArticle") != NULL, "%s", a);
 	free(a);
 	stop_clean();
 }
@@ -779,6 +779,298 @@ START_TEST(image_processor)
 }
 END_TEST
 
+/* One streamed chat: its parsed SSE (caller frees ss_text) and the
+ * milliseconds until the client's stream ended. */
+static uint64_t
+stream_chat(const char *user_text, struct sse_summary *ss)
+{
+	char			*body = chat(true, user_text);
+	struct it_stream	 st[1];
+	uint64_t		 end;
+
+	memset(st, 0, sizeof(st));
+	st[0].s_body = body;
+	it_streams(&T, st, 1, 15000, NULL, NULL);
+	ck_assert_msg(st[0].s_status == 200 && st[0].s_finished, "%ld %s",
+	    st[0].s_status, st[0].s_out.b_data);
+	it_sse_parse(st[0].s_out.b_data, ss);
+	end = st[0].s_end_ms;
+	buf_free(&st[0].s_out);
+	free(body);
+	return end;
+}
+
+/* The "model" field of backend request k. */
+static const char *
+sent_model(json_t *log, size_t k)
+{
+	return json_string_value(json_object_get(json_object_get(
+	    json_array_get(log, k), "body"), "model"));
+}
+
+/* Spec 11: a stream fails over to backupEndpointName while nothing has
+ * reached the client (an error status, a cut before the first token),
+ * never after: then the client keeps the partial answer and gets a
+ * clean error. The primary's script comes from its own
+ * textToAddToStartOfPrompt, so the backup answers normally. */
+START_TEST(stream_failover_only_before_first_token)
+{
+	static const char *const before[] = { "{\\\"status\\\": 500}",
+	    "{\\\"disconnect_after\\\": 0}" };
+	struct sse_summary	 ss;
+	json_t			*log;
+	char			 extra[256];
+	size_t			 i;
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Primary\", \"prompt\": \"\", \"lastMessagesToSendInsteadOf"
+	    "Prompt\": 1}]");
+	endpoint("Backup", NULL, "Open-AI-API", NULL);
+	go();
+	for (i = 0; i < 2; i++) {
+		snprintf(extra, sizeof(extra), "\"backupEndpointName\": "
+		    "\"Backup\", \"addTextToStartOfPrompt\": true, "
+		    "\"textToAddToStartOfPrompt\": \"#mock %s\\n\"", before[i]);
+		endpoint("Primary", NULL, "Open-AI-API", extra);
+		stream_chat("hello", &ss);
+		ck_assert_str_eq(ss.ss_text, "The quick brown fox jumps over "
+		    "the lazy dog.");
+		ck_assert(ss.ss_done && !ss.ss_error);
+		free(ss.ss_text);
+		log = mock_log();
+		ck_assert_uint_eq(json_array_size(log), 2 * (i + 1));
+		ck_assert_str_eq(sent_model(log, 2 * i), "Primary");
+		ck_assert_str_eq(sent_model(log, 2 * i + 1), "Backup");
+		json_decref(log);
+	}
+	/* Three tokens out, then the connection drops: no failover. */
+	endpoint("Primary", NULL, "Open-AI-API", "\"backupEndpointName\": "
+	    "\"Backup\", \"addTextToStartOfPrompt\": true, "
+	    "\"textToAddToStartOfPrompt\": \"#mock {\\\"text\\\": "
+	    "\\\"a b c d e f\\\", \\\"disconnect_after\\\": 3}\\n\"");
+	stream_chat("hello", &ss);
+	ck_assert_str_eq(ss.ss_text, "a b c");
+	ck_assert(ss.ss_error && ss.ss_done);
+	free(ss.ss_text);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 5);
+	ck_assert_str_eq(sent_model(log, 4), "Primary");
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
+/* Spec 10 step 4: a categoriser answer naming no category is asked
+ * for again, up to maxCategorizationAttempts times in all. */
+static void
+routing_user(const char *attempts)
+{
+	char	 user[512];
+
+	snprintf(user, sizeof(user), "{\"chatCompleteAddUserAssistant\": "
+	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
+	    "\"endpointConfigsSubDirectory\": \"it\", \"routingConfig\": "
+	    "\"Cats\", \"categorizationWorkflow\": \"Categorise\"%s}",
+	    attempts);
+	it_file(&T, "Users/it.json", user);
+	it_file(&T, "Routing/Cats.json", "{\"CODING\": {\"description\": "
+	    "\"Code\", \"workflow\": \"Coder\"}, \"GENERAL\": "
+	    "{\"description\": \"Other\", \"workflow\": \"General\"}}");
+	it_file(&T, "Workflows/it/Coder.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"coder answer\"}]");
+	it_file(&T, "Workflows/it/_DefaultWorkflow.json", "[{\"type\": "
+	    "\"StaticResponse\", \"content\": \"default answer\"}]");
+}
+
+START_TEST(categorisation_attempts)
+{
+	json_t	*log;
+	char	*a;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, NULL, NULL);
+	routing_user(", \"maxCategorizationAttempts\": 3");
+	/* The mock's answer names no category. */
+	it_file(&T, "Workflows/it/Categorise.json", "[{\"type\": "
+	    "\"Standard\", \"endpointName\": \"Mock\", \"prompt\": "
+	    "\"Pick one of {categoriesSeparatedByOr}: "
+	    "{chat_user_prompt_last_one}\"}]");
+	go();
+	a = ask("hi", 200);
+	ck_assert_str_eq(a, "default answer");
+	free(a);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 3);
+	ASSERT_SENT(log, 2, 0, "user: Pick one of CODING or GENERAL: hi");
+	json_decref(log);
+	/* An answer that names one stops asking. */
+	a = ask("#mock {\"text\": \"Coding!\"}", 200);
+	ck_assert_str_eq(a, "coder answer");
+	free(a);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 4);
+	json_decref(log);
+	/* The default is one attempt. */
+	routing_user("");
+	a = ask("hi", 200);
+	ck_assert_str_eq(a, "default answer");
+	free(a);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 5);
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
+/* "isResponder" (which WilmerAI ignores, though its configs use it)
+ * picks the answer; the node after it still runs. */
+START_TEST(is_responder_honoured)
+{
+	json_t	*log;
+	char	*a;
+	int	 i;
+
+	start_with("\"min_workers\": 1, \"max_workers\": 1", "{\"nodes\": ["
+	    "{\"type\": \"StaticResponse\", \"content\": \"first\", "
+	    "\"isResponder\": true},"
+	    "{\"type\": \"Standard\", \"endpointName\": \"Mock\", "
+	    "\"prompt\": \"after {agent1Output}\"}]}");
+	go();
+	a = ask("hi", 200);
+	ck_assert_str_eq(a, "first");
+	free(a);
+	for (i = 0; i < 100; i++, it_sleep(50)) {
+		log = mock_log();
+		if (json_array_size(log) == 1)
+			break;
+		json_decref(log);
+		log = NULL;
+	}
+	ck_assert_ptr_nonnull(log);
+	ASSERT_SENT(log, 0, 0, "user: after first");
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
+/* A streamed LLM answer, then a Standard node whose backend answers
+ * 1.5 s later: the client's stream ends first, and the call happens. */
+START_TEST(post_responder_call_after_streamed_answer)
+{
+	struct sse_summary	 ss;
+	json_t			*log = NULL, *rec;
+	uint64_t		 end, t0;
+
+	start_with("\"min_workers\": 1, \"max_workers\": 1", "{\"nodes\": ["
+	    "{\"type\": \"Standard\", \"endpointName\": \"Mock\", "
+	    "\"prompt\": \"{chat_user_prompt_last_one}\", \"returnToUser\":"
+	    " true},"
+	    "{\"type\": \"Standard\", \"endpointName\": \"Mock\", "
+	    "\"prompt\": \"Remember: {agent1Output}\\n#mock "
+	    "{\\\"head_delay_ms\\\": 1500}\"}]}");
+	go();
+	end = stream_chat("#mock {\"text\": \"Hello there, friend\", "
+	    "\"chunk\": 3}", &ss);
+	ck_assert_str_eq(ss.ss_text, "Hello there, friend");
+	ck_assert(ss.ss_done && !ss.ss_error);
+	ck_assert_int_gt(ss.ss_chunks, 5);
+	free(ss.ss_text);
+	ck_assert_msg(end < 1000, "the stream ended after %llu ms",
+	    (unsigned long long)end);
+	for (t0 = it_now(); it_now() - t0 < 5000; it_sleep(50)) {
+		log = mock_log();
+		rec = json_array_get(log, 1);
+		if (rec != NULL && !json_is_null(json_object_get(rec,
+		    "t_end_ms")))
+			break;
+		json_decref(log);
+		log = NULL;
+	}
+	ck_assert_ptr_nonnull(log);
+	ck_assert(json_is_true(json_object_get(json_object_get(json_array_get(
+	    log, 0), "body"), "stream")));
+	ASSERT_SENT(log, 1, 0, "user: Remember: Hello there, friend\n#mock "
+	    "{\"head_delay_ms\": 1500}");
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
+/* Streaming through a ConditionalCustomWorkflow: the chosen child's
+ * LLM streams through; with no match the default content streams. */
+START_TEST(conditional_workflow_streams)
+{
+	struct sse_summary	 ss;
+	json_t			*log;
+
+	start_with(NULL, "{\"nodes\": ["
+	    "{\"type\": \"StaticResponse\", \"content\": \"{chat_user_"
+	    "prompt_last_one}\"},"
+	    "{\"type\": \"ConditionalCustomWorkflow\", \"conditionalKey\": "
+	    "\"{agent1Output}\", \"conditionalWorkflows\": {\"Yes\": "
+	    "\"A\"}, \"UseDefaultContentInsteadOfWorkflow\": \"no match for "
+	    "{agent1Output}\"}]}");
+	it_file(&T, "Workflows/it/A.json", "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"Mock\", \"prompt\": \"go\"}]");
+	go();
+	stream_chat("yes", &ss);
+	ck_assert_str_eq(ss.ss_text, "The quick brown fox jumps over the lazy "
+	    "dog.");
+	ck_assert(ss.ss_done && !ss.ss_error);
+	ck_assert_int_gt(ss.ss_chunks, 5);
+	free(ss.ss_text);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 1);
+	ck_assert(json_is_true(json_object_get(json_object_get(json_array_get(
+	    log, 0), "body"), "stream")));
+	json_decref(log);
+	stream_chat("perhaps", &ss);
+	ck_assert_str_eq(ss.ss_text, "no match for perhaps");
+	ck_assert(ss.ss_done && !ss.ss_error);
+	ck_assert_int_eq(ss.ss_chunks, 2 + 7);	/* role, 7 words, finish */
+	free(ss.ss_text);
+	stop_clean();
+}
+END_TEST
+
+/* Prompt routing while streaming: the categoriser runs whole, the
+ * category's workflow streams. */
+START_TEST(prompt_routing_streams)
+{
+	struct sse_summary	 ss;
+	json_t			*log;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, NULL, NULL);
+	routing_user("");
+	it_file(&T, "Workflows/it/Categorise.json", "[{\"type\": "
+	    "\"Standard\", \"endpointName\": \"Mock\", \"prompt\": "
+	    "\"{chat_user_prompt_last_one}\\n#mock {\\\"text\\\": "
+	    "\\\"general.\\\"}\"}]");
+	it_file(&T, "Workflows/it/General.json", "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"Mock\", \"prompt\": \"answer: "
+	    "{chat_user_prompt_last_one}\"}]");
+	go();
+	stream_chat("what is up", &ss);
+	ck_assert_str_eq(ss.ss_text, "The quick brown fox jumps over the lazy "
+	    "dog.");
+	ck_assert(ss.ss_done && !ss.ss_error);
+	ck_assert_int_gt(ss.ss_chunks, 5);
+	free(ss.ss_text);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), 2);
+	ck_assert(!json_is_true(json_object_get(json_object_get(json_array_get(
+	    log, 0), "body"), "stream")));
+	ck_assert(json_is_true(json_object_get(json_object_get(json_array_get(
+	    log, 1), "body"), "stream")));
+	ASSERT_SENT(log, 1, 0, "user: answer: what is up");
+	json_decref(log);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -804,6 +1096,12 @@ flow_suite(void)
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
 	tcase_add_test(tc, unsupported_node_type_is_501);
 	tcase_add_test(tc, disconnect_cancels_nested_call);
+	tcase_add_test(tc, stream_failover_only_before_first_token);
+	tcase_add_test(tc, categorisation_attempts);
+	tcase_add_test(tc, is_responder_honoured);
+	tcase_add_test(tc, post_responder_call_after_streamed_answer);
+	tcase_add_test(tc, conditional_workflow_streams);
+	tcase_add_test(tc, prompt_routing_streams);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -108,6 +108,37 @@ chat_ok(const char *model, bool stream, const char *user_text)
 	    "The quick brown fox jumps over the lazy dog.");
 }
 
+/* A request that reaches an OfflineWiki* node: HTTP 501 whose message
+ * names the type, streamed or not, after the calls before it. */
+static void
+expect_501(const char *model, bool stream, const char *user_text,
+    size_t calls_before)
+{
+	json_t		*b = json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "model", model,
+			    "stream", stream, "messages", "role", "user",
+			    "content", user_text), *j, *log;
+	char		*body = json_dumps(b, 0);
+	struct it_resp	 r;
+	const char	*msg;
+
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == 501, "%s: %ld %s", model, r.r_status,
+	    r.r_body.b_data);
+	j = it_json(r.r_body.b_data);
+	msg = json_string_value(json_object_get(json_object_get(j, "error"),
+	    "message"));
+	ck_assert_msg(msg != NULL && strstr(msg, "'OfflineWikiApiBestFull"
+	    "Article'") != NULL, "%s", r.r_body.b_data);
+	json_decref(j);
+	it_resp_free(&r);
+	free(body);
+	json_decref(b);
+	log = mock_log();
+	ck_assert_uint_eq(json_array_size(log), calls_before);
+	json_decref(log);
+}
+
 /* The shared workflows of chat-ui, chosen by the model field. */
 START_TEST(shared_workflows_by_model)
 {
@@ -184,6 +215,11 @@ START_TEST(simple_router)
 	it_resp_free(&r);
 	free(body);
 	json_decref(j);
+	json_decref(mock_log());
+	/* The same, streamed: two categoriser calls, three in the wiki
+	 * workflow before its search node. */
+	expect_501("x", true, "hi\n#mock {\"text\": \"#mock {\\\"text\\\": "
+	    "\\\"WIKI\\\"}\"}", 5);
 	stop_clean();
 }
 END_TEST
@@ -208,6 +244,144 @@ START_TEST(cot_user)
 }
 END_TEST
 
+/* ---- the chat-ui family, every shared workflow ---------------------- */
+
+/* One shared workflow: its backend calls, in order, with the max-new-
+ * tokens value each sends (from the parent's scoped_variables through
+ * {agentNInput}) and the temperature of the endpoint's presetSamplers
+ * (0.6 for the *-Reasoning-Endpoint files, 0.3 for the others). */
+struct shared_wf {
+	const char	*sw_model;
+	size_t		 sw_calls;
+	long		 sw_tokens[2];
+	double		 sw_temp;
+};
+
+struct family {
+	const char		*fa_user;
+	struct shared_wf	 fa_wf[5];
+};
+
+#define ONE(m, t)	{ m, 1, { 8000 }, t }
+#define BIG(m)		{ m, 1, { 12000 }, 0.6 }
+#define COT(m)		{ m, 2, { 12000, 8000 }, 0.3 }
+
+static const struct family families[] = {
+	{ "chat-ui", { ONE("general", 0.3), ONE("fast", 0.3),
+	    ONE("task", 0.3), BIG("general-reasoning"),
+	    BIG("fast-reasoning") } },
+	{ "chat-ui-cot", { ONE("general", 0.3), ONE("fast", 0.3),
+	    ONE("task", 0.3), COT("general-reasoning"),
+	    COT("fast-reasoning") } },
+	/* ImageProcessor first: no image in the request, no call. */
+	{ "chat-ui-discussionid", { ONE("general", 0.3), ONE("fast", 0.3),
+	    ONE("task", 0.3), ONE("general-reasoning", 0.6),
+	    ONE("fast-reasoning", 0.6) } },
+	{ "chat-ui-cot-discussionid", { ONE("general", 0.3),
+	    ONE("fast", 0.3), ONE("task", 0.3), COT("general-reasoning"),
+	    COT("fast-reasoning") } },
+};
+
+/* Each call of log as sw says; only the last one (the responder's)
+ * streams, and only when the client streams. */
+static void
+check_calls(const char *user, const struct shared_wf *sw, json_t *log,
+    bool stream)
+{
+	json_t		*body, *msgs;
+	const char	*sys;
+	size_t		 k;
+
+	ck_assert_msg(json_array_size(log) == sw->sw_calls, "%s %s: %zu "
+	    "calls", user, sw->sw_model, json_array_size(log));
+	for (k = 0; k < sw->sw_calls; k++) {
+		body = json_object_get(json_array_get(log, k), "body");
+		ck_assert_str_eq(json_string_value(json_object_get(
+		    json_array_get(log, k), "path")), "/v1/chat/completions");
+		ck_assert_msg(json_integer_value(json_object_get(body,
+		    "n_predict")) == sw->sw_tokens[k], "%s %s call %zu: %s",
+		    user, sw->sw_model, k, json_dumps(body, 0));
+		ck_assert(json_real_value(json_object_get(body,
+		    "temperature")) == sw->sw_temp);
+		ck_assert(json_is_true(json_object_get(body, "stream")) ==
+		    (stream && k + 1 == sw->sw_calls));
+		msgs = json_object_get(body, "messages");
+		sys = json_string_value(json_object_get(json_array_get(msgs,
+		    0), "content"));
+		ck_assert_ptr_nonnull(sys);
+		ck_assert_msg(strstr(sys, "You are Wilmer.") != NULL &&
+		    strchr(sys, '{') == NULL, "%s %s call %zu: %.400s", user,
+		    sw->sw_model, k, sys);
+	}
+}
+
+static void
+run_family(const struct family *fa)
+{
+	const struct shared_wf	*sw;
+	json_t			*log;
+	size_t			 i;
+	int			 stream;
+
+	if (!find_shipped())
+		return;
+	start_as(fa->fa_user);
+	for (i = 0; i < 5; i++)
+		for (stream = 0; stream < 2; stream++) {
+			sw = &fa->fa_wf[i];
+			log = chat_ok(sw->sw_model, stream, "How tall is "
+			    "Everest?");
+			check_calls(fa->fa_user, sw, log, stream);
+			json_decref(log);
+		}
+	stop_clean();
+}
+
+START_TEST(family_chat_ui)
+{
+	run_family(&families[0]);
+}
+END_TEST
+
+START_TEST(family_chat_ui_cot)
+{
+	run_family(&families[1]);
+}
+END_TEST
+
+START_TEST(family_chat_ui_discussionid)
+{
+	run_family(&families[2]);
+}
+END_TEST
+
+START_TEST(family_chat_ui_cot_discussionid)
+{
+	run_family(&families[3]);
+}
+END_TEST
+
+/* ---- what Sluice does not run: 501 naming the node type -------------- */
+
+START_TEST(wikipedia_users_501)
+{
+	static const char *const users[] = { "_wikipedia_quick_workflow",
+	    "_wikipedia_multi_step_workflow" };
+	size_t	 i;
+	int	 stream;
+
+	if (!find_shipped())
+		return;
+	for (i = 0; i < 2; i++) {
+		start_as(users[i]);
+		/* Three Rag-Fast-Endpoint calls, then the wiki search. */
+		for (stream = 0; stream < 2; stream++)
+			expect_501("x", stream, "Who was Ada Lovelace?", 3);
+		stop_clean();
+	}
+}
+END_TEST
+
 static Suite *
 wilmer_suite(void)
 {
@@ -218,6 +392,11 @@ wilmer_suite(void)
 	tcase_add_test(tc, shared_workflows_by_model);
 	tcase_add_test(tc, simple_router);
 	tcase_add_test(tc, cot_user);
+	tcase_add_test(tc, family_chat_ui);
+	tcase_add_test(tc, family_chat_ui_cot);
+	tcase_add_test(tc, family_chat_ui_discussionid);
+	tcase_add_test(tc, family_chat_ui_cot_discussionid);
+	tcase_add_test(tc, wikipedia_users_501);
 	suite_add_tcase(s, tc);
 	return s;
 }

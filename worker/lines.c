@@ -48,12 +48,12 @@ lines_feed(struct lines *l, const char *p, size_t n)
 			break;
 		}
 		k = (size_t)(nl - p);
-		if (l->l_buf.b_len == 0) {
+		if (l->l_buf.b_len + k > l->l_max)
+			l->l_failed = 1;
+		else if (l->l_buf.b_len == 0) {
 			if (deliver(l, p, k) == -1)	/* no copy */
 				break;
-		} else if (l->l_buf.b_len + k > l->l_max)
-			l->l_failed = 1;
-		else {
+		} else {
 			buf_add(&l->l_buf, p, k);
 			if (deliver(l, l->l_buf.b_data, l->l_buf.b_len) == -1)
 				break;
