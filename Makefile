@@ -88,17 +88,17 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   confcheck_wf.c greq.c gwconf.c http.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
 		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
-WORKER_SRCS	:= $(addprefix worker/,backend.c clean.c clean_conf.c \
-		   clean_match.c clean_prefix.c clean_pycall.c clean_think.c \
-		   clean_toolparse.c clean_tools.c failover.c fault.c filter.c \
-		   flow.c gen_input.c groupchat.c lines.c llm.c llm_claude.c \
-		   llm_completion.c \
-		   llm_kobold.c llm_ollama.c llm_openai.c main.c memory.c msgs.c \
-		   msgs_edit.c msgs_norm.c node.c node_arith.c node_chunker.c \
-		   node_concat.c node_cond.c node_files.c node_image.c node_json.c \
-		   node_llm.c node_lock.c \
-		   node_python.c node_registry.c node_standard.c node_static.c \
-		   node_sub.c \
+WORKER_SRCS	:= $(addprefix worker/,\
+		   backend.c clean.c clean_conf.c clean_match.c \
+		   clean_prefix.c clean_pycall.c clean_think.c \
+		   clean_toolparse.c clean_tools.c failover.c fault.c \
+		   filter.c flow.c gen_input.c groupchat.c lines.c llm.c \
+		   llm_claude.c llm_completion.c llm_kobold.c llm_ollama.c \
+		   llm_openai.c main.c memory.c msgs.c msgs_edit.c \
+		   msgs_norm.c node.c node_arith.c node_chunker.c \
+		   node_concat.c node_cond.c node_files.c node_image.c \
+		   node_json.c node_llm.c node_lock.c node_python.c \
+		   node_registry.c node_standard.c node_static.c node_sub.c \
 		   node_tagtext.c prompt.c routing.c slot.c sse.c store.c \
 		   store_lock.c store_schema.c store_stmt.c vars.c \
 		   vars_conv.c vars_json.c wf.c wloop.c wloop_store.c)
@@ -241,7 +241,7 @@ check_limits_OBJS	:= $(check_it_OBJS)
 check_flow_OBJS		:= $(check_it_OBJS)
 check_wilmer_OBJS	:= $(check_it_OBJS)
 check_dialects_OBJS	:= $(check_it_OBJS)
-check_store_it_OBJS	:= $(check_it_OBJS)
+check_store_it_OBJS	:= $(check_it_OBJS) $(call obj,tests/it/dbq.c)
 check_store_it_LIBS	:= $(LIBS_SQLITE)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \

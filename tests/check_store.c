@@ -325,9 +325,9 @@ START_TEST(test_locks)
 	ck_assert_int_eq(store_unlock(s, "L", "a"), 1);
 	ck_assert_int_eq(store_lock(s, "L", "b", 600), 1);
 
-	/* An owner that died: its lock counts until it expires. */
-	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks VALUES "
-	    "('E', 'dead', ?)", "i", now - 1), 1);
+	/* An expired lock is free. */
+	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks (lock_id, "
+	    "owner, expires_at) VALUES ('E', 'dead', ?)", "i", now - 1), 1);
 	ck_assert_int_eq(store_lock(s, "E", "a", 600), 1);
 	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM workflow_locks WHERE "
 	    "owner = 'dead'"), 0);
@@ -337,6 +337,31 @@ START_TEST(test_locks)
 	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM workflow_locks"), 1);
 	ck_assert_int_eq(store_lock(s, "E", "c", 600), 1);
 	ck_assert_int_eq(store_unlock_owner(s, "nobody"), 0);
+	store_close(s);
+}
+END_TEST
+
+/* A lock whose process is gone is free before it expires; one whose
+ * process lives (or is unknown: pid 0) is not. */
+START_TEST(test_lock_orphans)
+{
+	struct store	*s = open_ok(NULL);
+	int64_t		 later = (int64_t)time(NULL) + 600;
+	pid_t		 gone;
+	int		 st;
+
+	if ((gone = fork()) == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(gone, &st, 0), gone);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks VALUES "
+	    "('G', 'killed', ?, ?), ('P', 'parent', ?, ?), ('U', 'old', ?, 0)",
+	    "iiiii", later, (int64_t)gone, later, (int64_t)getppid(), later),
+	    3);
+	ck_assert_int_eq(store_lock(s, "G", "me", 600), 1);
+	ck_assert_int_eq(q_int(s, "SELECT pid FROM workflow_locks WHERE "
+	    "lock_id = 'G'"), getpid());
+	ck_assert_int_eq(store_lock(s, "P", "me", 600), 0);
+	ck_assert_int_eq(store_lock(s, "U", "me", 600), 0);
 	store_close(s);
 }
 END_TEST
@@ -732,6 +757,7 @@ store_suite(void)
 	tc = tcase_create("locks");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_locks);
+	tcase_add_test(tc, test_lock_orphans);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("busy");

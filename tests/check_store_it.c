@@ -1,7 +1,6 @@
 /* check_store_it.c - integration: the workers' shared database in the state directory, and WorkflowLock. */
 #include <check.h>
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "it/dbq.h"
 #include "it/harness.h"
 #include "testmain.h"
 
@@ -51,68 +51,6 @@ state_file(const char *name, char *out, size_t outlen)
 {
 	snprintf(out, outlen, "%s/state/%s", T.it_dir, name);
 	return out;
-}
-
-/* ---- the database, seen from outside ---- */
-
-static int
-db_open(sqlite3 **db)
-{
-	char	 path[512];
-
-	if (sqlite3_open_v2(state_file("sluice.db", path, sizeof(path)), db,
-	    SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-		sqlite3_close(*db);
-		return -1;
-	}
-	sqlite3_busy_timeout(*db, 5000);
-	return 0;
-}
-
-/* The first column of sql's first row; -1 with err when the database or
- * its schema is not there (yet). */
-static int
-db_try(const char *sql, long long *v, char *err, size_t errlen)
-{
-	sqlite3		*db;
-	sqlite3_stmt	*st = NULL;
-	int		 r = -1;
-
-	snprintf(err, errlen, "no database");
-	if (db_open(&db) == -1)
-		return -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW) {
-		*v = sqlite3_column_int64(st, 0);
-		r = 0;
-	} else
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return r;
-}
-
-static long long
-db_int(const char *sql)
-{
-	char		 err[256];
-	long long	 v = 0;
-
-	ck_assert_msg(db_try(sql, &v, err, sizeof(err)) == 0, "%s: %s", sql,
-	    err);
-	return v;
-}
-
-static void
-db_exec(const char *sql)
-{
-	sqlite3	*db;
-	char	*err = NULL;
-
-	ck_assert_int_eq(db_open(&db), 0);
-	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK,
-	    "%s: %s", sql, err);
-	sqlite3_close(db);
 }
 
 /* ---- requests ---- */
@@ -179,8 +117,9 @@ START_TEST(lock_taken_and_dropped)
 	ask_hi(false, "hello");
 	it_wait_idle(&T, 2);		/* the nodes after the answer ran */
 	ck_assert_int_eq(mock_requests(), 1);
-	ck_assert_int_eq(db_int("SELECT count(*) FROM workflow_locks"), 0);
-	ck_assert_int_eq(db_int("PRAGMA user_version"), 1);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
+	    0);
+	ck_assert_int_eq(it_db_int(&T, "PRAGMA user_version"), 1);
 	ck_assert_int_eq(stat(state_file("", path, sizeof(path)), &sb), 0);
 	ck_assert_int_eq(sb.st_mode & 0777, 0750 & ~T_UMASK);
 	ck_assert_int_eq(stat(state_file("sluice.db", path, sizeof(path)),
@@ -204,22 +143,24 @@ START_TEST(lock_held_ends_the_workflow)
 	ask_hi(false, "hello");		/* makes the database */
 	it_wait_idle(&T, 2);
 	ck_assert_int_eq(mock_requests(), 1);
-	db_exec("INSERT INTO workflow_locks VALUES ('L', 'someone-else', "
-	    "unixepoch() + 600)");
+	it_db_exec(&T, "INSERT INTO workflow_locks (lock_id, owner, "
+	    "expires_at) VALUES ('L', 'someone-else', unixepoch() + 600)");
 	ask_hi(false, "hello");
 	ask_hi(true, "hello");
 	it_wait_idle(&T, 2);
 	ck_assert_int_eq(mock_requests(), 1);
 	ck_assert_msg(it_log_wait(&T, "workflow lock 'L' is held by another "
 	    "run", &from, 1000), "no log line for the held lock");
-	ck_assert_int_eq(db_int("SELECT count(*) FROM workflow_locks WHERE "
-	    "lock_id = 'L' AND owner = 'someone-else'"), 1);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks "
+	    "WHERE lock_id = 'L' AND owner = 'someone-else'"), 1);
 
-	db_exec("UPDATE workflow_locks SET expires_at = unixepoch() - 1");
+	it_db_exec(&T, "UPDATE workflow_locks SET expires_at = "
+	    "unixepoch() - 1");
 	ask_hi(false, "hello");
 	it_wait_idle(&T, 2);
 	ck_assert_int_eq(mock_requests(), 2);
-	ck_assert_int_eq(db_int("SELECT count(*) FROM workflow_locks"), 0);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
+	    0);
 	stop_clean();
 }
 END_TEST
@@ -235,7 +176,7 @@ START_TEST(second_worker_sees_the_lock)
 	start(workflow);
 	ask_hi(false, "first\n#mock {\"head_delay_ms\": 2000}");
 	for (t0 = it_now(); n <= 0 && it_now() - t0 < 3000; it_sleep(20))
-		if (db_try("SELECT count(*) FROM workflow_locks WHERE "
+		if (it_db_try(&T, "SELECT count(*) FROM workflow_locks WHERE "
 		    "lock_id = 'L'", &n, err, sizeof(err)) == -1)
 			n = 0;
 	ck_assert_msg(n == 1, "the first request's lock never showed");
@@ -244,7 +185,8 @@ START_TEST(second_worker_sees_the_lock)
 	ask_hi(false, "second");
 	it_wait_idle(&T, 2);
 	ck_assert_int_eq(mock_requests(), 1);	/* the first's call only */
-	ck_assert_int_eq(db_int("SELECT count(*) FROM workflow_locks"), 0);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
+	    0);
 	stop_clean();
 }
 END_TEST

@@ -69,6 +69,9 @@ int		 store_step(struct store *, sqlite3_stmt *);
 int		 store_exec(struct store *, const char *sql, const char *fmt,
 		    ...);
 
+/* The rowid of the last row this connection inserted (0: none yet). */
+int64_t		 store_last_rowid(const struct store *);
+
 /* Named locks with expiry (workflow_locks), each in BEGIN IMMEDIATE.
  * store_lock returns 1 when taken (free, expired, or already owner's:
  * the expiry is renewed), 0 when another owner holds it unexpired, -1

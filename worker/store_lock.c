@@ -1,14 +1,20 @@
-/* store_lock.c - named locks with an expiry, shared by every worker (WorkflowLock). */
+/* store_lock.c - named locks with an expiry, shared by every worker (WorkflowLock, memory generation). */
+#include <errno.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "../common/log.h"
 #include "store_int.h"
 
 /*
- * A lock is a row of workflow_locks. Taking one deletes every expired
- * row first, so a lock whose owner died (a killed worker) blocks others
- * only until its expiry; then an upsert inserts the row, or renews it
- * when the same owner holds it, and changes nothing when another owner
- * does. Each operation is one BEGIN IMMEDIATE transaction.
+ * A lock is a row of workflow_locks. Taking one first frees the locks
+ * nobody can hold any more: expired rows, and the row of this lock when
+ * the worker process that took it is gone (a killed worker; pids are of
+ * this machine, where every worker of the database runs). Then an
+ * upsert inserts the row, or renews it when the same owner holds it,
+ * and changes nothing when another owner does. Each operation is one
+ * BEGIN IMMEDIATE transaction.
  */
 
 /* One write statement in its own transaction; returns its changes. */
@@ -30,6 +36,31 @@ write1(struct store *s, const char *sql, const char *fmt, ...)
 	return store_commit(s) == -1 ? -1 : n;
 }
 
+/* In the transaction: drop lock name when the process holding it is
+ * gone. 0, or -1. */
+static int
+free_orphan(struct store *s, const char *name, const char *owner)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT pid FROM workflow_locks "
+			    "WHERE lock_id = ? AND owner <> ?");
+	int64_t		 pid;
+	int		 r;
+
+	if (st == NULL || store_bind(s, st, "tt", name, owner) == -1)
+		return -1;
+	if ((r = store_step(s, st)) != 1)
+		return r;
+	pid = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (pid <= 0 || pid == (int64_t)getpid() ||
+	    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	log_info("lock '%s' was held by process %lld, which is gone; taken "
+	    "over", name, (long long)pid);
+	return store_exec(s, "DELETE FROM workflow_locks WHERE lock_id = ? "
+	    "AND pid = ?", "ti", name, pid) == -1 ? -1 : 0;
+}
+
 int
 store_lock(struct store *s, const char *name, const char *owner,
     unsigned ttl_s)
@@ -40,12 +71,12 @@ store_lock(struct store *s, const char *name, const char *owner,
 	if (store_begin(s) == -1)
 		return -1;
 	if (store_exec(s, "DELETE FROM workflow_locks WHERE expires_at <= ?",
-	    "i", now) == -1 ||
+	    "i", now) == -1 || free_orphan(s, name, owner) == -1 ||
 	    (n = store_exec(s, "INSERT INTO workflow_locks (lock_id, owner, "
-	    "expires_at) VALUES (?, ?, ?) ON CONFLICT (lock_id) DO UPDATE "
-	    "SET expires_at = excluded.expires_at "
-	    "WHERE workflow_locks.owner = excluded.owner", "tti", name, owner,
-	    now + (int64_t)ttl_s)) == -1) {
+	    "expires_at, pid) VALUES (?, ?, ?, ?) ON CONFLICT (lock_id) DO "
+	    "UPDATE SET expires_at = excluded.expires_at "
+	    "WHERE workflow_locks.owner = excluded.owner", "ttii", name, owner,
+	    now + (int64_t)ttl_s, (int64_t)getpid())) == -1) {
 		(void)store_rollback(s);
 		return -1;
 	}
@@ -61,9 +92,21 @@ store_unlock(struct store *s, const char *name, const char *owner)
 	    "owner = ?", "tt", name, owner);
 }
 
+/* Called at the end of every request that used the database: a read
+ * first, so that most requests (holding no lock) write nothing. */
 int
 store_unlock_owner(struct store *s, const char *owner)
 {
+	sqlite3_stmt	*st = store_stmt(s, "SELECT 1 FROM workflow_locks "
+			    "WHERE owner = ? LIMIT 1");
+	int		 r;
+
+	if (st == NULL || store_bind(s, st, "t", owner) == -1 ||
+	    (r = store_step(s, st)) == -1)
+		return -1;
+	if (r == 0)
+		return 0;
+	sqlite3_reset(st);
 	return write1(s, "DELETE FROM workflow_locks WHERE owner = ?", "t",
 	    owner);
 }

@@ -13,13 +13,16 @@
  */
 static const char *const steps[] = {
 	/* 1 */
-	/* WorkflowLock: lock_id is the node's workflowLockId, owner the
-	 * request id of the run holding it, expires_at unix seconds; a row
-	 * whose expiry has passed counts as free (its owner may be dead). */
+	/* Named locks (WorkflowLock, memory generation): lock_id the
+	 * lock's name, owner the request id of the run holding it, pid the
+	 * worker process that took it (0: unknown), expires_at unix
+	 * seconds. A row whose expiry has passed, or whose process is gone,
+	 * counts as free. */
 	"CREATE TABLE workflow_locks ("
 	"  lock_id TEXT PRIMARY KEY,"
 	"  owner TEXT NOT NULL,"
-	"  expires_at INTEGER NOT NULL);"
+	"  expires_at INTEGER NOT NULL,"
+	"  pid INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX workflow_locks_owner ON workflow_locks(owner);"
 	/* A discussion id (scoped by a hash of the API key when the user
 	 * asks for it): the parent of every per-discussion row, so deleting

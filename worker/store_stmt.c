@@ -172,3 +172,9 @@ store_exec(struct store *s, const char *sql, const char *fmt, ...)
 	va_end(ap);
 	return r;
 }
+
+int64_t
+store_last_rowid(const struct store *s)
+{
+	return sqlite3_last_insert_rowid(s->s_db);
+}

@@ -326,6 +326,33 @@ it_stop(struct it *t, int timeout_ms)
 	return st;
 }
 
+void
+it_stop_clean(struct it *t)
+{
+	int	 st = it_stop(t, 15000);
+
+	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "gateway did not exit cleanly (status %d)", st);
+}
+
+json_t *
+it_mock_log(struct it *t, bool clear)
+{
+	struct it_resp	 r;
+	json_t		*a;
+
+	ck_assert_int_eq(it_request(t, "GET", "mock:/mock/requests", NULL,
+	    &r), 0);
+	a = it_json(r.r_body.b_data);
+	it_resp_free(&r);
+	if (clear) {
+		ck_assert_int_eq(it_request(t, "DELETE", "mock:/mock/requests",
+		    NULL, &r), 0);
+		it_resp_free(&r);
+	}
+	return a;
+}
+
 static size_t
 collect(char *p, size_t size, size_t n, void *arg)
 {

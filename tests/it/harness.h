@@ -40,6 +40,10 @@ void	it_gateway_start(struct it *, const char *env);
  * folder. */
 int	it_stop(struct it *, int timeout_ms);
 
+/* it_stop, failing the test unless the gateway exited 0 within
+ * 15 s. */
+void	it_stop_clean(struct it *);
+
 struct it_resp {
 	long		 r_status;
 	struct buf	 r_body;
@@ -149,6 +153,10 @@ void	it_file(struct it *, const char *rel, const char *text);
 
 /* Write the folder's sluice.json anew (body without braces). */
 void	it_settings(struct it *, const char *settings);
+
+/* The mock's log of the requests it received (GET /mock/requests),
+ * cleared afterwards when clear is set. Caller decrefs. */
+json_t	*it_mock_log(struct it *, bool clear);
 
 /* Parse JSON (test fails on invalid JSON). */
 json_t	*it_json(const char *text);
