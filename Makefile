@@ -92,16 +92,20 @@ WORKER_SRCS	:= $(addprefix worker/,\
 		   backend.c clean.c clean_conf.c clean_match.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
 		   clean_toolparse.c clean_tools.c failover.c fault.c \
-		   filter.c flow.c gen_input.c groupchat.c lines.c llm.c \
-		   llm_claude.c llm_completion.c llm_kobold.c llm_ollama.c \
-		   llm_openai.c main.c memory.c msgs.c msgs_edit.c \
-		   msgs_norm.c node.c node_arith.c node_chunker.c \
-		   node_concat.c node_cond.c node_files.c node_image.c \
-		   node_json.c node_llm.c node_lock.c node_python.c \
+		   filter.c flow.c gen_input.c groupchat.c kwsearch.c lines.c \
+		   llm.c llm_claude.c llm_completion.c llm_kobold.c \
+		   llm_ollama.c llm_openai.c main.c mem_chunk.c \
+		   mem_condense.c mem_file.c mem_read.c mem_state.c \
+		   mem_text.c mem_vector.c memgen.c memory.c memstore.c \
+		   msgs.c msgs_edit.c msgs_norm.c node.c node_arith.c \
+		   node_chunker.c node_concat.c node_cond.c node_files.c \
+		   node_image.c node_json.c node_kwsearch.c node_llm.c \
+		   node_lock.c node_memory.c node_memwrite.c node_python.c \
 		   node_registry.c node_standard.c node_static.c node_sub.c \
-		   node_tagtext.c prompt.c routing.c slot.c sse.c store.c \
-		   store_lock.c store_schema.c store_stmt.c vars.c \
-		   vars_conv.c vars_json.c wf.c wloop.c wloop_store.c)
+		   node_summary.c node_tagtext.c node_vecsearch.c prompt.c \
+		   routing.c slot.c sse.c store.c store_lock.c store_schema.c \
+		   store_stmt.c vars.c vars_conv.c vars_json.c vecmem.c \
+		   vecmem_text.c wf.c wloop.c wloop_store.c)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
@@ -233,6 +237,20 @@ check_store_OBJS	:= $(BASE) $(call obj,worker/store.c worker/store_lock.c \
 			    worker/store_schema.c worker/store_stmt.c \
 			    common/sha256.c)
 check_store_LIBS	:= $(LIBS_SQLITE)
+check_memory_OBJS	:= $(BASE) $(call obj,worker/memstore.c worker/mem_text.c \
+			    worker/mem_read.c worker/mem_chunk.c worker/store.c \
+			    worker/store_lock.c worker/store_schema.c \
+			    worker/store_stmt.c worker/msgs.c worker/msgs_edit.c \
+			    worker/gen_input.c common/textchunk.c common/tokens.c \
+			    common/sha256.c common/jsonw.c common/conf.c \
+			    common/json.c common/names.c)
+check_memory_LIBS	:= $(LIBS_SQLITE)
+check_vecmem_OBJS	:= $(BASE) $(call obj,worker/vecmem.c worker/vecmem_text.c \
+			    worker/kwsearch.c worker/gen_input.c worker/store.c \
+			    worker/store_lock.c worker/store_schema.c \
+			    worker/store_stmt.c common/sha256.c common/jsonw.c \
+			    common/conf.c common/json.c common/names.c)
+check_vecmem_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
@@ -243,17 +261,21 @@ check_wilmer_OBJS	:= $(check_it_OBJS)
 check_dialects_OBJS	:= $(check_it_OBJS)
 check_store_it_OBJS	:= $(check_it_OBJS) $(call obj,tests/it/dbq.c)
 check_store_it_LIBS	:= $(LIBS_SQLITE)
+check_memory_it_OBJS	:= $(check_store_it_OBJS) $(call obj,common/sha256.c)
+check_memory_it_LIBS	:= $(LIBS_SQLITE)
+check_vecmem_it_OBJS	:= $(check_memory_it_OBJS)
+check_vecmem_it_LIBS	:= $(LIBS_SQLITE)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
-		   check_groupchat check_users check_store \
+		   check_groupchat check_users check_store check_memory check_vecmem \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
 		   check_dialects \
-		   check_clients check_store_it
+		   check_clients check_store_it check_memory_it check_vecmem_it
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

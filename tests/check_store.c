@@ -103,7 +103,7 @@ START_TEST(test_open_schema)
 	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM sqlite_master WHERE "
 	    "name IN ('workflow_locks', 'discussions', 'memories', "
 	    "'summaries', 'timestamps', 'vector_memories', 'vector_fts', "
-	    "'vector_hash_log', 'memory_ledgers')"), 9);
+	    "'vector_hash_log', 'memory_ledgers', 'state_documents')"), 10);
 	store_close(s);
 	s = open_ok(&(struct store_opts){ .so_sync_full = true });
 	ck_assert_int_eq(q_int(s, "PRAGMA synchronous"), 2);	/* FULL */

@@ -1,6 +1,4 @@
-/* memory.c - what every memory feature shares: the discussion's key, message hashes, the settings file, LLM calls and helper workflows. */
-#include <ctype.h>
-#include <stdarg.h>
+/* memory.c - what every memory feature shares: the discussion's key, the settings file, LLM calls, helper workflows, the generation lock. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +7,7 @@
 
 #include "../common/clock.h"
 #include "../common/log.h"
-
 #include "../common/names.h"
-#include "../common/sha256.h"
 #include "../common/xmem.h"
 #include "memory.h"
 #include "node_llm.h"
@@ -29,53 +25,6 @@ memory_key(const struct node_ctx *x)
 		return xasprintf("%.*s/%s", (int)scope.n, scope.p,
 		    f->f_discussion);
 	return xstrdup(f->f_discussion);
-}
-
-static bool
-blank(const char *s)
-{
-	while (*s != '\0' && isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void
-memory_hash(const struct wmsg *m, char out[MEMORY_HASHLEN])
-{
-	struct buf	 b = BUF_INIT;
-	char		**imgs;
-	size_t		 i;
-
-	if (m->m_nimages == 0 || !blank(m->m_content)) {
-		sha256_hex(m->m_content, strlen(m->m_content), out);
-		return;
-	}
-	imgs = xcalloc(m->m_nimages, sizeof(*imgs));
-	memcpy(imgs, m->m_images, m->m_nimages * sizeof(*imgs));
-	qsort(imgs, m->m_nimages, sizeof(*imgs), cmp_str);
-	buf_adds(&b, m->m_content);
-	for (i = 0; i < m->m_nimages; i++)
-		buf_adds(&b, imgs[i]);
-	sha256_hex(b.b_data, b.b_len, out);
-	buf_free(&b);
-	free(imgs);
-}
-
-void
-memory_turns(const struct wmsgs *in, struct wmsgs *out)
-{
-	size_t	 i;
-
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < in->n; i++)
-		if (strcmp(in->v[i].m_role, "system") != 0)
-			wmsgs_add_copy(out, &in->v[i]);
 }
 
 /* ---- the settings file ---------------------------------------------- */
@@ -197,58 +146,37 @@ memory_setting_long(const struct memory_settings *ms, const char *key,
 	return lget(ms->ms_file.jf_root, key, def);
 }
 
+double
+memory_setting_double(const struct memory_settings *ms, const char *key,
+    double def)
+{
+	json_t	*v = json_object_get(ms->ms_file.jf_root, key);
+
+	return json_is_number(v) ? json_number_value(v) : def;
+}
+
+bool
+memory_setting_bool(const struct memory_settings *ms, const char *key,
+    bool def)
+{
+	json_t	*v = json_object_get(ms->ms_file.jf_root, key);
+
+	return json_is_boolean(v) ? json_is_true(v) : def;
+}
+
 /* ---- calls ------------------------------------------------------------ */
 
-char *
-memory_replace(const char *text, const char *ph, const char *value)
+/* node run as a Standard node of x's workflow, not streamed. */
+static int
+run_node(struct node_ctx *x, json_t *node, struct buf *out,
+    struct wresult *res)
 {
-	struct buf	 b = BUF_INIT;
-	const char	*p = text, *hit;
-	size_t		 n = strlen(ph);
+	struct node_ctx	 y = *x;
 
-	buf_adds(&b, "");
-	while (n > 0 && (hit = strstr(p, ph)) != NULL) {
-		buf_add(&b, p, (size_t)(hit - p));
-		buf_adds(&b, value);
-		p = hit + n;
-	}
-	buf_adds(&b, p);
-	return buf_take(&b);
-}
-
-/* s with its braces doubled: a variable pass gives it back as it is. */
-static char *
-literal(const char *s)
-{
-	struct buf	 b = BUF_INIT;
-
-	buf_adds(&b, "");
-	for (; *s != '\0'; s++) {
-		if (*s == '{' || *s == '}')
-			buf_addc(&b, *s);
-		buf_addc(&b, *s);
-	}
-	return buf_take(&b);
-}
-
-char *
-memory_fill(const char *tmpl, ...)
-{
-	va_list		 ap;
-	const char	*ph, *val;
-	char		*cur = xstrdup(tmpl), *lit, *next;
-
-	va_start(ap, tmpl);
-	while ((ph = va_arg(ap, const char *)) != NULL) {
-		val = va_arg(ap, const char *);
-		lit = literal(val != NULL ? val : "");
-		next = memory_replace(cur, ph, lit);
-		free(lit);
-		free(cur);
-		cur = next;
-	}
-	va_end(ap);
-	return cur;
+	y.nx_node = node;
+	y.nx_responder = y.nx_deliver = y.nx_stream = false;
+	y.nx_image = NULL;
+	return llm_node_run(&y, out, res);
 }
 
 int
@@ -256,9 +184,8 @@ memory_llm(struct node_ctx *x, const char *endpoint, const char *preset,
     const char *system, const char *prompt, long max_tokens,
     struct buf *out, struct wresult *res)
 {
-	struct node_ctx	 y = *x;
-	json_t		*node;
-	int		 rc;
+	json_t	*node;
+	int	 rc;
 
 	if (endpoint == NULL || *endpoint == '\0')
 		return node_fail(x, res, 500, "the memory settings name no "
@@ -267,10 +194,21 @@ memory_llm(struct node_ctx *x, const char *endpoint, const char *preset,
 	    "endpointName", endpoint, "preset", preset != NULL ? preset : "",
 	    "systemPrompt", system, "prompt", prompt,
 	    "maxResponseSizeInTokens", (json_int_t)max_tokens);
-	y.nx_node = node;
-	y.nx_responder = y.nx_deliver = y.nx_stream = false;
-	y.nx_image = NULL;
-	rc = llm_node_run(&y, out, res);
+	rc = run_node(x, node, out, res);
+	json_decref(node);
+	return rc;
+}
+
+int
+memory_llm_node(struct node_ctx *x, const char *system, const char *prompt,
+    struct buf *out, struct wresult *res)
+{
+	json_t	*node = json_deep_copy(x->nx_node);
+	int	 rc;
+
+	json_object_set_new(node, "systemPrompt", json_string(system));
+	json_object_set_new(node, "prompt", json_string(prompt));
+	rc = run_node(x, node, out, res);
 	json_decref(node);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* memory.h - what every memory feature shares: the discussion's key, message hashes, the settings file, LLM calls and helper workflows. */
+/* memory.h - what every memory feature shares: the discussion's key, the settings file, LLM calls, helper workflows, the generation lock. */
 #ifndef SLUICE_MEMORY_H
 #define SLUICE_MEMORY_H
 
@@ -9,23 +9,14 @@
 #include "../common/json.h"
 #include "msgs.h"
 #include "node.h"
+#include "memtext.h"
 #include "store.h"
-
-#define MEMORY_HASHLEN	65	/* sha256 hex + NUL */
 
 /* The store key of the request's discussion: its [DiscussionId], after
  * the API key's scope when the request had a key ("<scope>/<id>", as
  * WilmerAI's per-key sub-folder). NULL when the request names no
  * discussion. Caller frees. */
 char	*memory_key(const struct node_ctx *);
-
-/* WilmerAI's message hash: sha256 of the content, or for a message
- * with images and no text, of the content and its images sorted. */
-void	 memory_hash(const struct wmsg *, char out[MEMORY_HASHLEN]);
-
-/* The conversation without its system messages (WilmerAI's memory
- * paths never see them). Copies; free with wmsgs_free. */
-void	 memory_turns(const struct wmsgs *in, struct wmsgs *out);
 
 /* The user's memory settings file (discussionIdMemoryFileWorkflowSettings,
  * in the user's workflow folder), spec 7.3. Every value has its
@@ -67,6 +58,10 @@ const char *memory_setting_str(const struct memory_settings *,
 	    const char *key, const char *def);
 long	 memory_setting_long(const struct memory_settings *, const char *key,
 	    long def);
+double	 memory_setting_double(const struct memory_settings *,
+	    const char *key, double def);
+bool	 memory_setting_bool(const struct memory_settings *, const char *key,
+	    bool def);
 
 /* One LLM call of a memory feature through endpoint/preset, with the
  * failover, retries, cleaning and slots of a Standard node. system and
@@ -79,22 +74,18 @@ int	 memory_llm(struct node_ctx *, const char *endpoint, const char *preset,
 	    const char *system, const char *prompt, long max_tokens,
 	    struct buf *out, struct wresult *res);
 
-/* tmpl with each placeholder of the NULL-terminated (placeholder, value)
- * pairs replaced by its value, in order, WilmerAI's literal string
- * replace; the values' braces are doubled so that a later variable pass
- * (memory_llm, vars_format) gives them back as they are. Caller frees. */
-char	*memory_fill(const char *tmpl, ...);
+/* The node's own LLM call (its endpointName, preset and every other
+ * field) with systemPrompt and prompt replaced by these templates (see
+ * memory_llm). Not streamed. Returns 0 with the answer in out, or -1
+ * with res filled. */
+int	 memory_llm_node(struct node_ctx *, const char *system,
+	    const char *prompt, struct buf *out, struct wresult *res);
 
 /* Run helper workflow name (the user's workflow folder) as a
  * non-responder with inputs as agent1Input.. (NULL-terminated); its
  * result in out. Returns 0, or -1 with res filled. */
 int	 memory_workflow(struct node_ctx *, const char *name,
 	    char *const *inputs, struct buf *out, struct wresult *res);
-
-/* text with every occurrence of placeholder replaced by value, as it
- * is. Caller frees. */
-char	*memory_replace(const char *text, const char *placeholder,
-	    const char *value);
 
 /* The discussion's memory-generation lock, so that one worker at a
  * time writes a discussion's memories ("memory:" + key in

@@ -58,6 +58,14 @@ static const char *const steps[] = {
 	"  text TEXT NOT NULL,"
 	"  hash TEXT NOT NULL,"
 	"  updated_at INTEGER NOT NULL);"
+	/* state_document.md (and its .bak): the markdown document of what
+	 * is true now, merged from new facts by the user's workflow. */
+	"CREATE TABLE state_documents ("
+	"  discussion TEXT PRIMARY KEY REFERENCES discussions(key)"
+	"    ON DELETE CASCADE,"
+	"  text TEXT NOT NULL,"
+	"  previous TEXT,"
+	"  updated_at INTEGER NOT NULL);"
 	/* timestamps.json: when each message (by the hash of its content)
 	 * was first seen, as the text WilmerAI prefixes to it. */
 	"CREATE TABLE timestamps ("
