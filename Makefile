@@ -104,8 +104,8 @@ WORKER_SRCS	:= $(addprefix worker/,\
 		   node_registry.c node_standard.c node_static.c node_sub.c \
 		   node_summary.c node_tagtext.c node_vecsearch.c prompt.c \
 		   routing.c slot.c sse.c store.c store_lock.c store_schema.c \
-		   store_stmt.c vars.c vars_conv.c vars_json.c vecmem.c \
-		   vecmem_text.c wf.c wloop.c wloop_store.c)
+		   store_stmt.c timestamps.c vars.c vars_conv.c vars_json.c \
+		   vecmem.c vecmem_text.c wf.c wf_ts.c wloop.c wloop_store.c)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
@@ -251,6 +251,25 @@ check_vecmem_OBJS	:= $(BASE) $(call obj,worker/vecmem.c worker/vecmem_text.c \
 			    worker/store_stmt.c common/sha256.c common/jsonw.c \
 			    common/conf.c common/json.c common/names.c)
 check_vecmem_LIBS	:= $(LIBS_SQLITE)
+check_timestamps_OBJS	:= $(BASE) $(call obj,worker/timestamps.c \
+			    worker/groupchat.c worker/msgs.c worker/store.c \
+			    worker/store_lock.c worker/store_schema.c \
+			    worker/store_stmt.c common/sha256.c)
+check_timestamps_LIBS	:= $(LIBS_SQLITE)
+check_memory_OBJS	:= $(BASE) $(call obj,worker/memstore.c worker/mem_text.c \
+			    worker/mem_read.c worker/mem_chunk.c worker/store.c \
+			    worker/store_lock.c worker/store_schema.c \
+			    worker/store_stmt.c worker/msgs.c worker/msgs_edit.c \
+			    worker/gen_input.c common/textchunk.c common/tokens.c \
+			    common/sha256.c common/jsonw.c common/conf.c \
+			    common/json.c common/names.c)
+check_memory_LIBS	:= $(LIBS_SQLITE)
+check_vecmem_OBJS	:= $(BASE) $(call obj,worker/vecmem.c worker/vecmem_text.c \
+			    worker/kwsearch.c worker/gen_input.c worker/store.c \
+			    worker/store_lock.c worker/store_schema.c \
+			    worker/store_stmt.c common/sha256.c common/jsonw.c \
+			    common/conf.c common/json.c common/names.c)
+check_vecmem_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
@@ -265,17 +284,25 @@ check_memory_it_OBJS	:= $(check_store_it_OBJS) $(call obj,common/sha256.c)
 check_memory_it_LIBS	:= $(LIBS_SQLITE)
 check_vecmem_it_OBJS	:= $(check_memory_it_OBJS)
 check_vecmem_it_LIBS	:= $(LIBS_SQLITE)
+check_timestamps_it_OBJS := $(check_memory_it_OBJS)
+check_timestamps_it_LIBS := $(LIBS_SQLITE)
+check_memory_it_OBJS	:= $(check_store_it_OBJS) $(call obj,common/sha256.c)
+check_memory_it_LIBS	:= $(LIBS_SQLITE)
+check_vecmem_it_OBJS	:= $(check_memory_it_OBJS)
+check_vecmem_it_LIBS	:= $(LIBS_SQLITE)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
 		   check_groupchat check_users check_store check_memory check_vecmem \
+		   check_timestamps \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
 		   check_dialects \
-		   check_clients check_store_it check_memory_it check_vecmem_it
+		   check_clients check_store_it check_memory_it check_vecmem_it \
+		   check_timestamps_it
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

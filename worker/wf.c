@@ -13,6 +13,7 @@
 #include "node.h"
 #include "vars.h"
 #include "wf.h"
+#include "wf_ts.h"
 
 struct wf_run {
 	struct flow		*r_flow;
@@ -72,7 +73,7 @@ static void
 run_vars(struct wf_run *r)
 {
 	const struct wf_call	*c = r->r_call;
-	char			 name[32];
+	char			 name[32], *summary;
 	size_t			 i;
 
 	r->r_vars = vars_new();
@@ -81,7 +82,9 @@ run_vars(struct wf_run *r)
 	vars_clock(r->r_vars, time(NULL));
 	vars_workflow(r->r_vars, r->r_wf->w_vars);
 	vars_workflow(r->r_early, r->r_wf->w_vars);
-	vars_discussion(r->r_vars, r->r_flow->f_discussion, NULL);
+	summary = wf_ts_summary(r->r_flow);
+	vars_discussion(r->r_vars, r->r_flow->f_discussion, summary);
+	free(summary);
 	for (i = 0; c->wc_inputs != NULL && c->wc_inputs[i] != NULL; i++) {
 		snprintf(name, sizeof(name), "agent%zuInput", i + 1);
 		vars_set(r->r_vars, name, c->wc_inputs[i]);
@@ -236,12 +239,17 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 	const struct node_type	*nt = node_handler(r, node);
 	struct node_ctx		 x;
 	struct buf		 out = BUF_INIT;
-	bool			 streamed = false;
+	struct wmsgs		 stamped = { NULL, 0 };
+	bool			 streamed = false, placed = false;
 	char			 name[32];
 	int			 rc = -1;
 
 	if (nt != NULL) {
 		node_ctx_init(r, &x, node, i);
+		if (wf_ts_before(&x, &stamped, &placed) == -1)
+			nt = NULL;	/* cancelled */
+	}
+	if (nt != NULL) {
 		/* As a node without an endpoint sees them; LLM nodes set
 		 * them again through their endpoint. */
 		vars_conversation_node(r->r_vars, x.nx_msgs,
@@ -263,7 +271,10 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 				deliver(r, nt, &out, streamed);
 			*delivered = r->r_call->wc_deliver;
 		}
+		if (placed && wf_ts_after(&x, out.b_data) == -1)
+			rc = -1;	/* cancelled */
 	}
+	wmsgs_free(&stamped);
 	buf_free(&out);
 	json_decref(node);
 	return rc;
@@ -329,7 +340,7 @@ wf_run(struct flow *f, const struct wf_call *c, struct buf *out,
 	if (r.r_n == 0)
 		fail(&r, 500, "config_error", "workflow '%s' has no nodes",
 		    r.r_wf->w_name);
-	else {
+	else if (wf_ts_resolve(f, r.r_wf->w_nodes) == 0) {
 		run_vars(&r);
 		r.r_responder = find_responder(r.r_wf->w_nodes);
 		log_debug("[rq %s] workflow '%s': %zu nodes, responder %zu",

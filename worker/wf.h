@@ -25,6 +25,10 @@ struct flow {
 	char				*f_tool_choice;
 	struct wresult			*f_res;
 	bool				 f_answered;	/* the client has its answer */
+	/* message timestamps (wf_ts.c): 0 not resolved yet, 1
+	 * resolved, -1 off; the answer's placeholder is saved */
+	int				 f_ts_state;
+	bool				 f_ts_placed;
 };
 
 struct wf_run;
