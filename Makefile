@@ -85,16 +85,17 @@ COMMON_SRCS	:= $(addprefix common/,buf.c clock.c conf.c conf_template.c \
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
-		   confcheck_wf.c greq.c gwconf.c http.c \
+		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
 		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
 WORKER_SRCS	:= $(addprefix worker/,\
 		   backend.c clean.c clean_conf.c clean_match.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
 		   clean_toolparse.c clean_tools.c failover.c fault.c \
-		   filter.c flow.c gen_input.c groupchat.c kwsearch.c lines.c \
-		   llm.c llm_claude.c llm_completion.c llm_kobold.c \
-		   llm_ollama.c llm_openai.c main.c mem_chunk.c \
+		   filter.c flow.c gen_input.c groupchat.c import.c \
+		   import_json.c import_scan.c import_state.c import_vec.c \
+		   kwsearch.c lines.c llm.c llm_claude.c llm_completion.c \
+		   llm_kobold.c llm_ollama.c llm_openai.c main.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memgen.c memory.c memstore.c \
 		   msgs.c msgs_edit.c msgs_norm.c node.c node_arith.c \
@@ -256,20 +257,6 @@ check_timestamps_OBJS	:= $(BASE) $(call obj,worker/timestamps.c \
 			    worker/store_lock.c worker/store_schema.c \
 			    worker/store_stmt.c common/sha256.c)
 check_timestamps_LIBS	:= $(LIBS_SQLITE)
-check_memory_OBJS	:= $(BASE) $(call obj,worker/memstore.c worker/mem_text.c \
-			    worker/mem_read.c worker/mem_chunk.c worker/store.c \
-			    worker/store_lock.c worker/store_schema.c \
-			    worker/store_stmt.c worker/msgs.c worker/msgs_edit.c \
-			    worker/gen_input.c common/textchunk.c common/tokens.c \
-			    common/sha256.c common/jsonw.c common/conf.c \
-			    common/json.c common/names.c)
-check_memory_LIBS	:= $(LIBS_SQLITE)
-check_vecmem_OBJS	:= $(BASE) $(call obj,worker/vecmem.c worker/vecmem_text.c \
-			    worker/kwsearch.c worker/gen_input.c worker/store.c \
-			    worker/store_lock.c worker/store_schema.c \
-			    worker/store_stmt.c common/sha256.c common/jsonw.c \
-			    common/conf.c common/json.c common/names.c)
-check_vecmem_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
@@ -286,10 +273,8 @@ check_vecmem_it_OBJS	:= $(check_memory_it_OBJS)
 check_vecmem_it_LIBS	:= $(LIBS_SQLITE)
 check_timestamps_it_OBJS := $(check_memory_it_OBJS)
 check_timestamps_it_LIBS := $(LIBS_SQLITE)
-check_memory_it_OBJS	:= $(check_store_it_OBJS) $(call obj,common/sha256.c)
-check_memory_it_LIBS	:= $(LIBS_SQLITE)
-check_vecmem_it_OBJS	:= $(check_memory_it_OBJS)
-check_vecmem_it_LIBS	:= $(LIBS_SQLITE)
+check_import_OBJS	:= $(check_it_OBJS)
+check_import_LIBS	:= $(LIBS_SQLITE)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -302,7 +287,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
 		   check_dialects \
 		   check_clients check_store_it check_memory_it check_vecmem_it \
-		   check_timestamps_it
+		   check_timestamps_it check_import
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

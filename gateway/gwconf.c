@@ -1,6 +1,7 @@
 /* gwconf.c - gateway settings: defaults, sluice.json, user "sluice" section, command line. */
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,8 @@ usage(FILE *f)
 "  --concurrency-level wilmer|endpoint  gate whole requests (default) or\n"
 "                     each endpoint's backend calls\n"
 "  --check-config     load and check every configuration file, then exit\n"
+"  --import-wilmer DIR  import a WilmerAI DiscussionIds folder (or one\n"
+"                     discussion's folder) into the database, then exit\n"
 "  -v, --verbose      debug logging\n"
 "  --version, --help\n"
 "WilmerAI's --ConfigDirectory and --User are accepted as aliases.\n"
@@ -174,7 +177,8 @@ parse_uint(const char *v, unsigned *out)
 }
 
 enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
-    O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL };
+    O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL,
+    O_IMPORT };
 
 static const struct option longopts[] = {
 	{ "config-dir", required_argument, NULL, O_CONFIG },
@@ -187,6 +191,7 @@ static const struct option longopts[] = {
 	{ "state-dir", required_argument, NULL, O_STATE },
 	{ "worker-bin", required_argument, NULL, O_WBIN },
 	{ "check-config", no_argument, NULL, O_CHECK },
+	{ "import-wilmer", required_argument, NULL, O_IMPORT },
 	{ "concurrency", required_argument, NULL, O_CONC },
 	{ "concurrency-timeout", required_argument, NULL, O_CONC_TO },
 	{ "concurrency-level", required_argument, NULL, O_CONC_LEVEL },
@@ -276,6 +281,7 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 	case O_CONC: case O_CONC_TO: case O_CONC_LEVEL:
 			return apply_conc(c, ch, arg);
 	case O_CHECK:	c->c_check_only = true; return 0;
+	case O_IMPORT:	replace(&c->c_import_dir, arg); return 0;
 	case 'v':	c->c_log_level = LOG_LVL_DEBUG;
 			cli_set |= 1ull << setting_index("log_level"); return 0;
 	case O_LISTEN:	set_listen(c, arg);
@@ -576,9 +582,34 @@ gwconf_free(struct gw_conf *c)
 	free(c->c_listen);
 	free(c->c_state_dir);
 	free(c->c_worker_bin);
+	free(c->c_import_dir);
 	for (i = 0; c->c_api_keys[i] != NULL; i++)
 		xfree_secret(c->c_api_keys[i]);
 	for (i = 0; c->c_admin_keys[i] != NULL; i++)
 		xfree_secret(c->c_admin_keys[i]);
 	memset(c, 0, sizeof(*c));
+}
+
+int
+gwconf_worker_path(const struct gw_conf *c, char *out, size_t outlen)
+{
+	char	 self[4096];
+	ssize_t	 n;
+
+	if (c->c_worker_bin != NULL)
+		snprintf(out, outlen, "%s", c->c_worker_bin);
+	else {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n < 0) {
+			log_warn("readlink /proc/self/exe");
+			return -1;
+		}
+		self[n] = '\0';
+		snprintf(out, outlen, "%s/sluice-worker", dirname(self));
+	}
+	if (access(out, X_OK) == -1) {
+		log_warn("worker binary %s", out);
+		return -1;
+	}
+	return 0;
 }

@@ -40,6 +40,7 @@ struct gw_conf {
 	char			*c_admin_keys[GW_MAX_KEYS + 1];	/* admin routes */
 	bool			 c_allow_open_remote;	/* no key, not loopback */
 	bool			 c_check_only;	/* --check-config */
+	char			*c_import_dir;	/* --import-wilmer DIR */
 	bool			 c_access_log;	/* a line per request */
 };
 
@@ -58,5 +59,10 @@ int	gwconf_load(struct gw_conf *c, char err[CONF_ERRLEN]);
 bool	gwconf_is_loopback(const char *addr);
 
 void	gwconf_free(struct gw_conf *c);
+
+/* The worker program: --worker-bin, or else sluice-worker beside this
+ * executable, into out. Returns 0, or -1 (logged) when it is not an
+ * executable file. */
+int	gwconf_worker_path(const struct gw_conf *, char *out, size_t outlen);
 
 #endif

@@ -20,6 +20,7 @@
 #include "confcheck.h"
 #include "greq.h"
 #include "gw.h"
+#include "gwimport.h"
 #include "users.h"
 #include "pool.h"
 #include "notify.h"
@@ -278,8 +279,10 @@ main(int argc, char **argv)
 	sane_stdio();
 	log_init(LOG_LVL_INFO);
 	log_procinit("gateway");
-	if ((r = gwconf_args(&g.g_conf, argc, argv)) != 0)
+	if ((r = gwconf_args(&g.g_conf, argc, argv)) != 0) {
+		gwconf_free(&g.g_conf);
 		return r > 0 ? 0 : EX_USAGE;
+	}
 	log_init(g.g_conf.c_log_level);
 	if (gwconf_load(&g.g_conf, err) == -1) {
 		log_warnx("%s", err);
@@ -288,6 +291,13 @@ main(int argc, char **argv)
 	}
 	g.g_argc = argc;
 	g.g_argv = argv;
+	/* The worker imports; nothing is served. */
+	if (g.g_conf.c_import_dir != NULL) {
+		r = make_state_dir(g.g_conf.c_state_dir) == -1 ? EX_CONFIG :
+		    gwimport_run(&g.g_conf);
+		gwconf_free(&g.g_conf);
+		return r;
+	}
 	if (g.g_conf.c_check_only) {
 		r = confcheck_run(&g.g_conf, NULL);
 		gwconf_free(&g.g_conf);

@@ -245,31 +245,6 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 		sup_child_exit(g->g_sup, pid, st);
 }
 
-static int
-find_worker_bin(struct gw *g)
-{
-	char	 self[4096];
-	ssize_t	 n;
-
-	if (g->g_conf.c_worker_bin != NULL) {
-		snprintf(g->g_worker_bin, sizeof(g->g_worker_bin), "%s",
-		    g->g_conf.c_worker_bin);
-	} else {
-		if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0) {
-			log_warn("readlink /proc/self/exe");
-			return -1;
-		}
-		self[n] = '\0';
-		snprintf(g->g_worker_bin, sizeof(g->g_worker_bin),
-		    "%s/sluice-worker", dirname(self));
-	}
-	if (access(g->g_worker_bin, X_OK) == -1) {
-		log_warn("worker binary %s", g->g_worker_bin);
-		return -1;
-	}
-	return 0;
-}
-
 static const struct sup_ops real_ops = {
 	op_spawn, op_kill, op_send, op_close, op_pause, op_now, op_arm,
 	greq_sup_chunk, greq_sup_done, greq_sup_fail, op_event, op_exited,
@@ -281,7 +256,8 @@ pool_init(struct gw *g)
 {
 	struct event	*sigchld;
 
-	if (find_worker_bin(g) == -1)
+	if (gwconf_worker_path(&g->g_conf, g->g_worker_bin,
+	    sizeof(g->g_worker_bin)) == -1)
 		return -1;
 	g->g_nchans = 2 * g->g_conf.c_sup.max_workers;
 	g->g_chans = xcalloc(g->g_nchans, sizeof(*g->g_chans));

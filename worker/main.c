@@ -11,6 +11,7 @@
 
 #include "../common/log.h"
 #include "fault.h"
+#include "import.h"
 #include "llm.h"
 #include "wloop.h"
 
@@ -25,6 +26,7 @@ struct wargs {
 	int		 wa_level;
 	const char	*wa_state_dir;	/* the database's folder */
 	bool		 wa_sync_full;	/* --db-sync full */
+	const char	*wa_import;	/* --import-wilmer DIR */
 };
 
 static const struct option longopts[] = {
@@ -35,6 +37,7 @@ static const struct option longopts[] = {
 	{ "parent", required_argument, NULL, 'p' },
 	{ "state-dir", required_argument, NULL, 'd' },
 	{ "db-sync", required_argument, NULL, 'y' },
+	{ "import-wilmer", required_argument, NULL, 'i' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -63,9 +66,12 @@ parse_args(struct wargs *a, int argc, char **argv)
 				return -1;
 			  break;
 		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
+		case 'i': a->wa_import = optarg; break;
 		default: return -1;
 		}
 	}
+	if (a->wa_import != NULL)
+		return a->wa_state_dir != NULL ? 0 : -1;
 	return a->wa_confdir != NULL && a->wa_user != NULL ? 0 : -1;
 }
 
@@ -77,6 +83,19 @@ tie_to_parent(pid_t parent)
 		log_warn("prctl(PR_SET_PDEATHSIG)");
 	if (parent > 0 && getppid() != parent)
 		fatalx_code(0, "gateway already gone");
+}
+
+/* sluice-gateway --import-wilmer runs us this way: no channel, no
+ * request; the report on stdout (see import.h). */
+static int
+run_import(const struct wargs *a)
+{
+	struct import_opts	 o = { a->wa_import, a->wa_state_dir,
+				    a->wa_sync_full };
+
+	log_procinit("worker/import");
+	tie_to_parent(a->wa_parent);
+	return import_run(&o);
 }
 
 int
@@ -95,6 +114,8 @@ main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	log_init(a.wa_level);
+	if (a.wa_import != NULL)
+		return run_import(&a);
 	snprintf(role, sizeof(role), "worker/%u", a.wa_slot);
 	log_procinit(role);
 	memset(&wc, 0, sizeof(wc));

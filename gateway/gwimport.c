@@ -1,0 +1,89 @@
+/* gwimport.c - sluice-gateway --import-wilmer: run sluice-worker to import a WilmerAI discussion folder and wait for it. */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "../common/log.h"
+#include "gwconf.h"
+#include "gwimport.h"
+
+extern char	**environ;
+
+/* The child starts with no signal blocked and the default action for
+ * the signals a terminal or a supervisor sends. */
+static int
+spawn_attrs(posix_spawnattr_t *at)
+{
+	sigset_t	 none, def;
+
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGCHLD);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGHUP);
+	if (posix_spawnattr_init(at) != 0)
+		return -1;
+	posix_spawnattr_setsigmask(at, &none);
+	posix_spawnattr_setsigdefault(at, &def);
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF);
+	return 0;
+}
+
+/* Its exit status, or 128 + the signal that killed it. */
+static int
+wait_worker(pid_t pid, const char *bin)
+{
+	int	 st;
+
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR) {
+			log_warn("waitpid %s", bin);
+			return EX_SOFTWARE;
+		}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	log_warnx("%s (pid %d) was killed by signal %d (%s)", bin, (int)pid,
+	    WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return 128 + WTERMSIG(st);
+}
+
+int
+gwimport_run(const struct gw_conf *c)
+{
+	posix_spawnattr_t	 at;
+	pid_t			 pid;
+	char			 bin[4096], ppid[16];
+	char			*argv[] = { bin, "--import-wilmer",
+				    c->c_import_dir, "--state-dir",
+				    c->c_state_dir, "--db-sync",
+				    c->c_db_sync_full ? "full" : "normal",
+				    "--parent", ppid,
+				    c->c_log_level >= LOG_LVL_DEBUG ?
+				    "--verbose" : NULL, NULL };
+	int			 r;
+
+	if (gwconf_worker_path(c, bin, sizeof(bin)) == -1)
+		return EX_UNAVAILABLE;
+	if (spawn_attrs(&at) == -1) {
+		log_warnx("posix_spawnattr_init failed");
+		return EX_UNAVAILABLE;
+	}
+	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
+	r = posix_spawn(&pid, bin, NULL, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
+	if (r != 0) {
+		errno = r;
+		log_warn("cannot run %s", bin);
+		return EX_UNAVAILABLE;
+	}
+	return wait_worker(pid, bin);
+}

@@ -1,0 +1,28 @@
+/* import.h - sluice-worker --import-wilmer: WilmerAI discussion folders into the shared database. */
+#ifndef SLUICE_IMPORT_H
+#define SLUICE_IMPORT_H
+
+#include <stdbool.h>
+
+struct import_opts {
+	const char	*io_dir;	/* a DiscussionIds folder or one
+					   discussion's folder */
+	const char	*io_state_dir;	/* the database is <dir>/sluice.db */
+	bool		 io_sync_full;	/* --db-sync full */
+};
+
+/*
+ * Import every WilmerAI discussion found under io_dir into the database,
+ * one transaction per discussion, idempotently: what Sluice already holds
+ * is never replaced (see docs/import-wilmer.md for the rules). The report
+ * goes to standard output, one line per discussion and a total line;
+ * errors go to standard error. Returns the process exit status: 0 when
+ * everything readable was imported; EX_DATAERR when a discussion could
+ * not be read (malformed JSON, a broken vector_memory.db: that discussion
+ * is left out, the others are imported); EX_IOERR when the database
+ * refused a write; EX_NOINPUT when io_dir is missing or holds no
+ * discussion; EX_CANTCREAT when the database cannot be opened.
+ */
+int	import_run(const struct import_opts *);
+
+#endif

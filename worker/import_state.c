@@ -1,0 +1,125 @@
+/* import_state.c - a WilmerAI discussion's state_document.md (and the .bak of its previous version) into the store. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+
+#include "import_int.h"
+
+/* A state document as WilmerAI reads it (file_utils.read_plain_text_file):
+ * 1 with its text in b, 0 when encrypted (noted) or empty, -1 when it
+ * cannot be read (r_err). */
+static int
+read_doc(const char *path, struct buf *b, struct imp_res *r)
+{
+	if (imp_read_file(path, b, r->r_err) == -1) {
+		r->r_fail = EX_DATAERR;
+		return -1;
+	}
+	if (imp_encrypted(b->b_data, b->b_len)) {
+		imp_note_encrypted(r, path);
+		return 0;
+	}
+	return b->b_len > 0 ? 1 : 0;
+}
+
+/* Whether this database keeps state documents; then whether the
+ * discussion has one (*have) and it is text (*same). */
+static int
+doc_state(struct store *s, const char *key, const char *text, bool *kept,
+    bool *have, bool *same)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT count(*) FROM "
+			    "sqlite_master WHERE type = 'table' AND name = "
+			    "'state_documents'");
+	int		 rc;
+
+	if (st == NULL || store_step(s, st) != 1)
+		return -1;
+	*kept = sqlite3_column_int(st, 0) > 0;
+	sqlite3_reset(st);
+	*have = *same = false;
+	if (!*kept)
+		return 0;
+	st = store_stmt(s, "SELECT text FROM state_documents WHERE "
+	    "discussion = ?");
+	if (st == NULL || store_bind(s, st, "t", key) == -1 ||
+	    (rc = store_step(s, st)) == -1)
+		return -1;
+	if ((*have = rc == 1)) {
+		*same = strcmp((const char *)sqlite3_column_text(st, 0),
+		    text) == 0;
+		sqlite3_reset(st);
+	}
+	return 0;
+}
+
+/* The document is there already, or has no place here: say so. */
+static void
+doc_left(const struct imp_disc *d, struct imp_res *r, bool kept, bool same)
+{
+	if (same) {
+		imp_sep(&r->r_parts, ", ");
+		buf_adds(&r->r_parts, "state document already imported");
+		return;
+	}
+	imp_sep(&r->r_skips, "; ");
+	buf_printf(&r->r_skips, "%s (%s)", imp_file_name(d->d_file[IMP_STATE]),
+	    kept ? "the discussion already has a state document in Sluice" :
+	    "this database keeps no state documents");
+}
+
+/* Insert text, and the .bak when it can be read, as the previous one. */
+static int
+doc_insert(struct store *s, const struct imp_disc *d, const char *text,
+    struct imp_res *r)
+{
+	struct buf	 bak = BUF_INIT;
+	int		 rc = 0;
+
+	if (d->d_file[IMP_STATE_BAK] != NULL &&
+	    (rc = read_doc(d->d_file[IMP_STATE_BAK], &bak, r)) == -1) {
+		buf_free(&bak);
+		return -1;
+	}
+	if (imp_discussion(s, d->d_key) == -1 || store_exec(s, "INSERT INTO "
+	    "state_documents (discussion, text, previous, updated_at) VALUES "
+	    "(?, ?, ?, ?)", "ttti", d->d_key, text, rc == 1 ? bak.b_data :
+	    NULL, (int64_t)time(NULL)) == -1) {
+		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
+		r->r_fail = EX_IOERR;
+		buf_free(&bak);
+		return -1;
+	}
+	imp_sep(&r->r_parts, ", ");
+	buf_adds(&r->r_parts, rc == 1 ? "state document (with its previous "
+	    "version)" : "state document");
+	buf_free(&bak);
+	return 0;
+}
+
+int
+imp_state(struct store *s, const struct imp_disc *d, struct imp_res *r)
+{
+	struct buf	 doc = BUF_INIT;
+	bool		 kept, have, same;
+	int		 rc;
+
+	if (d->d_file[IMP_STATE] == NULL)
+		return 0;
+	if ((rc = read_doc(d->d_file[IMP_STATE], &doc, r)) != 1) {
+		buf_free(&doc);
+		return rc;
+	}
+	if (doc_state(s, d->d_key, doc.b_data, &kept, &have, &same) == -1) {
+		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
+		r->r_fail = EX_IOERR;
+		rc = -1;
+	} else if (!kept || have)
+		doc_left(d, r, kept, same);
+	else
+		rc = doc_insert(s, d, doc.b_data, r);
+	buf_free(&doc);
+	return rc == -1 ? -1 : 0;
+}

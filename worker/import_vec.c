@@ -1,0 +1,301 @@
+/* import_vec.c - a WilmerAI vector_memory.db (memories with their keyword index, the hash log) into the store. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+
+#include "import_int.h"
+
+/*
+ * The source is WilmerAI's schema (vector_db_utils.initialize_vector_db):
+ *   memories(id, discussion_id, memory_text, date_added, metadata_json)
+ *   memories_fts(title, summary, entities, key_phrases,
+ *       memory_text_unweighted), rowid = memories.id
+ *   vector_memory_hash_log(id, discussion_id, message_hash, timestamp)
+ *   memory_embeddings(memory_id, model, dim, vector): not imported
+ * It is opened read-only and read in one transaction, so a WilmerAI
+ * still writing to it is seen at one point in time.
+ */
+
+struct vcopy {
+	struct store		*vc_s;
+	sqlite3			*vc_db;		/* the source */
+	const struct imp_disc	*vc_d;
+	struct imp_res		*vc_r;
+};
+
+/* The source failed: the discussion is left out as unreadable. */
+static int
+src_fail(struct vcopy *vc, const char *what)
+{
+	snprintf(vc->vc_r->r_err, sizeof(vc->vc_r->r_err), "%s: %s: %s",
+	    vc->vc_d->d_file[IMP_VECTOR], what, vc->vc_db != NULL ?
+	    sqlite3_errmsg(vc->vc_db) : "out of memory");
+	vc->vc_r->r_fail = EX_DATAERR;
+	return -1;
+}
+
+static int
+store_fail(struct vcopy *vc)
+{
+	snprintf(vc->vc_r->r_err, sizeof(vc->vc_r->r_err), "%s",
+	    store_err(vc->vc_s));
+	vc->vc_r->r_fail = EX_IOERR;
+	return -1;
+}
+
+static sqlite3_stmt *
+src_stmt(struct vcopy *vc, const char *sql)
+{
+	sqlite3_stmt	*st = NULL;
+
+	if (sqlite3_prepare_v2(vc->vc_db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		src_fail(vc, "cannot read it");
+		return NULL;
+	}
+	return st;
+}
+
+/* The number sql (with text parameter arg, or none) counts, or -1. */
+static long
+src_count(struct vcopy *vc, const char *sql, const char *arg)
+{
+	sqlite3_stmt	*st = src_stmt(vc, sql);
+	long		 n = -1;
+
+	if (st == NULL)
+		return -1;
+	if (arg != NULL)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	else
+		src_fail(vc, "cannot read it");
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* How many rows the store has in table for the discussion, or -1. */
+static long
+store_count(struct vcopy *vc, const char *sql)
+{
+	sqlite3_stmt	*st = store_stmt(vc->vc_s, sql);
+	long		 n;
+
+	if (st == NULL || store_bind(vc->vc_s, st, "t",
+	    vc->vc_d->d_key) == -1 || store_step(vc->vc_s, st) != 1)
+		return store_fail(vc);
+	n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return n;
+}
+
+static const char *
+col(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+/* The keyword index row of source memory old as the store's row id; a
+ * memory the source never indexed gets its text indexed. */
+static int
+copy_fts(struct vcopy *vc, sqlite3_stmt *fts, int64_t old, int64_t id,
+    const char *text)
+{
+	int	 rc;
+
+	sqlite3_reset(fts);
+	sqlite3_bind_int64(fts, 1, old);
+	if ((rc = sqlite3_step(fts)) == SQLITE_ROW)
+		rc = store_exec(vc->vc_s, "INSERT INTO vector_fts (rowid, "
+		    "title, summary, entities, key_phrases, "
+		    "memory_text_unweighted) VALUES (?, ?, ?, ?, ?, ?)",
+		    "ittttt", id, col(fts, 0), col(fts, 1), col(fts, 2),
+		    col(fts, 3), col(fts, 4));
+	else if (rc == SQLITE_DONE)
+		rc = store_exec(vc->vc_s, "INSERT INTO vector_fts (rowid, "
+		    "memory_text_unweighted) VALUES (?, ?)", "it", id, text);
+	else
+		return src_fail(vc, "cannot read memories_fts");
+	return rc == -1 ? store_fail(vc) : 0;
+}
+
+/* Every memory in id order (the ids are new; the order is kept). */
+static int
+copy_rows(struct vcopy *vc, sqlite3_stmt *mem, sqlite3_stmt *fts)
+{
+	int64_t	 old;
+	int	 rc;
+
+	while ((rc = sqlite3_step(mem)) == SQLITE_ROW) {
+		old = sqlite3_column_int64(mem, 0);
+		if ((vc->vc_r->r_vectors == 0 &&
+		    imp_discussion(vc->vc_s, vc->vc_d->d_key) == -1) ||
+		    store_exec(vc->vc_s, "INSERT INTO vector_memories "
+		    "(discussion, memory_text, date_added, metadata_json) "
+		    "VALUES (?, ?, ?, ?)", "tttt", vc->vc_d->d_key, col(mem, 1),
+		    col(mem, 2), col(mem, 3)) == -1)
+			return store_fail(vc);
+		if (copy_fts(vc, fts, old, store_last_rowid(vc->vc_s),
+		    col(mem, 1)) == -1)
+			return -1;
+		vc->vc_r->r_vectors++;
+	}
+	return rc == SQLITE_DONE ? 0 : src_fail(vc, "cannot read memories");
+}
+
+/* The memories, unless the discussion has vector memories in Sluice. */
+static int
+copy_memories(struct vcopy *vc, bool has_fts)
+{
+	sqlite3_stmt	*mem = NULL, *fts = NULL;
+	struct imp_res	*r = vc->vc_r;
+	long		 have;
+	int		 rc = -1;
+
+	if ((have = store_count(vc, "SELECT count(*) FROM vector_memories "
+	    "WHERE discussion = ?")) == -1)
+		return -1;
+	imp_sep(&r->r_parts, ", ");
+	if (have > 0) {
+		buf_printf(&r->r_parts, "vector memories already in Sluice "
+		    "(%ld)", have);
+		return 0;
+	}
+	mem = src_stmt(vc, "SELECT id, memory_text, date_added, metadata_json "
+	    "FROM memories ORDER BY id");
+	fts = src_stmt(vc, has_fts ? "SELECT title, summary, entities, "
+	    "key_phrases, memory_text_unweighted FROM memories_fts WHERE "
+	    "rowid = ?" : "SELECT 1 WHERE 0 AND ?");
+	if (mem != NULL && fts != NULL)
+		rc = copy_rows(vc, mem, fts);
+	sqlite3_finalize(mem);
+	sqlite3_finalize(fts);
+	buf_printf(&r->r_parts, "%ld vector %s", r->r_vectors,
+	    imp_plural(r->r_vectors, "memory", "memories"));
+	return rc;
+}
+
+/* The hash log WilmerAI reads for this discussion (its rows with this
+ * discussion_id), oldest first, unless Sluice has one. */
+static int
+copy_hashlog(struct vcopy *vc)
+{
+	sqlite3_stmt	*st;
+	struct imp_res	*r = vc->vc_r;
+	long		 have;
+	int64_t		 at;
+	int		 rc;
+
+	if ((have = store_count(vc, "SELECT count(*) FROM vector_hash_log "
+	    "WHERE discussion = ?")) == -1)
+		return -1;
+	imp_sep(&r->r_parts, ", ");
+	if (have > 0) {
+		buf_printf(&r->r_parts, "hash log already in Sluice (%ld)",
+		    have);
+		return 0;
+	}
+	/* timestamp is UTC ISO-8601 text; SQLite reads its offset. */
+	if ((st = src_stmt(vc, "SELECT message_hash, CAST(strftime('%s', "
+	    "timestamp) AS INTEGER) FROM vector_memory_hash_log WHERE "
+	    "discussion_id = ? ORDER BY timestamp, id")) == NULL)
+		return -1;
+	sqlite3_bind_text(st, 1, vc->vc_d->d_id, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		at = sqlite3_column_type(st, 1) == SQLITE_NULL ?
+		    (int64_t)time(NULL) : sqlite3_column_int64(st, 1);
+		if ((r->r_hashlog == 0 && imp_discussion(vc->vc_s,
+		    vc->vc_d->d_key) == -1) || store_exec(vc->vc_s, "INSERT "
+		    "INTO vector_hash_log (discussion, message_hash, "
+		    "logged_at) VALUES (?, ?, ?)", "tti", vc->vc_d->d_key,
+		    col(st, 0), at) == -1)
+			break;
+		r->r_hashlog++;
+	}
+	sqlite3_finalize(st);
+	buf_printf(&r->r_parts, "%ld hash log %s", r->r_hashlog,
+	    imp_plural(r->r_hashlog, "entry", "entries"));
+	if (rc == SQLITE_ROW)
+		return store_fail(vc);
+	return rc == SQLITE_DONE ? 0 : src_fail(vc, "cannot read "
+	    "vector_memory_hash_log");
+}
+
+/* Which of WilmerAI's tables the source has: bit i for names[i]. */
+static int
+src_tables(struct vcopy *vc, unsigned *has)
+{
+	static const char *const names[] = { "memories", "memories_fts",
+	    "vector_memory_hash_log", "memory_embeddings" };
+	long	 n;
+	size_t	 i;
+
+	*has = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = src_count(vc, "SELECT count(*) FROM sqlite_master WHERE "
+		    "type = 'table' AND name = ?", names[i]);
+		if (n == -1)
+			return -1;
+		if (n > 0)
+			*has |= 1u << i;
+	}
+	return 0;
+}
+
+/* Embeddings are derived from the memory text; they are not imported. */
+static int
+note_embeddings(struct vcopy *vc)
+{
+	long	 n = src_count(vc, "SELECT count(*) FROM memory_embeddings",
+		    NULL);
+
+	if (n > 0) {
+		imp_sep(&vc->vc_r->r_skips, "; ");
+		buf_printf(&vc->vc_r->r_skips, "%ld %s in memory_embeddings "
+		    "(semantic-search vectors are not imported)", n,
+		    imp_plural(n, "embedding", "embeddings"));
+	}
+	return n == -1 ? -1 : 0;
+}
+
+static int
+copy_all(struct vcopy *vc)
+{
+	unsigned	 has;
+
+	if (sqlite3_exec(vc->vc_db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return src_fail(vc, "cannot read it");
+	if (src_tables(vc, &has) == -1)
+		return -1;
+	if ((has & 1) && copy_memories(vc, (has & 2) != 0) == -1)
+		return -1;
+	if ((has & 4) && copy_hashlog(vc) == -1)
+		return -1;
+	if ((has & 8) && note_embeddings(vc) == -1)
+		return -1;
+	return 0;
+}
+
+int
+imp_vec(struct store *s, const struct imp_disc *d, struct imp_res *r)
+{
+	struct vcopy	 vc = { s, NULL, d, r };
+	int		 rc;
+
+	if (d->d_file[IMP_VECTOR] == NULL)
+		return 0;
+	rc = sqlite3_open_v2(d->d_file[IMP_VECTOR], &vc.vc_db,
+	    SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK)
+		rc = src_fail(&vc, "cannot open it");
+	else {
+		/* A WilmerAI writing to it holds the lock briefly. */
+		sqlite3_busy_timeout(vc.vc_db, 5000);
+		rc = copy_all(&vc);
+	}
+	sqlite3_close(vc.vc_db);
+	return rc;
+}
