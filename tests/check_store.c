@@ -93,7 +93,8 @@ START_TEST(test_open_schema)
 	struct store	*s = open_ok(NULL);
 	char		 t[32];
 
-	ck_assert_int_eq(q_int(s, "PRAGMA user_version"), 1);
+	ck_assert_int_eq(q_int(s, "PRAGMA user_version"),
+	    store_schema_version());
 	ck_assert_str_eq(q_text(s, "PRAGMA journal_mode", t, sizeof(t)),
 	    "wal");
 	ck_assert_int_eq(q_int(s, "PRAGMA synchronous"), 1);	/* NORMAL */
@@ -148,7 +149,8 @@ START_TEST(test_reopen)
 	    "1)", ""), 1);
 	store_close(s);
 	s = open_ok(NULL);
-	ck_assert_int_eq(q_int(s, "PRAGMA user_version"), 1);
+	ck_assert_int_eq(q_int(s, "PRAGMA user_version"),
+	    store_schema_version());
 	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM discussions"), 1);
 	store_close(s);
 }
@@ -187,11 +189,33 @@ START_TEST(test_concurrent_migrate)
 			    "round %d: a process failed to open", r);
 		}
 		s = open_ok(NULL);
-		ck_assert_int_eq(q_int(s, "PRAGMA user_version"), 1);
+		ck_assert_int_eq(q_int(s, "PRAGMA user_version"),
+		    store_schema_version());
 		ck_assert_int_eq(q_int(s, "SELECT count(*) FROM sqlite_master "
 		    "WHERE name = 'memories'"), 1);
 		store_close(s);
 	}
+}
+END_TEST
+
+/* A database of schema version 1 (before locks knew their process's
+ * start time) is brought up to date at open, its rows kept. */
+START_TEST(test_migrate_from_1)
+{
+	struct store	*s = open_ok(NULL);
+
+	ck_assert_int_eq(store_schema_version(), 2);
+	ck_assert_int_eq(store_exec(s, "ALTER TABLE workflow_locks DROP COLUMN "
+	    "pid_start", ""), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks VALUES "
+	    "('L', 'o', unixepoch() + 60, 7)", ""), 1);
+	ck_assert_int_eq(store_exec(s, "PRAGMA user_version = 1", ""), 0);
+	store_close(s);
+	s = open_ok(NULL);
+	ck_assert_int_eq(q_int(s, "PRAGMA user_version"), 2);
+	ck_assert_int_eq(q_int(s, "SELECT pid * 10 + pid_start FROM "
+	    "workflow_locks WHERE lock_id = 'L'"), 70);
+	store_close(s);
 }
 END_TEST
 
@@ -353,8 +377,9 @@ START_TEST(test_lock_orphans)
 	if ((gone = fork()) == 0)
 		_exit(0);
 	ck_assert_int_eq(waitpid(gone, &st, 0), gone);
-	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks VALUES "
-	    "('G', 'killed', ?, ?), ('P', 'parent', ?, ?), ('U', 'old', ?, 0)",
+	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks (lock_id, "
+	    "owner, expires_at, pid) VALUES ('G', 'killed', ?, ?), "
+	    "('P', 'parent', ?, ?), ('U', 'old', ?, 0)",
 	    "iiiii", later, (int64_t)gone, later, (int64_t)getppid(), later),
 	    3);
 	ck_assert_int_eq(store_lock(s, "G", "me", 600), 1);
@@ -362,6 +387,38 @@ START_TEST(test_lock_orphans)
 	    "lock_id = 'G'"), getpid());
 	ck_assert_int_eq(store_lock(s, "P", "me", 600), 0);
 	ck_assert_int_eq(store_lock(s, "U", "me", 600), 0);
+	store_close(s);
+}
+END_TEST
+
+/* A lock taken by a process that lives is kept; once its pid stands
+ * for another process (another start time), it is free. */
+START_TEST(test_lock_pid_reused)
+{
+	struct store	*s = open_ok(NULL), *c;
+	char		 err[STORE_ERRLEN], x = 'x';
+	int		 held[2], done[2], st;
+	pid_t		 pid;
+
+	ck_assert_int_eq(pipe(held), 0);
+	ck_assert_int_eq(pipe(done), 0);
+	if ((pid = fork()) == 0) {
+		c = store_open(t_db, NULL, err);
+		if (c == NULL || store_lock(c, "R", "child", 600) != 1)
+			_exit(1);
+		(void)write(held[1], &x, 1);
+		(void)read(done[0], &x, 1);	/* until the parent is done */
+		_exit(0);
+	}
+	ck_assert_int_eq(read(held[0], &x, 1), 1);
+	ck_assert_int_gt(q_int(s, "SELECT pid_start FROM workflow_locks"), 0);
+	ck_assert_int_eq(store_lock(s, "R", "me", 600), 0);
+	ck_assert_int_eq(store_exec(s, "UPDATE workflow_locks SET pid_start "
+	    "= pid_start + 1", ""), 1);
+	ck_assert_int_eq(store_lock(s, "R", "me", 600), 1);
+	(void)write(done[1], &x, 1);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	store_close(s);
 }
 END_TEST
@@ -744,6 +801,7 @@ store_suite(void)
 	tcase_add_test(tc, test_fts5_cascade);
 	tcase_add_test(tc, test_reopen);
 	tcase_add_test(tc, test_concurrent_migrate);
+	tcase_add_test(tc, test_migrate_from_1);
 	tcase_add_test(tc, test_newer_schema);
 	tcase_add_test(tc, test_corrupt);
 	suite_add_tcase(s, tc);
@@ -758,6 +816,7 @@ store_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_locks);
 	tcase_add_test(tc, test_lock_orphans);
+	tcase_add_test(tc, test_lock_pid_reused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("busy");

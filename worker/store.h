@@ -29,6 +29,9 @@ struct store_opts {
 struct store	*store_open(const char *path, const struct store_opts *opts,
 		    char err[STORE_ERRLEN]);
 
+/* The schema version this build migrates to (PRAGMA user_version). */
+int		 store_schema_version(void);
+
 /* Finalise the cached statements, roll back an open transaction and
  * close. NULL is a no-op. */
 void		 store_close(struct store *);

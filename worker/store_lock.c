@@ -1,6 +1,9 @@
 /* store_lock.c - named locks with an expiry, shared by every worker (WorkflowLock, memory generation). */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -10,12 +13,67 @@
 /*
  * A lock is a row of workflow_locks. Taking one first frees the locks
  * nobody can hold any more: expired rows, and the row of this lock when
- * the worker process that took it is gone (a killed worker; pids are of
- * this machine, where every worker of the database runs). Then an
- * upsert inserts the row, or renews it when the same owner holds it,
- * and changes nothing when another owner does. Each operation is one
- * BEGIN IMMEDIATE transaction.
+ * the worker process that took it is gone (a killed worker). Pids are
+ * of this machine, where every worker of the database runs, in one pid
+ * namespace; a pid the kernel has given to another process since is
+ * told apart by the process's start time. Then an upsert inserts the
+ * row, or
+ * renews it when the same owner holds it, and changes nothing when
+ * another owner does. Each operation is one BEGIN IMMEDIATE
+ * transaction.
  */
+
+/* The start time of process pid (/proc/<pid>/stat field 22, clock
+ * ticks after boot), or 0 when it cannot be read. */
+static int64_t
+proc_start(pid_t pid)
+{
+	char		 path[64], buf[1024], *p;
+	unsigned long long start;
+	FILE		*f;
+	size_t		 n;
+	int		 i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the name (field 2) is in parentheses and may hold anything */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %llu", &start) != 1)
+		return 0;
+	return (int64_t)start;
+}
+
+static int64_t
+my_start(void)
+{
+	static int64_t	 start = -1;
+
+	if (start == -1)
+		start = proc_start(getpid());
+	return start;
+}
+
+/* Whether the process that took a lock (pid, started at start) cannot
+ * hold it any more. */
+static bool
+holder_gone(int64_t pid, int64_t start)
+{
+	int64_t	 now;
+
+	if (pid <= 0 || pid == (int64_t)getpid())
+		return false;		/* unknown, or another owner here */
+	if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+		return true;
+	now = start != 0 ? proc_start((pid_t)pid) : 0;
+	return now != 0 && now != start;	/* the pid was reused */
+}
 
 /* One write statement in its own transaction; returns its changes. */
 static int
@@ -36,14 +94,14 @@ write1(struct store *s, const char *sql, const char *fmt, ...)
 	return store_commit(s) == -1 ? -1 : n;
 }
 
-/* In the transaction: drop lock name when the process holding it is
- * gone. 0, or -1. */
+/* In the transaction: drop lock name when the process holding it for
+ * another owner cannot hold it any more. 0, or -1. */
 static int
 free_orphan(struct store *s, const char *name, const char *owner)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT pid FROM workflow_locks "
-			    "WHERE lock_id = ? AND owner <> ?");
-	int64_t		 pid;
+	sqlite3_stmt	*st = store_stmt(s, "SELECT pid, pid_start FROM "
+			    "workflow_locks WHERE lock_id = ? AND owner <> ?");
+	int64_t		 pid, start;
 	int		 r;
 
 	if (st == NULL || store_bind(s, st, "tt", name, owner) == -1)
@@ -51,9 +109,9 @@ free_orphan(struct store *s, const char *name, const char *owner)
 	if ((r = store_step(s, st)) != 1)
 		return r;
 	pid = sqlite3_column_int64(st, 0);
+	start = sqlite3_column_int64(st, 1);
 	sqlite3_reset(st);
-	if (pid <= 0 || pid == (int64_t)getpid() ||
-	    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+	if (!holder_gone(pid, start))
 		return 0;
 	log_info("lock '%s' was held by process %lld, which is gone; taken "
 	    "over", name, (long long)pid);
@@ -73,10 +131,11 @@ store_lock(struct store *s, const char *name, const char *owner,
 	if (store_exec(s, "DELETE FROM workflow_locks WHERE expires_at <= ?",
 	    "i", now) == -1 || free_orphan(s, name, owner) == -1 ||
 	    (n = store_exec(s, "INSERT INTO workflow_locks (lock_id, owner, "
-	    "expires_at, pid) VALUES (?, ?, ?, ?) ON CONFLICT (lock_id) DO "
-	    "UPDATE SET expires_at = excluded.expires_at "
-	    "WHERE workflow_locks.owner = excluded.owner", "ttii", name, owner,
-	    now + (int64_t)ttl_s, (int64_t)getpid())) == -1) {
+	    "expires_at, pid, pid_start) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+	    "(lock_id) DO UPDATE SET expires_at = excluded.expires_at "
+	    "WHERE workflow_locks.owner = excluded.owner", "ttiii", name,
+	    owner, now + (int64_t)ttl_s, (int64_t)getpid(), my_start())) ==
+	    -1) {
 		(void)store_rollback(s);
 		return -1;
 	}

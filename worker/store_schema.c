@@ -102,8 +102,21 @@ static const char *const steps[] = {
 	"  logged_at INTEGER NOT NULL);"
 	"CREATE INDEX vector_hash_log_discussion ON"
 	"  vector_hash_log(discussion, id);",
+
+	/* 2 */
+	/* The start time (clock ticks after boot, /proc/<pid>/stat field
+	 * 22) of the process that took a lock: a pid the kernel has given
+	 * to a new process since no longer holds it. 0: unknown. */
+	"ALTER TABLE workflow_locks ADD COLUMN pid_start INTEGER NOT NULL"
+	"  DEFAULT 0;",
 };
 #define STORE_VERSION	((int)(sizeof(steps) / sizeof(steps[0])))
+
+int
+store_schema_version(void)
+{
+	return STORE_VERSION;
+}
 
 static int
 user_version(struct store *s, int *v)
