@@ -104,7 +104,7 @@ START_TEST(test_condense_keeps_order)
 {
 	struct mem_blocks	 m;
 	int64_t			 id[5], last = 0;
-	char			 h[8], *t = NULL;
+	char			 h[16], *t = NULL;
 	int			 i;
 
 	for (i = 0; i < 5; i++) {
