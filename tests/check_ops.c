@@ -265,7 +265,9 @@ struct scale {
 };
 
 /* Up by 15 workers, then down by 15, one signal per tick, requests
- * flowing all the while. */
+ * flowing all the while. Each tick also makes a request of its own, so
+ * a slow build (the sanitizers) ticks slowly: the streams last 3.2 s,
+ * long enough for the 30 ticks either way. */
 static void
 scale_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 {
@@ -289,7 +291,7 @@ START_TEST(scale_up_and_down_under_load)
 	char			*body = "{\"stream\":true,\"messages\":[{\"role\":"
 				    "\"user\",\"content\":\"#mock {\\\"text\\\": "
 				    "\\\"a b c d e f g h i j k l m n o p\\\", "
-				    "\\\"delay_ms\\\": 50}\"}]}";
+				    "\\\"delay_ms\\\": 200}\"}]}";
 	int			 i;
 
 	start_env("\"min_workers\": 1, \"max_workers\": 1, \"queue_max\": 256",
