@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "it/dbq.h"
 #include "it/harness.h"
 #include "testmain.h"
 
@@ -382,6 +383,147 @@ START_TEST(wikipedia_users_501)
 }
 END_TEST
 
+/* ---- the memory examples --------------------------------------------- */
+
+/* The shipped user file with its files folder (userWideWorkflowVariables
+ * var) pointed at the test's folder, which sluiceFileDirectories then
+ * allows (Sluice opens no other path); a file there. */
+static void
+own_files(const char *user, const char *var)
+{
+	char	 path[PATH_MAX], dir[PATH_MAX], file[PATH_MAX + 32];
+	json_t	*u, *wide;
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/Users/%s.json", T.it_dir, user);
+	snprintf(dir, sizeof(dir), "%s/files", T.it_dir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(file, sizeof(file), "%s/world_info.txt", dir);
+	ck_assert_ptr_nonnull(f = fopen(file, "w"));
+	fputs("The world is a small island.\n", f);
+	fclose(f);
+	ck_assert_ptr_nonnull(u = json_load_file(path, 0, NULL));
+	wide = json_object_get(u, "userWideWorkflowVariables");
+	json_object_set_new(wide, var, json_string(dir));
+	json_object_set_new(u, "sluiceFileDirectories", json_pack("[s]", dir));
+	ck_assert_int_eq(json_dump_file(u, path, JSON_INDENT(2)), 0);
+	json_decref(u);
+}
+
+/* A conversation of n messages in discussion "ex"; streamed or not, the
+ * responder's answer (the mock's) comes back. Returns the backend
+ * requests it caused. */
+static json_t *
+long_turn(int n, bool stream)
+{
+	json_t			*msgs = json_array(), *b;
+	char			 text[96], *body;
+	struct it_resp		 r;
+	struct sse_summary	 ss;
+	int			 k;
+
+	json_array_append_new(msgs, json_pack("{s:s,s:s}", "role", "system",
+	    "content", "A game. [DiscussionId]ex[/DiscussionId]"));
+	for (k = 1; k <= n; k++) {
+		snprintf(text, sizeof(text), "%s %d: the party walks on along "
+		    "the shore", k % 2 ? "Hero" : "Guide", k);
+		json_array_append_new(msgs, json_pack("{s:s,s:s}", "role",
+		    k % 2 ? "user" : "assistant", "content", text));
+	}
+	b = json_pack("{s:s,s:b,s:o}", "model", "x", "stream", stream,
+	    "messages", msgs);
+	body = json_dumps(b, 0);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status,
+	    r.r_body.b_data);
+	if (stream) {
+		it_sse_parse(r.r_body.b_data, &ss);
+		ck_assert(ss.ss_done && !ss.ss_error);
+		ck_assert_str_eq(ss.ss_text, "The quick brown fox jumps over "
+		    "the lazy dog.");
+		free(ss.ss_text);
+	} else
+		ck_assert_msg(strstr(r.r_body.b_data, "lazy dog.") != NULL,
+		    "%s", r.r_body.b_data);
+	it_resp_free(&r);
+	free(body);
+	json_decref(b);
+	it_wait_idle(&T, 1);	/* the nodes after the answer are done */
+	return mock_log();
+}
+
+/* True when a request of log sent text somewhere in its messages. */
+static bool
+log_has(json_t *log, const char *text)
+{
+	json_t	*req;
+	char	*s;
+	size_t	 i;
+	bool	 found = false;
+
+	json_array_foreach(log, i, req) {
+		s = json_dumps(json_object_get(req, "body"), 0);
+		found = found || (s != NULL && strstr(s, text) != NULL);
+		free(s);
+	}
+	return found;
+}
+
+/* The file-memory game bot: no memory on the first turn (no ledger yet,
+ * and few tokens), memories on the second (more than
+ * maxMessagesBetweenChunks new messages), the summary tool workflow
+ * when they are new, the world file in the responder's prompt. */
+START_TEST(game_bot_file_memory)
+{
+	json_t	*log;
+
+	if (!find_shipped())
+		return;
+	start_as("_example_game_bot_with_file_memory");
+	own_files("_example_game_bot_with_file_memory", "gameTempDir");
+	log = long_turn(30, false);
+	ck_assert(log_has(log, "The world is a small island."));
+	ck_assert(!log_has(log, "summarize the new messages into a new"));
+	json_decref(log);
+	log = long_turn(32, true);
+	ck_assert(log_has(log, "summarize the new messages into a new"));
+	ck_assert(log_has(log, "Hero 1: the party walks on"));
+	json_decref(log);
+	/* 25 new messages (7 held back) in one chunk of 12000 tokens */
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories WHERE "
+	    "discussion = 'ex'"), 1);
+	stop_clean();
+}
+END_TEST
+
+/* The vector-memory assistant: facts are asked of Memory_Vector_Workflow
+ * on the first turn already (the vector path counts messages without a
+ * ledger); the mock's answer holds none, so the chunk is not logged and
+ * the next turn asks again. The keyword search and the state document
+ * answer without facts. */
+START_TEST(assistant_vector_memory)
+{
+	json_t	*log;
+	int	 turn;
+
+	if (!find_shipped())
+		return;
+	start_as("_example_assistant_with_vector_memory");
+	own_files("_example_assistant_with_vector_memory", "personaDir");
+	for (turn = 0; turn < 2; turn++) {
+		log = long_turn(30 + 2 * turn, turn == 1);
+		ck_assert(log_has(log, "You are a Fact Extraction Agent"));
+		ck_assert(log_has(log, "No state document has been created "
+		    "yet"));
+		json_decref(log);
+	}
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM "
+	    "vector_hash_log"), 0);
+	stop_clean();
+}
+END_TEST
+
 static Suite *
 wilmer_suite(void)
 {
@@ -397,6 +539,8 @@ wilmer_suite(void)
 	tcase_add_test(tc, family_chat_ui_discussionid);
 	tcase_add_test(tc, family_chat_ui_cot_discussionid);
 	tcase_add_test(tc, wikipedia_users_501);
+	tcase_add_test(tc, game_bot_file_memory);
+	tcase_add_test(tc, assistant_vector_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }
