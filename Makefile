@@ -89,7 +89,8 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
 		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
 WORKER_SRCS	:= $(addprefix worker/,\
-		   backend.c clean.c clean_conf.c clean_match.c \
+		   backend.c cache.c callcache.c clean.c clean_conf.c \
+		   clean_match.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
 		   clean_toolparse.c clean_tools.c failover.c fault.c \
 		   filter.c flow.c gen_input.c groupchat.c import.c \
@@ -238,6 +239,10 @@ check_store_OBJS	:= $(BASE) $(call obj,worker/store.c worker/store_lock.c \
 			    worker/store_schema.c worker/store_stmt.c \
 			    common/sha256.c)
 check_store_LIBS	:= $(LIBS_SQLITE)
+check_cache_OBJS	:= $(BASE) $(call obj,worker/cache.c worker/store.c \
+			    worker/store_lock.c worker/store_schema.c \
+			    worker/store_stmt.c common/sha256.c)
+check_cache_LIBS	:= $(LIBS_SQLITE)
 check_memory_OBJS	:= $(BASE) $(call obj,worker/memstore.c worker/mem_text.c \
 			    worker/mem_read.c worker/mem_chunk.c worker/store.c \
 			    worker/store_lock.c worker/store_schema.c \
@@ -276,6 +281,8 @@ check_timestamps_it_OBJS := $(check_memory_it_OBJS)
 check_timestamps_it_LIBS := $(LIBS_SQLITE)
 check_import_OBJS	:= $(check_it_OBJS)
 check_import_LIBS	:= $(LIBS_SQLITE)
+check_cache_it_OBJS	:= $(check_memory_it_OBJS)
+check_cache_it_LIBS	:= $(LIBS_SQLITE)
 check_memory_chaos_OBJS	:= $(check_memory_it_OBJS) $(PROTO_OBJS)
 check_memory_chaos_LIBS	:= $(LIBS_SQLITE)
 
@@ -283,6 +290,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
 		   check_groupchat check_users check_store check_memory check_vecmem \
+		   check_cache \
 		   check_timestamps \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
@@ -290,7 +298,8 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
 		   check_dialects \
 		   check_clients check_store_it check_memory_it check_vecmem_it \
-		   check_timestamps_it check_import check_memory_chaos
+		   check_timestamps_it check_import check_memory_chaos \
+		   check_cache_it
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

@@ -3,7 +3,8 @@
 #
 # Usage: bench/run.sh [BUILD_DIR]          (make bench runs: bench/run.sh build)
 # Environment: BENCH_DURATION (s, default 5), BENCH_WARMUP (s, 1),
-# BENCH_CLIENTS ("1 16 64"), BENCH_WORKERS (64), BENCH_OUT (bench/RESULTS.md).
+# BENCH_CLIENTS ("1 16 64"), BENCH_WORKERS (64), BENCH_CACHE_CLIENTS ("1 16"),
+# BENCH_OUT (bench/RESULTS.md).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ DURATION=${BENCH_DURATION:-5}
 WARMUP=${BENCH_WARMUP:-1}
 CLIENTS=${BENCH_CLIENTS:-"1 16 64"}
 WORKERS=${BENCH_WORKERS:-64}
+CACHE_CLIENTS=${BENCH_CACHE_CLIENTS:-"1 16"}
 OUT=${BENCH_OUT:-bench/RESULTS.md}
 TIMEOUT=10			# per request, seconds
 GATEWAY=$O/sluice-gateway
@@ -236,6 +238,63 @@ run_cells() {
 	done
 }
 
+# The response cache: a gateway with it on, the same body again and
+# again. The preset's temperature decides: 0 is cacheable (every
+# request after the first is a hit), 0.5 is not (every one a miss, a
+# backend call). Results in $TMP/c.KIND.MODE.CLIENTS.
+cache_cells() {
+	d=$TMP/config
+	printf '{"min_workers": %s, "max_workers": %s, "cache": {"enabled": true, "max_entries": 1000, "ttl_minutes": 60, "cacheable_temperature": 0.0}}\n' \
+	    "$WORKERS" "$WORKERS" >"$d/sluice.json"
+	start_gateway
+	for kind in miss hit; do
+		if [ "$kind" = hit ]; then t=0; else t=0.5; fi
+		echo "{\"temperature\": $t}" >"$d/Presets/OpenAI/bench/Mock.json"
+		for mode in plain stream; do
+			for c in $CACHE_CLIENTS; do
+				cell gateway "$mode" "$c"
+				mv "$TMP/r.$mode.gateway.$c" "$TMP/c.$kind.$mode.$c"
+			done
+		done
+	done
+	CACHE_HDR=$(curl -s -o /dev/null -D - -m 5 -H 'Content-Type: application/json' \
+	    --data-binary "@$TMP/body.json" "http://127.0.0.1:$GW_PORT/v1/chat/completions" |
+	    tr -d '\r' | sed -n 's/^X-Sluice-Cache: //p')
+	CACHE_METRICS=$(curl -s -m 2 "http://127.0.0.1:$GW_PORT/metrics" |
+	    grep '^sluice_cache_' | tr '\n' ' ')
+	WORKER_PIDS=$(children "$GW_PID")
+	stop_pid "$GW_PID"
+	GW_PID=
+}
+
+cache_table() {
+	echo "| mode | clients | misses req/s | misses p50 / p99 ms | hits req/s | hits p50 / p99 ms | hits TTFB p50 / p99 ms | errors (misses / hits) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	for mode in plain stream; do
+		for c in $CACHE_CLIENTS; do
+			m=$(cat "$TMP/c.miss.$mode.$c" 2>/dev/null || echo '{}')
+			h=$(cat "$TMP/c.hit.$mode.$c" 2>/dev/null || echo '{}')
+			echo "| $mode | $c | $(fmt_rps "$(jget "$m" rps)") | $(jget "$m" p50_ms) / $(jget "$m" p99_ms) | $(fmt_rps "$(jget "$h" rps)") | $(jget "$h" p50_ms) / $(jget "$h" p99_ms) | $(jget "$h" ttfb_p50_ms) / $(jget "$h" ttfb_p99_ms) | $(jget "$m" errors) / $(jget "$h" errors) |"
+		done
+	done
+}
+
+cache_section() {
+	echo "## Response cache: hits against misses"
+	echo
+	echo "A second gateway (same pool) with \\`\"cache\": {\"enabled\": true,"
+	echo "\"cacheable_temperature\": 0.0}\\`, the same request body again and"
+	echo "again. Misses: the preset's temperature is 0.5, so no call may be"
+	echo "cached and each request goes to the mock. Hits: temperature 0, so"
+	echo "every request after the first is answered from the shared database"
+	echo "(the answer replayed through the cleaner, no backend call)."
+	echo
+	cache_table
+	echo
+	echo "- \\`X-Sluice-Cache\\` of one more request afterwards: \\`${CACHE_HDR:-none}\\`."
+	echo "- Cache metrics afterwards: \\`${CACHE_METRICS:-none}\\`"
+}
+
 # a - b with three decimals (for the added-latency columns).
 sub() {
 	if [ "$1" = - ] || [ "$2" = - ]; then echo -; return; fi
@@ -333,7 +392,8 @@ stop_gateway() {
 # The command that produced the results, with any BENCH_* overrides.
 command_line() {
 	env=
-	for v in BENCH_DURATION BENCH_WARMUP BENCH_CLIENTS BENCH_WORKERS; do
+	for v in BENCH_DURATION BENCH_WARMUP BENCH_CLIENTS BENCH_WORKERS \
+	    BENCH_CACHE_CLIENTS; do
 		eval "x=\${$v:-}"
 		[ -z "$x" ] || env="$env$v='$x' "
 	done
@@ -519,13 +579,16 @@ report() {
 	echo
 	clean_section
 	echo
+	cache_section
+	echo
 	observations
 	echo
 	notes
 	echo
 	echo "## Raw loadgen output"
 	echo
-	echo "In run order: for each mode, for each client count, direct then gateway."
+	echo "In run order: for each mode, for each client count, direct then gateway;"
+	echo "then the cache cells (misses, then hits; each mode, each client count)."
 	echo
 	echo '```'
 	cat "$TMP/raw.jsonl"
@@ -550,6 +613,7 @@ main() {
 	if [ "$GW_DIED" = no ]; then
 		snapshot_after
 		stop_gateway
+		cache_cells
 	else
 		GW_RSS1="0 0" WRSS1="0 0 0 0 0" WANON1="0 0 0 0 0" GW_CPU=0 W_CPU=0 MOCK_CPU=0
 		HEALTH=unreachable STATES='' SAME_PIDS=no
@@ -563,7 +627,8 @@ main() {
 	cat "$OUT"
 	echo
 	echo "bench: wrote $OUT; gateway log in $O/bench/gateway.log"
-	errs=$(cat "$TMP"/r.*.gateway.* | sed -n 's/.*"errors":\([-0-9]*\).*/\1/p' |
+	errs=$(cat "$TMP"/r.*.gateway.* "$TMP"/c.* 2>/dev/null |
+	    sed -n 's/.*"errors":\([-0-9]*\).*/\1/p' |
 	    awk '{ if ($1 != 0) bad = 1 } END { print bad + 0 }')
 	if [ "$GW_DIED" = yes ] || [ "$errs" -ne 0 ]; then
 		echo "bench: the gateway failed requests or died; see $OUT" >&2

@@ -45,6 +45,10 @@ struct greq {
 	struct event		*q_hb;		/* stream heartbeat */
 	uint64_t		 q_last_write;
 	uint64_t		 q_started;
+	bool			 q_cache_on;	/* cache enabled at arrival */
+	pid_t			 q_cache_pid;	/* worker the tally is of */
+	unsigned		 q_cache_answers;	/* CACHE frames with answer */
+	bool			 q_cache_missed;	/* one of them missed */
 };
 
 #define SR_TO_GREQ(sr)	((struct greq *)((char *)(sr) - \
@@ -165,6 +169,37 @@ send_error(struct greq *q, int status, const char *message)
 	buf_free(&b);
 }
 
+/* The tally of answer lookups is about one worker's run: a request
+ * retried on another worker starts over. */
+static void
+cache_sync(struct greq *q)
+{
+	if (q->q_cache_pid == q->q_sr.sr_pid)
+		return;
+	q->q_cache_pid = q->q_sr.sr_pid;
+	q->q_cache_answers = 0;
+	q->q_cache_missed = false;
+}
+
+/* X-Sluice-Cache for a 200 answer, from what is known now: "hit" when
+ * every answer lookup so far hit (and there was one), "miss" when one
+ * missed or when the answer is there without any (no LLM call answered
+ * from a lookup), "unknown" for a stream head sent early (keep-alive)
+ * before the answering call looked the cache up. NULL when the cache
+ * was off. */
+static const char *
+cache_header(struct greq *q, bool early)
+{
+	if (!q->q_cache_on)
+		return NULL;
+	cache_sync(q);
+	if (q->q_cache_answers > 0)
+		return q->q_cache_missed ? "X-Sluice-Cache: miss\r\n" :
+		    "X-Sluice-Cache: hit\r\n";
+	return early ? "X-Sluice-Cache: unknown\r\n" :
+	    "X-Sluice-Cache: miss\r\n";
+}
+
 static void
 stream_write(struct greq *q)
 {
@@ -176,15 +211,22 @@ stream_write(struct greq *q)
 	q->q_last_write = clock_mono_ms();
 }
 
-/* Commit to 200 and the stream's first event. */
+/* Commit to 200 and the stream's first event; early when only to keep
+ * the connection alive, before any answer. */
 static void
-stream_head(struct greq *q)
+stream_head(struct greq *q, bool early)
 {
+	const char	*ch;
+	char		 hdr[128];
+
 	if (q->q_head_sent || q->q_conn == NULL)
 		return;
 	q->q_head_sent = true;
+	ch = cache_header(q, early);
+	snprintf(hdr, sizeof(hdr), "Cache-Control: no-cache\r\n"
+	    "X-Accel-Buffering: no\r\n%s", ch != NULL ? ch : "");
 	http_stream_begin(q->q_conn, 200, resp_stream_type(q->q_rc.rc_api),
-	    "Cache-Control: no-cache\r\nX-Accel-Buffering: no\r\n");
+	    hdr);
 	resp_stream_open(&q->q_out, &q->q_rc);
 	stream_write(q);
 }
@@ -198,7 +240,7 @@ heartbeat_cb(evutil_socket_t fd, short what, void *arg)
 	if (q->q_done || q->q_conn == NULL)
 		return;
 	if (!q->q_head_sent) {
-		stream_head(q);
+		stream_head(q, true);
 		return;
 	}
 	if (clock_mono_ms() - q->q_last_write + 10 >= iv) {
@@ -251,7 +293,7 @@ greq_sup_chunk(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		buf_add(&q->q_reasoning, c->reasoning.p, c->reasoning.n);
 		return;
 	}
-	stream_head(q);
+	stream_head(q, false);
 	resp_stream_chunk(&q->q_out, &q->q_rc, c);
 	if (q->q_out.b_len > 0)
 		sr->sr_forwarded = true;
@@ -260,14 +302,58 @@ greq_sup_chunk(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		sup_pause(q->q_gw->g_sup, sr, true);
 }
 
+/* The count a cache clear answered with: decimal digits only. */
+static int
+cleared_count(const struct buf *t, unsigned long long *n)
+{
+	size_t	 i;
+
+	*n = 0;
+	if (t->b_len == 0 || t->b_len > 19)
+		return -1;
+	for (i = 0; i < t->b_len; i++) {
+		if (t->b_data[i] < '0' || t->b_data[i] > '9')
+			return -1;
+		*n = *n * 10 + (unsigned long long)(t->b_data[i] - '0');
+	}
+	return 0;
+}
+
+/* DELETE /admin/cache: the worker emptied the cache. */
+static void
+answer_clear(struct greq *q)
+{
+	struct buf		 b = BUF_INIT;
+	unsigned long long	 n;
+
+	if (cleared_count(&q->q_text, &n) == -1) {
+		log_warnx("[rq %s] the worker answered the cache clear with "
+		    "%zu bytes that are not a count", q->q_id, q->q_text.b_len);
+		send_error(q, 502, "the worker's answer to the cache clear "
+		    "was not a number");
+		return;
+	}
+	log_info("[rq %s] response cache cleared: %llu entries removed",
+	    q->q_id, n);
+	gw_metrics_cache_entries(q->q_gw->g_metrics, 0);
+	buf_printf(&b, "{\"cleared\":%llu}", n);
+	http_reply(q->q_conn, 200, "application/json", NULL, b.b_data,
+	    b.b_len);
+	buf_free(&b);
+}
+
 static void
 answer_ok(struct greq *q, const struct proto_req_done *d)
 {
 	struct resp_answer	 a = { &q->q_text, &q->q_reasoning, q->q_tools,
 				    d };
 
+	if (q->q_api.ar_api == API_CACHE_CLEAR) {
+		answer_clear(q);
+		return;
+	}
 	if (q->q_api.ar_stream) {
-		stream_head(q);
+		stream_head(q, false);
 		resp_stream_close(&q->q_out, &q->q_rc, &a);
 		stream_write(q);
 		if (q->q_conn != NULL)
@@ -275,8 +361,8 @@ answer_ok(struct greq *q, const struct proto_req_done *d)
 		return;
 	}
 	resp_whole(&q->q_out, &q->q_rc, &a);
-	http_reply(q->q_conn, 200, "application/json", NULL, q->q_out.b_data,
-	    q->q_out.b_len);
+	http_reply(q->q_conn, 200, "application/json", cache_header(q, false),
+	    q->q_out.b_data, q->q_out.b_len);
 }
 
 void
@@ -313,6 +399,25 @@ greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		    (int)d->http_status : 502, msg);
 	}
 	finish(q);
+}
+
+void
+greq_sup_cache(void *arg, struct sup_req *sr, const struct proto_msg *m)
+{
+	struct gw		*g = arg;
+	const struct proto_cache *c = &m->m_u.cache;
+	struct greq		*q;
+
+	gw_metrics_cache_lookup(g->g_metrics, c->hit, c->entries);
+	if (sr == NULL || !c->answer)
+		return;
+	q = SR_TO_GREQ(sr);
+	if (q->q_done || q->q_head_sent)
+		return;		/* the header is out: nothing to change */
+	cache_sync(q);
+	q->q_cache_answers++;
+	if (!c->hit)
+		q->q_cache_missed = true;
 }
 
 void
@@ -423,6 +528,7 @@ greq_new(struct gw *g, struct http_conn *conn, const struct http_request *hr)
 	q->q_conn = conn;
 	q->q_tools = json_array();
 	q->q_started = q->q_last_write = clock_mono_ms();
+	q->q_cache_on = g->g_conf.c_cache.cc_enabled;
 	snprintf(q->q_id, sizeof(q->q_id), "%s", hr->id);
 	TAILQ_INSERT_TAIL(&g->g_live, q, q_entry);
 	http_set_owner(conn, q, on_gone, on_drain);
@@ -568,4 +674,31 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 	} else
 		log_info("[rq %s] waits for a turn (%u running, %u waiting)",
 		    q->q_id, gate_active(g->g_gate), gate_waiting(g->g_gate));
+}
+
+void
+greq_cache_clear(struct gw *g, struct http_conn *conn,
+    const struct http_request *hr)
+{
+	struct greq		*q = greq_new(g, conn, hr);
+	struct api_msgs		 none;
+	struct api_limits	 lim = { g->g_conf.c_request_timeout_ms, 0, 0,
+				    NULL, NULL, NULL };
+	char			 err[API_ERRLEN];
+	int			 status;
+
+	memset(&none, 0, sizeof(none));
+	q->q_cache_on = false;		/* not an answer: no X-Sluice-Cache */
+	q->q_api.ar_api = API_CACHE_CLEAR;
+	q->q_api.ar_model = xstrdup("");
+	q->q_rc = (struct resp_ctx){ API_CACHE_CLEAR, q->q_cmpl_id, "",
+	    (int64_t)time(NULL), false, q->q_id, q->q_started, 0 };
+	if (api_encode(&q->q_api, &none, q->q_id, &lim, NULL, NULL, NULL,
+	    &status, err) == -1) {
+		send_error(q, status, err);
+		finish(q);
+		return;
+	}
+	log_debug("[rq %s] clearing the response cache", q->q_id);
+	submit(q);
 }

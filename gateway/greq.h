@@ -15,6 +15,14 @@ struct gw_conf;
 void	greq_start(struct gw *, struct http_conn *,
 	    const struct http_request *, int api);
 
+/* DELETE /admin/cache: an internal request (api API_CACHE_CLEAR, no
+ * messages) through the pool like any other, without body parsing,
+ * model selection or the --concurrency gate. Answers 200
+ * {"cleared": N} or a JSON error (the worker's status and message, or
+ * the pool's). */
+void	greq_cache_clear(struct gw *, struct http_conn *,
+	    const struct http_request *);
+
 /* Cancel the request in flight with this id (DELETE /api/chat): its
  * worker gets CANCEL and its client a 409 error saying why. Returns 0,
  * or -1 when no such request is in flight. */
@@ -38,5 +46,6 @@ void	greq_shutdown(struct gw *);
 void	greq_sup_chunk(void *arg, struct sup_req *, const struct proto_msg *);
 void	greq_sup_done(void *arg, struct sup_req *, const struct proto_msg *);
 void	greq_sup_fail(void *arg, struct sup_req *, int status, const char *why);
+void	greq_sup_cache(void *arg, struct sup_req *, const struct proto_msg *);
 
 #endif

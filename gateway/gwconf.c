@@ -16,7 +16,7 @@
 #include "gwconf.h"
 
 enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL, S_BOOL, S_CLEVEL,
-    S_DBSYNC };
+    S_DBSYNC, S_CACHE };
 
 /* One setting: its key in sluice.json, its type and where it lives. A
  * command-line flag that sets the same thing wins over the files. */
@@ -65,6 +65,7 @@ static const struct setting settings[] = {
 	SET("body_timeout_s",		S_MS,	c_http.body_timeout_ms),
 	SET("keepalive_timeout_s",	S_MS,	c_http.keepalive_timeout_ms),
 	SET("max_connections",		S_UINT,	c_http.max_conns),
+	SET("cache",			S_CACHE, c_cache),
 };
 #define NSETTINGS	(sizeof(settings) / sizeof(settings[0]))
 
@@ -95,6 +96,7 @@ defaults(struct gw_conf *c)
 	c->c_stream_heartbeat_ms = 1000;
 	c->c_concurrency_timeout_ms = 900 * 1000;
 	c->c_concurrency_level = GW_CL_REQUEST;
+	c->c_cache = (struct gw_cache){ false, 1000, 60, 0.0 };
 	http_limits_default(&c->c_http);
 	sup_conf_default(&c->c_sup);
 	cli_set = 0;
@@ -419,6 +421,82 @@ set_dbsync(struct gw_conf *c, const struct jfile *jf, json_t *v,
 	return 0;
 }
 
+static const char *const cache_members[] = { "enabled", "max_entries",
+    "ttl_minutes", "cacheable_temperature", NULL };
+
+/* cache.<key> of obj, when present: a whole number from 1 to
+ * GW_CACHE_MAX, into *out. */
+static int
+cache_count(const struct jfile *jf, json_t *obj, const char *key,
+    unsigned *out, char err[CONF_ERRLEN])
+{
+	json_t	*v = json_object_get(obj, key);
+	double	 d = json_number_value(v);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_number(v) || !(d >= 1 && d <= GW_CACHE_MAX) ||
+	    d != (double)(unsigned)d)
+		return jfile_err_member(jf, obj, key, err, "'cache.%s' must be "
+		    "a whole number from 1 to %u", key, GW_CACHE_MAX);
+	*out = (unsigned)d;
+	return 0;
+}
+
+static int
+cache_member_check(const struct jfile *jf, json_t *v, char err[CONF_ERRLEN])
+{
+	const char	*key;
+	json_t		*m;
+	size_t		 i;
+
+	json_object_foreach(v, key, m) {
+		for (i = 0; cache_members[i] != NULL; i++)
+			if (strcmp(cache_members[i], key) == 0)
+				break;
+		if (cache_members[i] == NULL)
+			return jfile_err_member(jf, v, key, err, "unknown "
+			    "setting 'cache.%s' (known: enabled, max_entries, "
+			    "ttl_minutes, cacheable_temperature)", key);
+	}
+	return 0;
+}
+
+/* The "cache" object v, member of settings object parent. Its members
+ * override the ones set so far one by one (sluice.json, then the user
+ * file); nothing changes on an error. */
+static int
+set_cache(struct gw_conf *c, const struct jfile *jf, json_t *parent,
+    json_t *v, char err[CONF_ERRLEN])
+{
+	struct gw_cache	 cc = c->c_cache;
+	json_t		*m;
+
+	if (!json_is_object(v))
+		return jfile_err_member(jf, parent, "cache", err, "'cache' must "
+		    "be an object, not %s", json_type_desc(v));
+	if (cache_member_check(jf, v, err) == -1)
+		return -1;
+	if ((m = json_object_get(v, "enabled")) != NULL) {
+		if (!json_is_boolean(m))
+			return jfile_err_member(jf, v, "enabled", err,
+			    "'cache.enabled' must be true or false");
+		cc.cc_enabled = json_is_true(m);
+	}
+	if (cache_count(jf, v, "max_entries", &cc.cc_max_entries, err) == -1 ||
+	    cache_count(jf, v, "ttl_minutes", &cc.cc_ttl_min, err) == -1)
+		return -1;
+	if ((m = json_object_get(v, "cacheable_temperature")) != NULL) {
+		if (!json_is_number(m) || !(json_number_value(m) >= 0))
+			return jfile_err_member(jf, v, "cacheable_temperature",
+			    err, "'cache.cacheable_temperature' must be a "
+			    "number, 0 or more");
+		cc.cc_temp = json_number_value(m);
+	}
+	c->c_cache = cc;
+	return 0;
+}
+
 /* Apply every key of obj (sluice.json or the user's "sluice" object). */
 static int
 apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
@@ -457,6 +535,9 @@ apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
 				    key);
 		} else if (settings[i].s_type == S_DBSYNC) {
 			if (set_dbsync(c, jf, v, err) == -1)
+				return -1;
+		} else if (settings[i].s_type == S_CACHE) {
+			if (set_cache(c, jf, obj, v, err) == -1)
 				return -1;
 		} else if (settings[i].s_type == S_BOOL) {
 			if (!json_is_boolean(v))

@@ -18,6 +18,19 @@ enum gw_clevel {
 	GW_CL_ENDPOINT,		/* each backend call, per endpoint */
 };
 
+/* The response cache ("cache" in sluice.json). The workers keep it in
+ * the shared database; the gateway only passes these on (worker
+ * arguments) and reports (X-Sluice-Cache, metrics). */
+struct gw_cache {
+	bool			 cc_enabled;	/* false: workers never cache */
+	unsigned		 cc_max_entries;	/* >= 1: 1000 */
+	unsigned		 cc_ttl_min;	/* >= 1 minute: 60 */
+	double			 cc_temp;	/* cacheable_temperature >= 0: 0 */
+};
+
+/* Bounds of the cache's integer members (the minimum is 1). */
+#define GW_CACHE_MAX	1000000000u
+
 struct gw_conf {
 	char			*c_config_dir;	/* WilmerAI-layout folder */
 	char			*c_user;	/* the first (default) user: c_users[0] */
@@ -42,6 +55,7 @@ struct gw_conf {
 	bool			 c_check_only;	/* --check-config */
 	char			*c_import_dir;	/* --import-wilmer DIR */
 	bool			 c_access_log;	/* a line per request */
+	struct gw_cache		 c_cache;	/* response cache */
 };
 
 /* Parse the command line into c (defaults first). Returns 0 to go on,

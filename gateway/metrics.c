@@ -646,6 +646,9 @@ struct gw_metrics {
 	int			 gm_gate_waiting;
 	int			 gm_slots_used;
 	int			 gm_slots_waiting;
+	int			 gm_cache_hits;
+	int			 gm_cache_misses;
+	int			 gm_cache_entries;
 };
 
 /* 5 ms to 10 min: cached answers up to long non-streamed generations. */
@@ -727,6 +730,20 @@ gw_declare_pool(struct gw_metrics *gm)
 		metrics_inc(m, gm->gm_cancels, &gw_sources[i], 0);
 }
 
+static void
+gw_declare_cache(struct gw_metrics *gm)
+{
+	struct metrics	*m = gm->gm_reg;
+
+	gm->gm_cache_hits = metrics_counter(m, "sluice_cache_hits_total",
+	    "Response-cache lookups answered from the cache.", NULL);
+	gm->gm_cache_misses = metrics_counter(m, "sluice_cache_misses_total",
+	    "Response-cache lookups not found in the cache.", NULL);
+	gm->gm_cache_entries = metrics_gauge(m, "sluice_cache_entries",
+	    "Entries in the response cache, as last reported by a worker.",
+	    NULL);
+}
+
 struct gw_metrics *
 gw_metrics_new(gw_metrics_sample_fn sample, void *arg)
 {
@@ -738,6 +755,7 @@ gw_metrics_new(gw_metrics_sample_fn sample, void *arg)
 	gm->gm_arg = arg;
 	gw_declare_http(gm);
 	gw_declare_pool(gm);
+	gw_declare_cache(gm);
 	return gm;
 }
 
@@ -832,4 +850,20 @@ gw_metrics_slots(struct gw_metrics *gm, const char *endpoint, unsigned used,
 {
 	metrics_set(gm->gm_reg, gm->gm_slots_used, &endpoint, used);
 	metrics_set(gm->gm_reg, gm->gm_slots_waiting, &endpoint, waiting);
+}
+
+void
+gw_metrics_cache_lookup(struct gw_metrics *gm, bool hit, int64_t entries)
+{
+	metrics_inc(gm->gm_reg, hit ? gm->gm_cache_hits : gm->gm_cache_misses,
+	    NULL, 1);
+	if (entries >= 0)
+		metrics_set(gm->gm_reg, gm->gm_cache_entries, NULL,
+		    (double)entries);
+}
+
+void
+gw_metrics_cache_entries(struct gw_metrics *gm, uint64_t n)
+{
+	metrics_set(gm->gm_reg, gm->gm_cache_entries, NULL, (double)n);
 }

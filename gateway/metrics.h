@@ -2,7 +2,9 @@
 #ifndef SLUICE_METRICS_H
 #define SLUICE_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf;
 
@@ -150,5 +152,12 @@ void	gw_metrics_gate(struct gw_metrics *, unsigned active,
 	    unsigned waiting);
 void	gw_metrics_slots(struct gw_metrics *, const char *endpoint,
 	    unsigned used, unsigned waiting);
+/* One response-cache lookup reported by a worker: a hit or a miss, and
+ * the entries in the cache then (< 0: unknown, the gauge keeps its last
+ * value). */
+void	gw_metrics_cache_lookup(struct gw_metrics *, bool hit,
+	    int64_t entries);
+/* The cache holds n entries now (after DELETE /admin/cache). */
+void	gw_metrics_cache_entries(struct gw_metrics *, uint64_t n);
 
 #endif

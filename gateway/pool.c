@@ -91,24 +91,77 @@ spawn_attrs(posix_spawnattr_t *at, posix_spawn_file_actions_t *fa, int fd)
 	return 0;
 }
 
+/* A worker's command line and the number strings it points into. */
+struct wargv {
+	char	*wa_argv[32];
+	char	 wa_slot[16], wa_max[16], wa_ppid[16];
+	char	 wa_cmax[16], wa_cttl[24], wa_ctemp[40];
+};
+
+/* The response cache's settings, when it is on; without them the
+ * worker never caches. */
+static void
+cache_argv(const struct gw_conf *c, struct wargv *wa, size_t *n)
+{
+	char	**v = wa->wa_argv;
+
+	if (!c->c_cache.cc_enabled)
+		return;
+	snprintf(wa->wa_cmax, sizeof(wa->wa_cmax), "%u",
+	    c->c_cache.cc_max_entries);
+	snprintf(wa->wa_cttl, sizeof(wa->wa_cttl), "%llu",
+	    (unsigned long long)c->c_cache.cc_ttl_min * 60);
+	snprintf(wa->wa_ctemp, sizeof(wa->wa_ctemp), "%.17g",
+	    c->c_cache.cc_temp);
+	v[(*n)++] = "--cache-max";
+	v[(*n)++] = wa->wa_cmax;
+	v[(*n)++] = "--cache-ttl-s";
+	v[(*n)++] = wa->wa_cttl;
+	v[(*n)++] = "--cache-temp";
+	v[(*n)++] = wa->wa_ctemp;
+}
+
+/* Fill wa for a worker in slot under the running configuration. */
+static void
+worker_argv(struct gw *g, unsigned slot, unsigned maxreq, struct wargv *wa)
+{
+	const struct gw_conf	*c = &g->g_conf;
+	char			**v = wa->wa_argv;
+	size_t			 n = 0;
+
+	snprintf(wa->wa_slot, sizeof(wa->wa_slot), "%u", slot);
+	snprintf(wa->wa_max, sizeof(wa->wa_max), "%u", maxreq);
+	snprintf(wa->wa_ppid, sizeof(wa->wa_ppid), "%d", (int)getpid());
+	v[n++] = g->g_worker_bin;
+	v[n++] = "--slot";
+	v[n++] = wa->wa_slot;
+	v[n++] = "--config-dir";
+	v[n++] = c->c_config_dir;
+	v[n++] = "--user";
+	v[n++] = c->c_user;
+	v[n++] = "--max-requests";
+	v[n++] = wa->wa_max;
+	v[n++] = "--parent";
+	v[n++] = wa->wa_ppid;
+	v[n++] = "--state-dir";
+	v[n++] = c->c_state_dir;
+	v[n++] = "--db-sync";
+	v[n++] = c->c_db_sync_full ? "full" : "normal";
+	cache_argv(c, wa, &n);
+	if (c->c_log_level >= LOG_LVL_DEBUG)
+		v[n++] = "--verbose";
+	v[n] = NULL;
+}
+
 static int
 op_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 {
 	struct gw		*g = arg;
 	posix_spawnattr_t	 at;
 	posix_spawn_file_actions_t fa;
-	char			 sslot[16], smax[16], sppid[16];
+	struct wargv		 wa;
 	char			**env;
 	int			 sv[2], r;
-	char			*argv[] = { g->g_worker_bin, "--slot", sslot,
-				    "--config-dir", g->g_conf.c_config_dir,
-				    "--user", g->g_conf.c_user,
-				    "--max-requests", smax, "--parent", sppid,
-				    "--state-dir", g->g_conf.c_state_dir,
-				    "--db-sync", g->g_conf.c_db_sync_full ?
-				    "full" : "normal",
-				    g->g_conf.c_log_level >= LOG_LVL_DEBUG ?
-				    "--verbose" : NULL, NULL };
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
 		log_warn("socketpair");
@@ -122,11 +175,9 @@ op_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 			close(sv[1]);
 		return -1;
 	}
-	snprintf(sslot, sizeof(sslot), "%u", slot);
-	snprintf(smax, sizeof(smax), "%u", maxreq);
-	snprintf(sppid, sizeof(sppid), "%d", (int)getpid());
+	worker_argv(g, slot, maxreq, &wa);
 	env = worker_env();
-	r = posix_spawn(pid, g->g_worker_bin, &fa, &at, argv, env);
+	r = posix_spawn(pid, g->g_worker_bin, &fa, &at, wa.wa_argv, env);
 	free(env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -248,7 +299,7 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 static const struct sup_ops real_ops = {
 	op_spawn, op_kill, op_send, op_close, op_pause, op_now, op_arm,
 	greq_sup_chunk, greq_sup_done, greq_sup_fail, op_event, op_exited,
-	epslots_frame, epslots_freed,
+	epslots_frame, epslots_freed, greq_sup_cache,
 };
 
 int

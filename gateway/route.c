@@ -186,6 +186,13 @@ workers(struct gw *g, struct http_conn *c, const struct http_request *r)
 	buf_free(&b);
 }
 
+/* DELETE /admin/cache: a worker empties the shared response cache. */
+static void
+cache_clear(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	greq_cache_clear(g, c, r);
+}
+
 static void
 openai_model(struct buf *b, const char *id)
 {
@@ -309,6 +316,8 @@ static const struct route routes[] = {
 	{ HTTP_GET,	"/health",		health, ACCESS_PUBLIC, "health" },
 	{ HTTP_GET,	"/metrics",		metrics, ACCESS_ADMIN, "metrics" },
 	{ HTTP_GET,	"/admin/workers",	workers, ACCESS_ADMIN, "admin" },
+	{ HTTP_DELETE,	"/admin/cache",		cache_clear, ACCESS_ADMIN,
+	    "admin_cache" },
 };
 #define NROUTES	(sizeof(routes) / sizeof(routes[0]))
 

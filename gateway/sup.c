@@ -746,6 +746,17 @@ on_slot(struct sup *s, struct worker *w, const struct proto_msg *m)
 		s->s_ops.slot_frame(s->s_arg, w->w_slot, w->w_pid, m);
 }
 
+/* A response-cache lookup: counted whatever the state (busy, after the
+ * answer, cancelling), told to the request only while it is answered.
+ * w_req is NULL in the other states (detached at REQ_DONE or CANCEL). */
+static void
+on_cache(struct sup *s, struct worker *w, const struct proto_msg *m)
+{
+	if (rq_matches(s, w, m))
+		s->s_ops.cache_frame(s->s_arg, w->w_state == W_BUSY ?
+		    w->w_req : NULL, m);
+}
+
 int
 sup_slot_answer(struct sup *s, unsigned slot, pid_t pid, const char *ep,
     bool granted)
@@ -796,6 +807,7 @@ sup_chan_frame(struct sup *s, unsigned slot, const struct proto_msg *m)
 	case PROTO_RETIRE:	on_retire(s, w, m);	break;
 	case PROTO_SLOT_ACQUIRE:
 	case PROTO_SLOT_RELEASE: on_slot(s, w, m);	break;
+	case PROTO_CACHE:	on_cache(s, w, m);	break;
 	default:		violation(s, w, "unexpected message"); break;
 	}
 	maintain(s);

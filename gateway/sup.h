@@ -123,6 +123,12 @@ struct sup_ops {
 	 * early answer) or the worker is gone: whatever it still holds
 	 * must be given back. */
 	void		(*freed)(void *arg, unsigned slot, pid_t pid);
+	/* CACHE from a worker (checked to name its current request): one
+	 * lookup of the response cache. req is that request while its
+	 * client is still being answered (busy), NULL after the answer
+	 * or once the request was cancelled. */
+	void		(*cache_frame)(void *arg, struct sup_req *req,
+			    const struct proto_msg *);
 };
 
 struct sup_stats {

@@ -84,6 +84,12 @@ static const struct field fields_post_done[] = {
 	FLD("msg",	F_STR,	0, proto_post_done, message),
 };
 
+static const struct field fields_cache[] = {
+	FLD("hit",	F_BOOL,	0, proto_cache, hit),
+	FLD("ans",	F_BOOL,	0, proto_cache, answer),
+	FLD("n",	F_I64,	0, proto_cache, entries),
+};
+
 static const struct field fields_heartbeat[] = {
 	FLD("ph",	F_STR,	0, proto_heartbeat, phase),
 };
@@ -114,6 +120,7 @@ struct msgdesc {
 #define FIELDS_req_done		fields_req_done, nitems(fields_req_done)
 #define FIELDS_post_done	fields_post_done, nitems(fields_post_done)
 #define FIELDS_heartbeat	fields_heartbeat, nitems(fields_heartbeat)
+#define FIELDS_cache		fields_cache, nitems(fields_cache)
 #define FIELDS_retire		fields_retire, nitems(fields_retire)
 #define FIELDS_slot		fields_slot, nitems(fields_slot)
 #define FIELDS_none		NULL, 0
@@ -156,6 +163,8 @@ body_defaults(struct proto_msg *m)
 		m->m_u.req_done.prompt_tokens = -1;
 		m->m_u.req_done.completion_tokens = -1;
 	}
+	if (m->m_type == PROTO_CACHE)
+		m->m_u.cache.entries = -1;
 }
 
 void

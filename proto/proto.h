@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	5
+#define PROTO_VERSION	6
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -30,6 +30,10 @@ enum proto_api {
 	API_OPENAI_COMPLETION = 2,
 	API_OLLAMA_CHAT = 3,
 	API_OLLAMA_GENERATE = 4,
+	/* Not a chat: the worker empties the response cache and answers
+	 * one REQ_CHUNK whose content is how many entries it removed,
+	 * then REQ_DONE (DELETE /admin/cache). */
+	API_CACHE_CLEAR = 5,
 };
 
 enum proto_status { RQ_OK = 0, RQ_CANCELLED = 1, RQ_ERROR = 2 };
@@ -107,6 +111,14 @@ struct proto_post_done {
 	struct str	 message;	/* why, when failed */
 };
 
+/* One lookup of the response cache by an LLM call of the request. */
+struct proto_cache {
+	bool		 hit;		/* served from the cache */
+	bool		 answer;	/* the call answers the client
+					   (X-Sluice-Cache) */
+	int64_t		 entries;	/* entries in the cache now, -1 unknown */
+};
+
 struct proto_heartbeat {
 	struct str	 phase;		/* "node 2/4: waiting for backend" */
 };
@@ -131,6 +143,7 @@ union proto_body {
 	struct proto_req_done	 req_done;
 	struct proto_post_done	 post_done;
 	struct proto_heartbeat	 heartbeat;
+	struct proto_cache	 cache;
 	struct proto_retire	 retire;
 	struct proto_slot	 slot;
 };

@@ -270,6 +270,111 @@ START_TEST(db_synchronous_setting)
 }
 END_TEST
 
+/* Load sluice.json (and the user file as setup wrote it) into c. */
+static void
+load_ok(struct gw_conf *c, const char *sluice_json)
+{
+	char	 err[CONF_ERRLEN];
+
+	put("sluice.json", sluice_json);
+	ck_assert_int_eq(args(c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_msg(gwconf_load(c, err) == 0, "%s", err);
+}
+
+/* The response cache: off by default; every member optional. */
+START_TEST(cache_defaults_and_members)
+{
+	struct gw_conf	 c;
+
+	ck_assert_int_eq(args(&c, NULL), 0);
+	ck_assert(!c.c_cache.cc_enabled);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 1000);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 60);
+	ck_assert(c.c_cache.cc_temp == 0.0);
+	gwconf_free(&c);
+	load_ok(&c, "{\"cache\": {}}");
+	ck_assert(!c.c_cache.cc_enabled);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 1000);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 60);
+	gwconf_free(&c);
+	load_ok(&c, "{\"cache\": {\"enabled\": true, \"max_entries\": 5,\n"
+	    " \"ttl_minutes\": 2.0, \"cacheable_temperature\": 0.7}}");
+	ck_assert(c.c_cache.cc_enabled);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 5);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 2);
+	ck_assert(c.c_cache.cc_temp == 0.7);
+	gwconf_free(&c);
+	load_ok(&c, "{\"cache\": {\"enabled\": true, \"cacheable_temperature\":"
+	    " 2, \"max_entries\": 1000000000, \"ttl_minutes\": 1}}");
+	ck_assert(c.c_cache.cc_temp == 2.0);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 1000000000);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 1);
+	gwconf_free(&c);
+}
+END_TEST
+
+/* The user file's "sluice" object overrides sluice.json member by
+ * member. */
+START_TEST(cache_user_file_overrides_members)
+{
+	struct gw_conf	 c;
+
+	put("Users/ann.json", "{\"chatCompleteAddUserAssistant\": false,\n"
+	    " \"chatCompletionAddMissingAssistantGenerator\": false,\n"
+	    " \"sluice\": {\"cache\": {\"ttl_minutes\": 9}}}\n");
+	load_ok(&c, "{\"cache\": {\"enabled\": true, \"ttl_minutes\": 3,\n"
+	    " \"max_entries\": 7}}");
+	ck_assert(c.c_cache.cc_enabled);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 7);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 9);
+	gwconf_free(&c);
+}
+END_TEST
+
+START_TEST(cache_errors_are_positioned)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	load_fails("{\n  \"cache\": true\n}", "sluice.json:2:3: 'cache' must "
+	    "be an object, not true or false");
+	load_fails("{\"cache\": null}", "sluice.json:1:2: 'cache' must be an "
+	    "object, not null");
+	load_fails("{\"cache\": {\n \"enabled\": true,\n  \"max_entires\": 5}}",
+	    "sluice.json:3:3: unknown setting 'cache.max_entires'");
+	load_fails("{\"cache\": {\n\t\"enabled\": 1}}",
+	    "sluice.json:2:2: 'cache.enabled' must be true or false");
+	load_fails("{\"cache\": {\"max_entries\": 0}}",
+	    "sluice.json:1:12: 'cache.max_entries' must be a whole number "
+	    "from 1 to 1000000000");
+	load_fails("{\"cache\": {\"max_entries\": 2.5}}",
+	    "'cache.max_entries' must be a whole number");
+	load_fails("{\"cache\": {\"max_entries\": 1000000001}}",
+	    "'cache.max_entries' must be a whole number");
+	load_fails("{\"cache\": {\"max_entries\": \"5\"}}",
+	    "'cache.max_entries' must be a whole number");
+	load_fails("{\"cache\": {\"enabled\": true,\n\"ttl_minutes\": 0}}",
+	    "sluice.json:2:1: 'cache.ttl_minutes' must be a whole number");
+	load_fails("{\"cache\": {\"ttl_minutes\": -60}}",
+	    "'cache.ttl_minutes' must be a whole number");
+	load_fails("{\"cache\": {\"cacheable_temperature\": -0.1}}",
+	    "sluice.json:1:12: 'cache.cacheable_temperature' must be a "
+	    "number, 0 or more");
+	load_fails("{\"cache\": {\"cacheable_temperature\": \"0\"}}",
+	    "'cache.cacheable_temperature' must be a number");
+	/* In the user file, positioned there. */
+	put("sluice.json", "{}");
+	put("Users/ann.json", "{\"chatCompleteAddUserAssistant\": false,\n"
+	    " \"chatCompletionAddMissingAssistantGenerator\": false,\n"
+	    " \"sluice\": {\"cache\": {\"enabled\": \"yes\"}}}\n");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), -1);
+	ck_assert_msg(strstr(err, "Users/ann.json:3:23: 'cache.enabled' must "
+	    "be true or false") != NULL, "%s", err);
+	gwconf_free(&c);
+}
+END_TEST
+
 static Suite *
 gwconf_suite(void)
 {
@@ -286,6 +391,9 @@ gwconf_suite(void)
 	tcase_add_test(tc, unknown_user_is_an_error);
 	tcase_add_test(tc, concurrency_settings);
 	tcase_add_test(tc, db_synchronous_setting);
+	tcase_add_test(tc, cache_defaults_and_members);
+	tcase_add_test(tc, cache_user_file_overrides_members);
+	tcase_add_test(tc, cache_errors_are_positioned);
 	suite_add_tcase(s, tc);
 	return s;
 }

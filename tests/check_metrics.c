@@ -494,8 +494,11 @@ START_TEST(gw_family_order)
 	    "sluice_concurrency_active gauge\n"
 	    "sluice_concurrency_waiting gauge\n"
 	    "sluice_endpoint_slots_in_use gauge\n"
-	    "sluice_endpoint_slots_waiting gauge\n");
-	ck_assert_uint_eq(count(t, "# HELP sluice_"), 14);
+	    "sluice_endpoint_slots_waiting gauge\n"
+	    "sluice_cache_hits_total counter\n"
+	    "sluice_cache_misses_total counter\n"
+	    "sluice_cache_entries gauge\n");
+	ck_assert_uint_eq(count(t, "# HELP sluice_"), 17);
 	buf_free(&types);
 	free(t);
 	gw_metrics_free(gm);
@@ -549,6 +552,51 @@ START_TEST(gw_values)
 	t = gw_render(gm);
 	ck_assert_ptr_null(strstr(t, "state=\"busy\""));
 	ck_assert_ptr_nonnull(strstr(t, "sluice_requests_in_flight 1\n"));
+	free(t);
+	gw_metrics_free(gm);
+}
+END_TEST
+
+/* Every lookup counts as a hit or a miss; the gauge keeps the last
+ * known size (a report of -1 leaves it), and a clear sets it. */
+START_TEST(gw_cache_values)
+{
+	struct gw_metrics	*gm = gw_metrics_new(NULL, NULL);
+	char			*t;
+
+	t = gw_render(gm);
+	ck_assert_ptr_nonnull(strstr(t, "# HELP sluice_cache_hits_total "
+	    "Response-cache lookups answered from the cache.\n"
+	    "# TYPE sluice_cache_hits_total counter\n"
+	    "sluice_cache_hits_total 0\n"
+	    "# HELP sluice_cache_misses_total "));
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_misses_total 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE sluice_cache_entries gauge\n"
+	    "sluice_cache_entries 0\n"));
+	free(t);
+	gw_metrics_cache_lookup(gm, false, 1);
+	gw_metrics_cache_lookup(gm, true, 7);
+	gw_metrics_cache_lookup(gm, true, -1);
+	gw_metrics_cache_lookup(gm, false, -1);
+	gw_metrics_cache_lookup(gm, true, -1);
+	t = gw_render(gm);
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_hits_total 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_misses_total 2\n"));
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_entries 7\n"));
+	free(t);
+	gw_metrics_cache_lookup(gm, false, 0);
+	t = gw_render(gm);
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_entries 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_misses_total 3\n"));
+	free(t);
+	gw_metrics_cache_lookup(gm, true, 1234567890123);
+	t = gw_render(gm);
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_entries 1234567890123\n"));
+	free(t);
+	gw_metrics_cache_entries(gm, 0);
+	t = gw_render(gm);
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_entries 0\n"));
+	ck_assert_ptr_nonnull(strstr(t, "sluice_cache_hits_total 4\n"));
 	free(t);
 	gw_metrics_free(gm);
 }
@@ -705,6 +753,7 @@ metrics_suite(void)
 	ONE("names", label_names_that_are_fine);
 	ONE("gw_families", gw_family_order);
 	ONE("gw_values", gw_values);
+	ONE("gw_cache", gw_cache_values);
 	ONE("gw_buckets", gw_latency_buckets);
 #undef ONE
 	tc = tcase_create("speed");

@@ -54,6 +54,9 @@ fill_sample(struct proto_msg *m, uint32_t type)
 	case PROTO_RETIRE:
 		m->m_u.retire.reason = (struct str){ "max", 3 };
 		break;
+	case PROTO_CACHE:
+		m->m_u.cache = (struct proto_cache){ true, true, 999 };
+		break;
 	case PROTO_SLOT_ACQUIRE:
 	case PROTO_SLOT_GRANT:
 	case PROTO_SLOT_RELEASE:
@@ -135,6 +138,13 @@ START_TEST(defaults_for_missing_optional)
 	ck_assert_int_eq(d.m_u.req_done.completion_tokens, -1);
 	ck_assert_ptr_null(d.m_u.req_done.message.p);
 	ck_assert(!d.m_u.req_done.background);
+	proto_msg_free(&d);
+	buf_free(&a);
+	proto_msg_init(&m, PROTO_CACHE, "r");
+	proto_encode(&a, &m);
+	ck_assert_int_eq(proto_decode(a.b_data + 4, a.b_len - 4, &d, err), 0);
+	ck_assert_int_eq(d.m_u.cache.entries, -1);
+	ck_assert(!d.m_u.cache.hit && !d.m_u.cache.answer);
 	proto_msg_free(&d);
 	buf_free(&a);
 }

@@ -119,7 +119,7 @@ START_TEST(lock_taken_and_dropped)
 	ck_assert_int_eq(mock_requests(), 1);
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
 	    0);
-	ck_assert_int_eq(it_db_int(&T, "PRAGMA user_version"), 2);
+	ck_assert_int_eq(it_db_int(&T, "PRAGMA user_version"), 3);
 	ck_assert_int_eq(stat(state_file("", path, sizeof(path)), &sb), 0);
 	ck_assert_int_eq(sb.st_mode & 0777, 0750 & ~T_UMASK);
 	ck_assert_int_eq(stat(state_file("sluice.db", path, sizeof(path)),

@@ -36,6 +36,9 @@ static struct fake {
 	int		 exits[SUP_EXIT_SHUTDOWN + 1];
 	int		 nslotframes, nfreed;
 	pid_t		 slot_pid;
+	int		 ncache;
+	struct sup_req	*cache_req;	/* of the last CACHE frame */
+	struct proto_cache cache_last;
 } F;
 
 static struct sup	*S;
@@ -135,9 +138,17 @@ f_freed(void *arg, unsigned slot, pid_t pid)
 	F.nfreed++;
 }
 
+static void
+f_cache(void *arg, struct sup_req *sr, const struct proto_msg *m)
+{
+	F.ncache++;
+	F.cache_req = sr;
+	F.cache_last = m->m_u.cache;
+}
+
 static const struct sup_ops ops = { f_spawn, f_kill, f_send, f_close,
     f_pause, f_now, f_arm, f_chunk, f_done, f_fail, f_event, f_exited,
-    f_slot_frame, f_freed };
+    f_slot_frame, f_freed, f_cache };
 
 /* ---- helpers ---- */
 
@@ -1012,6 +1023,93 @@ START_TEST(slot_frames_forwarded_and_freed)
 }
 END_TEST
 
+/* ---- response-cache lookups ---- */
+
+static void
+cache_msg(unsigned slot, const char *rqid, bool hit, bool answer,
+    int64_t entries)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_CACHE, rqid);
+	m.m_u.cache.hit = hit;
+	m.m_u.cache.answer = answer;
+	m.m_u.cache.entries = entries;
+	frame(slot, &m);
+}
+
+/* Busy (before and between chunks): with the request; after the
+ * answer and while cancelling: counted, without it. */
+START_TEST(cache_frames_forwarded)
+{
+	struct sup_req	 a, b;
+
+	setup_one();
+	submit(&a, "a1");
+	cache_msg(0, "a1", false, false, 3);	/* before any chunk */
+	ck_assert_int_eq(F.ncache, 1);
+	ck_assert_ptr_eq(F.cache_req, &a);
+	ck_assert(!F.cache_last.hit && !F.cache_last.answer);
+	ck_assert_int_eq(F.cache_last.entries, 3);
+	chunk(0, "a1", 0);
+	cache_msg(0, "a1", true, true, 4);	/* between chunks */
+	ck_assert_int_eq(F.ncache, 2);
+	ck_assert_ptr_eq(F.cache_req, &a);
+	ck_assert(F.cache_last.hit && F.cache_last.answer);
+	chunk(0, "a1", 1);			/* the sequence goes on */
+	ck_assert_int_eq(F.nchunks, 2);
+	done_bg(0, "a1", RQ_OK);
+	cache_msg(0, "a1", true, false, -1);	/* after the answer */
+	ck_assert_int_eq(F.ncache, 3);
+	ck_assert_ptr_null(F.cache_req);
+	ck_assert_int_eq(F.cache_last.entries, -1);
+	post_done(0, "a1", false, false);
+	submit(&b, "b2");
+	cache_msg(0, "b2", false, true, 5);
+	ck_assert_ptr_eq(F.cache_req, &b);
+	sup_cancel(S, &b);
+	cache_msg(0, "b2", false, true, 5);	/* while cancelling */
+	ck_assert_int_eq(F.ncache, 5);
+	ck_assert_ptr_null(F.cache_req);
+	done(0, "b2", RQ_CANCELLED);
+	ck_assert_uint_eq(stats().st_count[W_IDLE], 1);
+	ck_assert_int_eq(F.nkills, 0);
+	ck_assert_int_eq(F.nfail, 0);
+	teardown();
+}
+END_TEST
+
+/* A CACHE frame naming another request, or none, or sent while idle
+ * is a protocol violation. */
+START_TEST(cache_frame_for_another_request_kills)
+{
+	struct sup_req	 a;
+
+	setup_one();
+	submit(&a, "a1");
+	cache_msg(0, "other", true, true, 1);
+	ck_assert_int_eq(F.ncache, 0);
+	ck_assert_int_eq(F.nfail, 1);
+	ck_assert_int_eq(F.fail_status, 502);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+
+	setup_one();
+	cache_msg(0, "a1", false, false, 1);	/* idle: owns nothing */
+	ck_assert_int_eq(F.ncache, 0);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+
+	setup_one();
+	submit(&a, "a1");
+	done_bg(0, "a1", RQ_OK);
+	cache_msg(0, NULL, false, false, 1);	/* after: no id at all */
+	ck_assert_int_eq(F.ncache, 0);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
 /* ---- reload and resize ---- */
 
 static int
@@ -1602,6 +1700,8 @@ sup_suite(void)
 	    T(retire_crossing_a_request_requeues_it)
 	    T(max_requests_jitter_in_range));
 	TC("slots", T(slot_frames_forwarded_and_freed));
+	TC("cache", T(cache_frames_forwarded)
+	    T(cache_frame_for_another_request_kills));
 	TC("after", T(early_answer_keeps_worker_busy)
 	    T(early_answer_spawns_for_the_next)
 	    T(early_answer_error_is_plain_done) T(slots_held_after_the_answer)

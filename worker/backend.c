@@ -7,6 +7,7 @@
 #include "../common/log.h"
 #include "../common/xmem.h"
 #include "backend.h"
+#include "callcache.h"
 #include "lines.h"
 #include "llm.h"
 #include "slot.h"
@@ -48,24 +49,40 @@ node_out_free(struct node_out *o)
 	buf_free(&o->no_text);
 }
 
-/* Tool calls the cleaner found in the text join the native ones,
- * numbered after them. */
+/* Tool calls the cleaner found in the text, kept apart from the
+ * backend's own until the end (merge_markers). */
 static void
 add_marker_calls(struct call_state *cs, const struct buf *calls)
 {
-	json_t	*a, *c;
-	size_t	 i, base;
+	json_t	*a;
 
 	if (calls->b_len == 0 || cs->cs_nc->nc_tool_calls == NULL ||
 	    (a = json_loadb(calls->b_data, calls->b_len, 0, NULL)) == NULL)
 		return;
+	if (cs->cs_markers == NULL)
+		cs->cs_markers = json_array();
+	json_array_extend(cs->cs_markers, a);
+	json_decref(a);
+}
+
+/* The end of the output: the calls found in the text join the native
+ * ones, numbered after them. */
+static void
+merge_markers(struct call_state *cs)
+{
+	json_t	*c;
+	size_t	 i, base;
+
+	if (cs->cs_markers == NULL)
+		return;
 	base = json_array_size(cs->cs_nc->nc_tool_calls);
-	json_array_foreach(a, i, c) {
+	json_array_foreach(cs->cs_markers, i, c) {
 		json_object_set_new(c, "index", json_integer((json_int_t)(base +
 		    i)));
 		json_array_append(cs->cs_nc->nc_tool_calls, c);
 	}
-	json_decref(a);
+	json_decref(cs->cs_markers);
+	cs->cs_markers = NULL;
 }
 
 /* Text that may go out: the node's output, and the client's when this
@@ -115,6 +132,8 @@ call_token(struct call_state *cs, const char *p, size_t n)
 	if (n == 0 || cs->cs_stop)
 		return;
 	cs->cs_any = true;
+	if (cs->cs_cache != NULL)
+		callcache_record(cs->cs_cache, p, n);
 	if (cs->cs_nc->nc_clean != NULL) {
 		clean_feed(cs->cs_nc->nc_clean, p, n, &cs->cs_co);
 		take_clean(cs, false);
@@ -125,14 +144,16 @@ call_token(struct call_state *cs, const char *p, size_t n)
 		wloop_emit(cs->cs_wc, (struct str){ p, n }, STR_NULL);
 }
 
-/* The end of the output: what the cleaner still held. */
+/* The end of the output: what the cleaner still held, then the tool
+ * calls it found. */
 static void
 finish_clean(struct call_state *cs)
 {
-	if (cs->cs_nc->nc_clean == NULL)
-		return;
-	clean_finish(cs->cs_nc->nc_clean, &cs->cs_co);
-	take_clean(cs, true);
+	if (cs->cs_nc->nc_clean != NULL) {
+		clean_finish(cs->cs_nc->nc_clean, &cs->cs_co);
+		take_clean(cs, true);
+	}
+	merge_markers(cs);
 }
 
 /* Transport state: an SSE parser, a line splitter (NDJSON) or a body
@@ -340,9 +361,9 @@ headers(const struct node_call *nc, const struct adapter *ad,
 
 static int
 transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
-    struct wresult *res)
+    const char *body, struct wresult *res)
 {
-	char			*url = url_for(nc, x->x_ad), *body;
+	char			*url = url_for(nc, x->x_ad);
 	const char		*hdrs[MAX_HDRS];
 	struct buf		 auth = BUF_INIT;
 	struct llm_call		 call;
@@ -350,7 +371,6 @@ transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
 	struct llm_result	 lr;
 	int			 r;
 
-	body = x->x_ad->ad_body(nc);
 	headers(nc, x->x_ad, &auth, hdrs);
 	memset(&call, 0, sizeof(call));
 	call = (struct llm_call){ url, hdrs, body, strlen(body),
@@ -362,15 +382,36 @@ transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
 	r = judge(x, &lr, nc, res);
 	if (r == 0)
 		r = finish_body(x, nc, res);
+	if (r == 0 && x->x_cs.cs_cache != NULL)
+		callcache_natives(x->x_cs.cs_cache, nc->nc_tool_calls);
 	if (r == 0)
 		finish_clean(&x->x_cs);
 	buf_free(&lr.err_body);
 	if (auth.b_data != NULL)
 		explicit_bzero(auth.b_data, auth.b_cap);	/* keys */
 	buf_free(&auth);
-	free(body);
 	free(url);
 	return r;
+}
+
+/* A cache hit, as if the backend had answered it: its text through the
+ * cleaner (to the client when streaming), its tool calls, finish and
+ * counts. */
+static void
+replay(struct call_state *cs, const struct cache_entry *e)
+{
+	struct node_out	*o = cs->cs_out;
+	json_t		*c;
+	size_t		 i;
+
+	json_array_foreach(e->ce_chunks, i, c)
+		call_token(cs, json_string_value(c), json_string_length(c));
+	if (e->ce_tools != NULL && cs->cs_nc->nc_tool_calls != NULL)
+		json_array_extend(cs->cs_nc->nc_tool_calls, e->ce_tools);
+	snprintf(o->no_finish, sizeof(o->no_finish), "%s", e->ce_finish);
+	o->no_prompt_tokens = e->ce_prompt_tokens;
+	o->no_completion_tokens = e->ce_completion_tokens;
+	finish_clean(cs);
 }
 
 /* A turn on the endpoint when it (or --concurrency-level endpoint) has a
@@ -393,13 +434,35 @@ take_slot(struct wctx *wc, const struct node_call *nc, unsigned lim,
 	}
 }
 
+/* The call on the network: a slot, the transfer, the parsers. */
+static int
+call_backend(struct wctx *wc, struct xfer *x, const struct node_call *nc,
+    const char *body, struct wresult *res)
+{
+	unsigned	 lim = slot_limit(wc, nc->nc_ep->e_max_concurrent);
+	int		 r;
+
+	if ((r = take_slot(wc, nc, lim, res)) != 0)
+		return r;
+	if (nc->nc_stream && x->x_ad->ad_framing == AD_NDJSON) {
+		x->x_ndjson = true;
+		lines_init(&x->x_lines, MAX_LINE, ndjson_line, x);
+	} else if (nc->nc_stream)
+		x->x_sse = sse_new(MAX_LINE, sse_event, x);
+	r = transfer(wc, x, nc, body, res);
+	slot_release(wc, nc->nc_ep->e_name, lim);
+	return r;
+}
+
 int
 backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
     struct wresult *res)
 {
-	struct xfer	 x;
-	int		 r;
-	unsigned	 lim;
+	struct xfer		 x;
+	struct call_cache	 cc;
+	struct cache_entry	 hit;
+	char			*body;
+	int			 r;
 
 	memset(&x, 0, sizeof(x));
 	if ((x.x_ad = adapter_for(nc->nc_at->a_type)) == NULL) {
@@ -408,21 +471,25 @@ backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
 		    nc->nc_at->a_type_name);
 		return -1;
 	}
-	lim = slot_limit(wc, nc->nc_ep->e_max_concurrent);
-	if ((r = take_slot(wc, nc, lim, res)) != 0)
-		return r;
 	x.x_cs = (struct call_state){ wc, nc, out, false, false, "", false,
-	    { BUF_INIT, BUF_INIT, BUF_INIT, false } };
-	if (nc->nc_stream && x.x_ad->ad_framing == AD_NDJSON) {
-		x.x_ndjson = true;
-		lines_init(&x.x_lines, MAX_LINE, ndjson_line, &x);
-	} else if (nc->nc_stream)
-		x.x_sse = sse_new(MAX_LINE, sse_event, &x);
-	r = transfer(wc, &x, nc, res);
-	slot_release(wc, nc->nc_ep->e_name, lim);
+	    { BUF_INIT, BUF_INIT, BUF_INIT, false }, NULL, NULL };
+	body = x.x_ad->ad_body(nc);
+	if ((r = callcache_begin(&cc, wc, nc, x.x_ad->ad_name, body, &hit)) ==
+	    1) {
+		replay(&x.x_cs, &hit);
+		cache_entry_clear(&hit);
+		r = 0;
+	} else {
+		x.x_cs.cs_cache = &cc;
+		if ((r = call_backend(wc, &x, nc, body, res)) == 0)
+			callcache_end(&cc, wc, nc, out, x.x_cs.cs_stop);
+	}
+	callcache_free(&cc);
+	json_decref(x.x_cs.cs_markers);
 	clean_out_free(&x.x_cs.cs_co);
 	sse_free(x.x_sse);
 	lines_free(&x.x_lines);
 	buf_free(&x.x_body);
+	free(body);
 	return r;
 }

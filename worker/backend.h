@@ -70,6 +70,8 @@ int	backend_call(struct wctx *, const struct node_call *,
 
 /* ---- adapters (one per api type; see backend_adapters.c) ---- */
 
+struct call_cache;
+
 /* Parsing state shared by the transport and an adapter. */
 struct call_state {
 	struct wctx		*cs_wc;
@@ -80,6 +82,12 @@ struct call_state {
 	char			 cs_error[512];	/* backend-reported error */
 	bool			 cs_stop;	/* a filter ended the output */
 	struct clean_out	 cs_co;		/* the cleaner's output */
+	json_t			*cs_markers;	/* tool calls the cleaner
+						   found in the text, joined
+						   to nc_tool_calls after the
+						   native ones at the end */
+	struct call_cache	*cs_cache;	/* records the raw text for
+						   the response cache, or NULL */
 };
 
 /* How a streamed reply is cut into events. */

@@ -1,4 +1,5 @@
 /* main.c - sluice-worker: started by the gateway, serves one request at a time on fd 3. */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -27,6 +28,7 @@ struct wargs {
 	const char	*wa_state_dir;	/* the database's folder */
 	bool		 wa_sync_full;	/* --db-sync full */
 	const char	*wa_import;	/* --import-wilmer DIR */
+	struct cache_conf wa_cache;	/* --cache-max, -ttl-s, -temp */
 };
 
 static const struct option longopts[] = {
@@ -38,9 +40,34 @@ static const struct option longopts[] = {
 	{ "state-dir", required_argument, NULL, 'd' },
 	{ "db-sync", required_argument, NULL, 'y' },
 	{ "import-wilmer", required_argument, NULL, 'i' },
+	{ "cache-max", required_argument, NULL, 'M' },
+	{ "cache-ttl-s", required_argument, NULL, 'T' },
+	{ "cache-temp", required_argument, NULL, 'E' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The response cache's settings; on with --cache-max (at least 1). */
+static int
+cache_arg(struct cache_conf *c, int ch, const char *v)
+{
+	char	*end;
+
+	errno = 0;
+	switch (ch) {
+	case 'M':
+		c->cc_max = strtol(v, &end, 10);
+		c->cc_on = c->cc_max >= 1;
+		break;
+	case 'T':
+		c->cc_ttl_ms = (int64_t)strtoll(v, &end, 10) * 1000;
+		break;
+	default:
+		c->cc_temp = strtod(v, &end);
+		break;
+	}
+	return errno != 0 || end == v || *end != '\0' ? -1 : 0;
+}
 
 static int
 parse_args(struct wargs *a, int argc, char **argv)
@@ -67,6 +94,10 @@ parse_args(struct wargs *a, int argc, char **argv)
 			  break;
 		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
 		case 'i': a->wa_import = optarg; break;
+		case 'M': case 'T': case 'E':
+			  if (cache_arg(&a->wa_cache, ch, optarg) == -1)
+				  return -1;
+			  break;
 		default: return -1;
 		}
 	}
@@ -139,6 +170,7 @@ main(int argc, char **argv)
 	wc.wc_max_requests = a.wa_max_requests;
 	wc.wc_state_dir = a.wa_state_dir;
 	wc.wc_db_sync_full = a.wa_sync_full;
+	wc.wc_cache = a.wa_cache;
 	r = wloop_run(&wc);
 	wloop_store_close(&wc);
 	wloop_free(&wc);

@@ -109,6 +109,23 @@ static const char *const steps[] = {
 	 * to a new process since no longer holds it. 0: unknown. */
 	"ALTER TABLE workflow_locks ADD COLUMN pid_start INTEGER NOT NULL"
 	"  DEFAULT 0;",
+
+	/* 3 */
+	/* The response cache: one finished LLM call by the SHA-256 of what
+	 * was sent (key), the raw text pieces the backend answered (a JSON
+	 * array of strings, cleaned again when replayed), its native tool
+	 * calls (JSON array), finish reason and token counts. created_ms:
+	 * unix milliseconds, for the TTL and for evicting the oldest. */
+	"CREATE TABLE response_cache ("
+	"  key TEXT PRIMARY KEY,"
+	"  endpoint TEXT NOT NULL,"
+	"  created_ms INTEGER NOT NULL,"
+	"  chunks TEXT NOT NULL,"
+	"  tool_calls TEXT,"
+	"  finish TEXT NOT NULL,"
+	"  prompt_tokens INTEGER NOT NULL,"
+	"  completion_tokens INTEGER NOT NULL);"
+	"CREATE INDEX response_cache_age ON response_cache(created_ms);",
 };
 #define STORE_VERSION	((int)(sizeof(steps) / sizeof(steps[0])))
 

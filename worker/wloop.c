@@ -12,6 +12,7 @@
 #include "../common/log.h"
 #include "../common/xmem.h"
 #include "../proto/frame.h"
+#include "callcache.h"
 #include "fault.h"
 #include "flow.h"
 #include "wloop.h"
@@ -105,6 +106,18 @@ wloop_emit(struct wctx *wc, struct str content, struct str reasoning)
 		m.m_u.req_chunk.content = content;
 	if (reasoning.n > 0)
 		m.m_u.req_chunk.reasoning = reasoning;
+	wloop_send(wc, &m);
+}
+
+void
+wloop_cache(struct wctx *wc, bool hit, bool answer, int64_t entries)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_CACHE, wc->wc_rqid);
+	m.m_u.cache.hit = hit;
+	m.m_u.cache.answer = answer;
+	m.m_u.cache.entries = entries;
 	wloop_send(wc, &m);
 }
 
@@ -351,7 +364,10 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	memset(&res, 0, sizeof(res));
 	res.r_prompt_tokens = res.r_completion_tokens = -1;
 	fault_on_request();
-	flow_run(wc, rs, &res);
+	if (rs->api == API_CACHE_CLEAR)
+		callcache_clear_request(wc, &res);
+	else
+		flow_run(wc, rs, &res);
 	fault_after(wc, &res);
 	if (wc->wc_answered)
 		send_post_done(wc, &res);

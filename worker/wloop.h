@@ -7,6 +7,7 @@
 
 #include "../common/buf.h"
 #include "../proto/proto.h"
+#include "cache.h"
 
 struct store;
 
@@ -59,7 +60,14 @@ struct wctx {
 	struct store	*wc_store;		/* opened on first use */
 	bool		 wc_store_used;		/* ...by the current request */
 	bool		 wc_store_ending;	/* dropping the run's locks */
+	struct cache_conf wc_cache;		/* the response cache
+						   (--cache-*; off when absent) */
 };
+
+/* Tell the gateway about one response-cache lookup of the current
+ * request: hit or miss, whether the call answers the client, and the
+ * entries in the cache now (-1 unknown). */
+void	wloop_cache(struct wctx *, bool hit, bool answer, int64_t entries);
 
 /* Set up; fd is the channel. Returns 0, or -1 if fd is not a socket. */
 int	wloop_init(struct wctx *, int fd);
