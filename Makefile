@@ -241,7 +241,8 @@ check_store_OBJS	:= $(BASE) $(call obj,worker/store.c worker/store_lock.c \
 check_store_LIBS	:= $(LIBS_SQLITE)
 check_cache_OBJS	:= $(BASE) $(call obj,worker/cache.c worker/store.c \
 			    worker/store_lock.c worker/store_schema.c \
-			    worker/store_stmt.c common/sha256.c)
+			    worker/store_stmt.c common/sha256.c \
+			    tests/scratchdb.c)
 check_cache_LIBS	:= $(LIBS_SQLITE)
 check_memory_OBJS	:= $(BASE) $(call obj,worker/memstore.c worker/mem_text.c \
 			    worker/mem_read.c worker/mem_chunk.c worker/store.c \
@@ -249,18 +250,21 @@ check_memory_OBJS	:= $(BASE) $(call obj,worker/memstore.c worker/mem_text.c \
 			    worker/store_stmt.c worker/msgs.c worker/msgs_edit.c \
 			    worker/gen_input.c common/textchunk.c common/tokens.c \
 			    common/sha256.c common/jsonw.c common/conf.c \
-			    common/json.c common/names.c)
+			    common/json.c common/names.c \
+			    tests/scratchdb.c)
 check_memory_LIBS	:= $(LIBS_SQLITE)
 check_vecmem_OBJS	:= $(BASE) $(call obj,worker/vecmem.c worker/vecmem_text.c \
 			    worker/kwsearch.c worker/gen_input.c worker/store.c \
 			    worker/store_lock.c worker/store_schema.c \
 			    worker/store_stmt.c common/sha256.c common/jsonw.c \
-			    common/conf.c common/json.c common/names.c)
+			    common/conf.c common/json.c common/names.c \
+			    tests/scratchdb.c)
 check_vecmem_LIBS	:= $(LIBS_SQLITE)
 check_timestamps_OBJS	:= $(BASE) $(call obj,worker/timestamps.c \
 			    worker/groupchat.c worker/msgs.c worker/store.c \
 			    worker/store_lock.c worker/store_schema.c \
-			    worker/store_stmt.c common/sha256.c)
+			    worker/store_stmt.c common/sha256.c \
+			    tests/scratchdb.c)
 check_timestamps_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)

@@ -282,17 +282,20 @@ cache_table() {
 cache_section() {
 	echo "## Response cache: hits against misses"
 	echo
-	echo "A second gateway (same pool) with \\`\"cache\": {\"enabled\": true,"
-	echo "\"cacheable_temperature\": 0.0}\\`, the same request body again and"
-	echo "again. Misses: the preset's temperature is 0.5, so no call may be"
-	echo "cached and each request goes to the mock. Hits: temperature 0, so"
-	echo "every request after the first is answered from the shared database"
-	echo "(the answer replayed through the cleaner, no backend call)."
+	echo 'A second gateway (same pool) with `"cache": {"enabled": true,'
+	echo '"cacheable_temperature": 0.0}`, the same request body again and'
+	echo 'again. Misses: the preset'"'"'s temperature is 0.5, so no call may be'
+	echo 'cached and each request goes to the mock. Hits: temperature 0, so'
+	echo 'every request after the first is answered from the shared database'
+	echo '(the answer replayed through the cleaner, no backend call). The mock'
+	echo 'answers in microseconds, so a miss here costs only a local HTTP'
+	echo 'call; against a real LLM a miss takes seconds and a hit stays at'
+	echo 'these figures.'
 	echo
 	cache_table
 	echo
-	echo "- \\`X-Sluice-Cache\\` of one more request afterwards: \\`${CACHE_HDR:-none}\\`."
-	echo "- Cache metrics afterwards: \\`${CACHE_METRICS:-none}\\`"
+	echo "- \`X-Sluice-Cache\` of one more request afterwards: \`${CACHE_HDR:-none}\`."
+	echo "- Cache metrics afterwards: \`${CACHE_METRICS:-none}\`"
 }
 
 # a - b with three decimals (for the added-latency columns).

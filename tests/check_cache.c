@@ -1,41 +1,29 @@
 /* check_cache.c - the response cache: eligibility by temperature, key stability, TTL with an injected clock, eviction order, clearing. */
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../worker/cache.h"
+#include "scratchdb.h"
 #include "testmain.h"
 
-static char		 t_dir[64];
+static struct scratchdb	 D;
 static struct store	*S;
 
 static void
 setup(void)
 {
-	char	 path[128], err[STORE_ERRLEN];
-
-	snprintf(t_dir, sizeof(t_dir), "/tmp/sluice-cache.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(t_dir));
-	snprintf(path, sizeof(path), "%s/sluice.db", t_dir);
-	S = store_open(path, NULL, err);
-	ck_assert_msg(S != NULL, "%s", err);
-}
-
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(path);
+	scratchdb_open(&D, "cache");
+	S = D.sd_store;
 }
 
 static void
 teardown(void)
 {
-	store_close(S);
-	nftw(t_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	scratchdb_close(&D);
+	S = NULL;
 }
 
 static const struct cache_conf	on0 = { true, 3, 60000, 0.0 };

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 
 #include "it/harness.h"
 #include "testmain.h"
@@ -133,15 +132,6 @@ start(int nworkers)
 	it_wait_idle(&T, nworkers);
 }
 
-static void
-stop_clean(void)
-{
-	int	 st = it_stop(&T, 15000);
-
-	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "gateway did not exit cleanly (status %d)", st);
-}
-
 /* ---- requests ------------------------------------------------------ */
 
 /* A conversation for model d ending with the user's text. */
@@ -157,23 +147,6 @@ chat_body(const struct dialect *d, bool stream, const char *user_text)
 
 	json_decref(b);
 	return s;
-}
-
-/* The mock's request log, then cleared. */
-static json_t *
-mock_log(void)
-{
-	struct it_resp	 r;
-	json_t		*a;
-
-	ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/requests", NULL,
-	    &r), 0);
-	a = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	ck_assert_int_eq(it_request(&T, "DELETE", "mock:/mock/requests", NULL,
-	    &r), 0);
-	it_resp_free(&r);
-	return a;
 }
 
 /* Header name of a logged request (any case), or NULL. */
@@ -233,7 +206,7 @@ ask_ok(const struct dialect *d, bool stream, const char *user_text,
 	free(got);
 	it_resp_free(&r);
 	free(body);
-	log = mock_log();
+	log = it_mock_log(&T, true);
 	ck_assert_msg(json_array_size(log) == 1, "%s: %zu backend calls",
 	    d->d_model, json_array_size(log));
 	rec = json_incref(json_array_get(log, 0));
@@ -421,7 +394,7 @@ ask_error(const struct dialect *d, bool stream, const char *script,
 	    what);
 	it_resp_free(&r);
 	free(body);
-	json_decref(mock_log());
+	json_decref(it_mock_log(&T, true));
 }
 
 /* Cut after three pieces: the client keeps them, then gets an error
@@ -444,7 +417,7 @@ failures(const struct dialect *d)
 	free(ss.ss_text);
 	it_resp_free(&r);
 	free(body);
-	json_decref(mock_log());
+	json_decref(it_mock_log(&T, true));
 	ask_error(d, false, "{\"disconnect_after\": 0}", d->d_apitype);
 	ask_error(d, false, "{\"garbage\": true}", d->d_apitype);
 	ask_error(d, true, "{\"garbage\": true}", d->d_apitype);
@@ -459,7 +432,7 @@ one_dialect(const struct dialect *d)
 	golden_pair(d);
 	split_and_crlf(d);
 	failures(d);
-	stop_clean();
+	it_stop_clean(&T);
 }
 
 START_TEST(openai_completion)
@@ -516,10 +489,10 @@ START_TEST(server_errors)
 		buf_free(&s[i].s_out);
 		free(bodies[i]);
 	}
-	log = mock_log();
+	log = it_mock_log(&T, true);
 	ck_assert_uint_eq(json_array_size(log), NDIALECTS * 2 * 3);
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 

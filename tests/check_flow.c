@@ -28,15 +28,6 @@ go(void)
 	it_gateway_start(&T, NULL);
 }
 
-static void
-stop_clean(void)
-{
-	int	 st = it_stop(&T, 15000);
-
-	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "gateway did not exit cleanly (status %d)", st);
-}
-
 /* An endpoint file for the mock (or url) with extra JSON members. */
 static void
 endpoint(const char *name, const char *url, const char *apitype,
@@ -93,20 +84,6 @@ ask(const char *user_text, long want_status)
 	return out;
 }
 
-/* The mock's request log. */
-static json_t *
-mock_log(void)
-{
-	struct it_resp	 r;
-	json_t		*a;
-
-	ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/requests", NULL,
-	    &r), 0);
-	a = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return a;
-}
-
 /* Message i of backend request k's body, as "role: content". */
 static char *
 sent_msg(json_t *log, size_t k, size_t i)
@@ -145,7 +122,7 @@ START_TEST(agent_outputs_chain)
 	a = ask("What is up?", 200);
 	ck_assert_str_eq(a, "The quick brown fox jumps over the lazy dog.");
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 2);
 	ASSERT_SENT(log, 0, 0, "system: Summarise.");
 	ASSERT_SENT(log, 0, 1, "user: What is up?\n#mock {\"text\": \"alpha "
@@ -153,7 +130,7 @@ START_TEST(agent_outputs_chain)
 	ASSERT_SENT(log, 1, 0, "system: You are terse. Summary: alpha beta");
 	ASSERT_SENT(log, 1, 1, "user: What is up?");
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -180,7 +157,7 @@ START_TEST(post_responder_nodes_run_after_the_answer)
 	    (unsigned long long)waited);
 	/* The post-responder call happens, with the responder's output. */
 	for (t0 = it_now(); it_now() - t0 < 5000; it_sleep(50)) {
-		log = mock_log();
+		log = it_mock_log(&T, false);
 		if (json_array_size(log) == 1 && !json_is_null(json_object_get(
 		    json_array_get(log, 0), "t_end_ms")))
 			break;
@@ -193,7 +170,7 @@ START_TEST(post_responder_nodes_run_after_the_answer)
 	json_decref(log);
 	a = ask("again", 200);		/* the worker is free again */
 	free(a);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -221,7 +198,7 @@ START_TEST(nested_workflow_streams_through_parent)
 	ck_assert(ss.ss_done && !ss.ss_error);
 	ck_assert_int_gt(ss.ss_chunks, 5);	/* streamed, not one piece */
 	free(ss.ss_text);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	/* The child sees its inputs, not the parent's outputs. */
 	ASSERT_SENT(log, 0, 0, "system: In: context-A / Tell me / "
 	    "{agent1Output}");
@@ -230,7 +207,7 @@ START_TEST(nested_workflow_streams_through_parent)
 	json_decref(log);
 	buf_free(&s[0].s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -262,7 +239,7 @@ START_TEST(conditional_workflow_picks_by_key)
 	a = ask("hi", 200);
 	ck_assert_str_eq(a, "fallback maybe");
 	free(a);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -300,7 +277,7 @@ START_TEST(prompt_routing)
 	a = ask("hi", 200);
 	ck_assert_str_eq(a, "default answer");
 	free(a);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -321,7 +298,7 @@ START_TEST(static_response_streams_word_by_word)
 	free(ss.ss_text);
 	buf_free(&s[0].s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -338,7 +315,7 @@ START_TEST(failover_to_backup_endpoint)
 	a = ask("x", 200);
 	ck_assert_str_eq(a, "The quick brown fox jumps over the lazy dog.");
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
 	    json_array_get(log, 0), "body"), "model")), "mock-model");
@@ -351,7 +328,7 @@ START_TEST(failover_to_backup_endpoint)
 	a = ask("x", 500);
 	ck_assert_msg(strstr(a, "failover cycle") != NULL, "%s", a);
 	free(a);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -387,7 +364,7 @@ START_TEST(slot_timeout_fails_over)
 	it_streams(&T, s, 1, 20000, NULL, NULL);
 	ck_assert_int_eq(waitpid(child, &st, 0), child);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
 	    json_array_get(log, 0), "body"), "model")), "Busy");
@@ -396,7 +373,7 @@ START_TEST(slot_timeout_fails_over)
 	json_decref(log);
 	buf_free(&s[0].s_out);
 	free(hold);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -415,12 +392,12 @@ START_TEST(discussion_id_and_chat_rewriting)
 	go();
 	a = ask("[DiscussionId]talk-7[/DiscussionId]Hello", 200);
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ASSERT_SENT(log, 0, 0, "system: id=talk-7");
 	ASSERT_SENT(log, 0, 1, "user: User: Hello");
 	ASSERT_SENT(log, 0, 2, "assistant: Assistant:");
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -433,7 +410,7 @@ START_TEST(unsupported_node_type_is_501)
 	a = ask("x", 501);
 	ck_assert_msg(strstr(a, "OfflineWikiApiFullArticle") != NULL, "%s", a);
 	free(a);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -475,7 +452,7 @@ START_TEST(disconnect_cancels_nested_call)
 	buf_free(&resp);
 	free(req);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -495,15 +472,15 @@ START_TEST(retries_without_backup)
 	ck_assert_uint_ge(it_now() - t0, 2900);
 	ck_assert_msg(strstr(a, "answered HTTP 503") != NULL, "%s", a);
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 3);
 	json_decref(log);
 	a = ask("#mock {\"status\": 400}", 502);
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 4);	/* one more */
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -538,11 +515,11 @@ START_TEST(tool_calls_pass_through)
 	    json_object_get(j, "choices"), 0), "finish_reason")), "tool_calls");
 	json_decref(j);
 	it_resp_free(&r);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_ptr_nonnull(json_object_get(json_object_get(json_array_get(
 	    log, 0), "body"), "tools"));
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -574,7 +551,7 @@ START_TEST(outputs_are_cleaned)
 	    "true}", 200);
 	ck_assert_str_eq(a, "The [REDACTED] answer [f]");
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(json_object_get(json_array_get(log, 1), "body"),
 	    "messages"), 0), "content")), "Got: one");
@@ -612,7 +589,7 @@ START_TEST(outputs_are_cleaned)
 	json_decref(j);
 	it_resp_free(&r);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -647,7 +624,7 @@ START_TEST(tool_call_markers_become_calls)
 	free(ss.ss_text);
 	buf_free(&st[0].s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -672,7 +649,7 @@ START_TEST(group_chat_speaker)
 	    "content")), "Roland: The quick brown fox jumps over the lazy dog.");
 	json_decref(j);
 	it_resp_free(&r);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -732,7 +709,7 @@ START_TEST(multi_user_mode)
 	    1), "id")), "bob:quick");
 	json_decref(j);
 	it_resp_free(&r);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -761,7 +738,7 @@ START_TEST(image_processor)
 	    &r), 0);
 	ck_assert_int_eq(r.r_status, 200);
 	it_resp_free(&r);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 2);
 	c0 = json_object_get(json_array_get(json_object_get(json_object_get(
 	    json_array_get(log, 0), "body"), "messages"), 1), "content");
@@ -775,7 +752,7 @@ START_TEST(image_processor)
 	ck_assert_str_eq(inserted, "[seen: The quick brown fox jumps over the "
 	    "lazy dog.]");
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -837,7 +814,7 @@ START_TEST(stream_failover_only_before_first_token)
 		    "the lazy dog.");
 		ck_assert(ss.ss_done && !ss.ss_error);
 		free(ss.ss_text);
-		log = mock_log();
+		log = it_mock_log(&T, false);
 		ck_assert_uint_eq(json_array_size(log), 2 * (i + 1));
 		ck_assert_str_eq(sent_model(log, 2 * i), "Primary");
 		ck_assert_str_eq(sent_model(log, 2 * i + 1), "Backup");
@@ -852,11 +829,11 @@ START_TEST(stream_failover_only_before_first_token)
 	ck_assert_str_eq(ss.ss_text, "a b c");
 	ck_assert(ss.ss_error && ss.ss_done);
 	free(ss.ss_text);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 5);
 	ck_assert_str_eq(sent_model(log, 4), "Primary");
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -900,7 +877,7 @@ START_TEST(categorisation_attempts)
 	a = ask("hi", 200);
 	ck_assert_str_eq(a, "default answer");
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 3);
 	ASSERT_SENT(log, 2, 0, "user: Pick one of CODING or GENERAL: hi");
 	json_decref(log);
@@ -908,7 +885,7 @@ START_TEST(categorisation_attempts)
 	a = ask("#mock {\"text\": \"Coding!\"}", 200);
 	ck_assert_str_eq(a, "coder answer");
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 4);
 	json_decref(log);
 	/* The default is one attempt. */
@@ -916,10 +893,10 @@ START_TEST(categorisation_attempts)
 	a = ask("hi", 200);
 	ck_assert_str_eq(a, "default answer");
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 5);
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -941,7 +918,7 @@ START_TEST(is_responder_honoured)
 	ck_assert_str_eq(a, "first");
 	free(a);
 	for (i = 0; i < 100; i++, it_sleep(50)) {
-		log = mock_log();
+		log = it_mock_log(&T, false);
 		if (json_array_size(log) == 1)
 			break;
 		json_decref(log);
@@ -950,7 +927,7 @@ START_TEST(is_responder_honoured)
 	ck_assert_ptr_nonnull(log);
 	ASSERT_SENT(log, 0, 0, "user: after first");
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -979,7 +956,7 @@ START_TEST(post_responder_call_after_streamed_answer)
 	ck_assert_msg(end < 1000, "the stream ended after %llu ms",
 	    (unsigned long long)end);
 	for (t0 = it_now(); it_now() - t0 < 5000; it_sleep(50)) {
-		log = mock_log();
+		log = it_mock_log(&T, false);
 		rec = json_array_get(log, 1);
 		if (rec != NULL && !json_is_null(json_object_get(rec,
 		    "t_end_ms")))
@@ -993,7 +970,7 @@ START_TEST(post_responder_call_after_streamed_answer)
 	ASSERT_SENT(log, 1, 0, "user: Remember: Hello there, friend\n#mock "
 	    "{\"head_delay_ms\": 1500}");
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -1020,7 +997,7 @@ START_TEST(conditional_workflow_streams)
 	ck_assert(ss.ss_done && !ss.ss_error);
 	ck_assert_int_gt(ss.ss_chunks, 5);
 	free(ss.ss_text);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 1);
 	ck_assert(json_is_true(json_object_get(json_object_get(json_array_get(
 	    log, 0), "body"), "stream")));
@@ -1030,7 +1007,7 @@ START_TEST(conditional_workflow_streams)
 	ck_assert(ss.ss_done && !ss.ss_error);
 	ck_assert_int_eq(ss.ss_chunks, 2 + 7);	/* role, 7 words, finish */
 	free(ss.ss_text);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -1059,7 +1036,7 @@ START_TEST(prompt_routing_streams)
 	ck_assert(ss.ss_done && !ss.ss_error);
 	ck_assert_int_gt(ss.ss_chunks, 5);
 	free(ss.ss_text);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 2);
 	ck_assert(!json_is_true(json_object_get(json_object_get(json_array_get(
 	    log, 0), "body"), "stream")));
@@ -1067,7 +1044,7 @@ START_TEST(prompt_routing_streams)
 	    log, 1), "body"), "stream")));
 	ASSERT_SENT(log, 1, 0, "user: answer: what is up");
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "it/harness.h"
@@ -20,15 +19,6 @@ start(const char *settings)
 	it_mock_start(&T);
 	it_config(&T, settings, NULL);
 	it_gateway_start(&T, NULL);
-}
-
-static void
-stop_clean(void)
-{
-	int	 st = it_stop(&T, 15000);
-
-	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "gateway did not exit cleanly (status %d)", st);
 }
 
 /* A chat body whose user message scripts the mock. */
@@ -100,7 +90,7 @@ START_TEST(nonstream_chat)
 	json_decref(sent);
 	it_resp_free(&r);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -128,7 +118,7 @@ START_TEST(stream_chat)
 	free(ss.ss_text);
 	buf_free(&s.s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -159,7 +149,7 @@ START_TEST(concurrent_streams)
 		buf_free(&s[i].s_out);
 		free(bodies[i]);
 	}
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -226,7 +216,7 @@ START_TEST(kill9_worker_midstream)
 	gap = it_log_gap(&T, kp.kp_log, "exited on signal 9", "ready in");
 	ck_assert_msg(gap >= 0 && gap < 1000, "replacement after %ld ms", gap);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -256,7 +246,7 @@ START_TEST(sigstop_worker_is_replaced)
 	ck_assert(it_log_wait(&T, "ready in", &from, 3000));
 	buf_free(&s.s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -298,7 +288,7 @@ START_TEST(bad_requests_get_json_errors)
 	expect_error("GET", "/nope", NULL, 404, "No route");
 	expect_error("GET", "/v1/chat/completions", NULL, 405, "not allowed");
 	free(big);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -313,7 +303,7 @@ START_TEST(backend_down_names_endpoint)
 	expect_error("POST", "/v1/chat/completions", body, 502,
 	    "endpoint 'Mock' (http://127.0.0.1:1)");
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -331,7 +321,7 @@ START_TEST(backend_errors_are_502)
 	free(e500);
 	free(garbage);
 	free(sgarbage);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -354,7 +344,7 @@ START_TEST(backend_cut_midstream)
 	free(ss.ss_text);
 	buf_free(&s.s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -404,7 +394,7 @@ START_TEST(disconnect_cancels_backend_call)
 	buf_free(&resp);
 	free(req);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -451,7 +441,7 @@ START_TEST(models_and_health)
 	j = get_json("/health");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
 	json_decref(j);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -489,7 +479,7 @@ START_TEST(graceful_stop_finishes_streams)
 	free(ss.ss_text);
 	buf_free(&s.s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 	for (i = 0; i < n; i++)		/* every worker is gone too */
 		ck_assert_msg(kill(pids[i], 0) == -1, "worker %d survived",
 		    (int)pids[i]);
@@ -557,7 +547,7 @@ START_TEST(health_degraded_when_saturated)
 	buf_free(&s[1].s_out);
 	buf_free(&s[2].s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -589,7 +579,7 @@ START_TEST(full_queue_answers_503)
 	buf_free(&s[0].s_out);
 	buf_free(&s[1].s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -610,7 +600,7 @@ START_TEST(workers_recycle_after_max_requests)
 	ck_assert(it_log_wait(&T, "retired after max_requests", &from, 2000));
 	ck_assert(it_log_wait(&T, "retired after max_requests", &from, 2000));
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -646,7 +636,7 @@ START_TEST(crashing_worker_costs_one_request)
 	ck_assert_int_ge(crashes, 2);
 	ck_assert(it_log_wait(&T, "ready in", &from, 3000));	/* replaced */
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -678,7 +668,7 @@ START_TEST(config_exit_is_not_respawned)
 	start_faulty("\"min_workers\": 2, \"max_workers\": 2",
 	    "SLUICE_FAULT=exit_config");
 	expect_unavailable("not respawning");
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -687,7 +677,7 @@ START_TEST(version_mismatch_is_not_respawned)
 	start_faulty("\"min_workers\": 2, \"max_workers\": 2",
 	    "SLUICE_FAULT=bad_version");
 	expect_unavailable("not respawning");
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -717,7 +707,7 @@ START_TEST(silent_backend_is_not_a_hang)
 	json_decref(j);
 	buf_free(&s.s_out);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -747,7 +737,7 @@ START_TEST(deadline_answers_504_and_frees_worker)
 	ck_assert_int_eq(busy, 0);
 	ck_assert_int_eq(gone, 1);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -857,7 +847,7 @@ START_TEST(answer_before_work_after)
 	free(first);
 	free(second);
 	free(streamed);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -892,7 +882,7 @@ START_TEST(kill9_worker_after_answer)
 	json_decref(j);
 	free(first);
 	free(next);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 

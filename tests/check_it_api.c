@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "it/harness.h"
@@ -20,15 +19,6 @@ start(const char *settings)
 	it_mock_start(&T);
 	it_config(&T, settings, NULL);
 	it_gateway_start(&T, NULL);
-}
-
-static void
-stop_clean(void)
-{
-	int	 st = it_stop(&T, 15000);
-
-	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "gateway did not exit cleanly (status %d)", st);
 }
 
 static json_t *
@@ -119,7 +109,7 @@ START_TEST(ollama_chat_streams_ndjson)
 	ck_assert_str_eq(rid, it_header(&r, "X-Request-Id", h, sizeof(h)));
 	free(text);
 	it_resp_free(&r);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -156,7 +146,7 @@ START_TEST(ollama_chat_whole_and_generate)
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(sent, "messages"), 1), "role")), "user");
 	json_decref(j);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -195,7 +185,7 @@ START_TEST(tags_version_and_completions)
 	    json_object_get(j, "choices"), 0), "text")), "whole");
 	json_decref(j);
 	it_resp_free(&r);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -244,7 +234,7 @@ START_TEST(delete_cancels_by_request_id)
 	    "is required."));
 	it_resp_free(&r);
 	buf_free(&out);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -297,7 +287,7 @@ START_TEST(idempotency_key_displaces_older_request)
 	ck_assert(wait_gone(2, 2000) >= 0);	/* both long calls closed */
 	close(fd);
 	buf_free(&out);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -317,7 +307,7 @@ START_TEST(nonstream_disconnect_cancels)
 	close(fd);
 	ms = wait_gone(1, 3000);
 	ck_assert_msg(ms >= 0 && ms < 250, "backend closed after %ld ms", ms);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -338,7 +328,7 @@ START_TEST(silent_phase_disconnect_cancels)
 	ms = wait_gone(1, 5000);
 	ck_assert_msg(ms >= 0 && ms < 2000, "backend closed after %ld ms", ms);
 	buf_free(&out);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -384,7 +374,7 @@ START_TEST(midstream_disconnect_latency)
 		it_sleep(20);
 	ck_assert_int_eq(fds0, fds1);	/* nothing leaked */
 	buf_free(&out);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -439,7 +429,7 @@ START_TEST(no_leak_between_requests)
 		close(fd);
 	}
 	buf_free(&out);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -485,7 +475,7 @@ START_TEST(metrics_and_access_log_move)
 	ck_assert(it_log_wait(&T, "\"POST /v1/chat/completions\" 200", &from,
 	    1000));
 	ck_assert(it_log_wait(&T, "route=chat worker=", &from, 1000));
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 

@@ -35,15 +35,6 @@ start(const char *settings, int limit)
 	it_wait_idle(&T, 2);
 }
 
-static void
-stop_clean(void)
-{
-	int	 st = it_stop(&T, 15000);
-
-	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "gateway did not exit cleanly (status %d)", st);
-}
-
 static char *
 chat_body(bool stream, const char *mock_json)
 {
@@ -160,7 +151,7 @@ START_TEST(endpoint_limit_serializes_calls)
 {
 	start("\"min_workers\": 2, \"max_workers\": 2", 1);
 	two_streams_one_at_a_time();
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -171,7 +162,7 @@ START_TEST(endpoint_level_applies_to_every_endpoint)
 	start("\"min_workers\": 2, \"max_workers\": 2, \"concurrency\": 1,"
 	    " \"concurrency_level\": \"endpoint\"", 0);
 	two_streams_one_at_a_time();
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -252,7 +243,7 @@ START_TEST(global_limit_refuses_with_503)
 	it_resp_free(&p.openai);
 	it_resp_free(&p.ollama);
 	free(body);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -355,7 +346,7 @@ START_TEST(killed_holder_gives_its_slot_back)
 	free(ss.ss_text);
 	buf_free(&s[0].s_out);
 	free(hold);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -387,7 +378,7 @@ START_TEST(cancelled_waiter_never_reaches_backend)
 	buf_free(&s[0].s_out);
 	free(hold);
 	free(waiter);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -440,7 +431,7 @@ START_TEST(slot_timeout_is_503_naming_endpoint)
 	it_resp_free(&l.r);
 	buf_free(&s[0].s_out);
 	free(hold);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 

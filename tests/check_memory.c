@@ -1,10 +1,8 @@
 /* check_memory.c - file-style memories: the ledger, summary and tracker in the store, chunks and triggers, reading memories back, placeholder filling. */
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/sha256.h"
@@ -13,34 +11,24 @@
 #include "../worker/memread.h"
 #include "../worker/memstore.h"
 #include "../worker/memtext.h"
+#include "scratchdb.h"
 #include "testmain.h"
 
-static char		 t_dir[64];
+static struct scratchdb	 D;
 static struct store	*S;
 
 static void
 setup(void)
 {
-	char	 path[128], err[STORE_ERRLEN];
-
-	snprintf(t_dir, sizeof(t_dir), "/tmp/sluice-mem.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(t_dir));
-	snprintf(path, sizeof(path), "%s/sluice.db", t_dir);
-	S = store_open(path, NULL, err);
-	ck_assert_msg(S != NULL, "%s", err);
-}
-
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(path);
+	scratchdb_open(&D, "mem");
+	S = D.sd_store;
 }
 
 static void
 teardown(void)
 {
-	store_close(S);
-	nftw(t_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	scratchdb_close(&D);
+	S = NULL;
 }
 
 /* The ledger's texts joined by '|'. */

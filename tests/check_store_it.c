@@ -37,15 +37,6 @@ start(const char *wf)
 	it_gateway_start(&T, NULL);
 }
 
-static void
-stop_clean(void)
-{
-	int	 st = it_stop(&T, 15000);
-
-	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "gateway did not exit cleanly (status %d)", st);
-}
-
 static char *
 state_file(const char *name, char *out, size_t outlen)
 {
@@ -128,7 +119,7 @@ START_TEST(lock_taken_and_dropped)
 	    sizeof(path)), &sb), 0);
 	ck_assert_int_eq(stat(state_file("sluice.db-shm", path,
 	    sizeof(path)), &sb), 0);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -161,7 +152,7 @@ START_TEST(lock_held_ends_the_workflow)
 	ck_assert_int_eq(mock_requests(), 2);
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
 	    0);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -187,7 +178,7 @@ START_TEST(second_worker_sees_the_lock)
 	ck_assert_int_eq(mock_requests(), 1);	/* the first's call only */
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
 	    0);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -202,7 +193,7 @@ START_TEST(lock_without_id)
 	ask_hi(false, "hello");
 	ck_assert_msg(it_log_wait(&T, "A WorkflowLock node must have a "
 	    "'workflowLockId'", &from, 3000), "no error logged");
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -231,7 +222,7 @@ START_TEST(workers_get_state_dir_and_sync)
 	snprintf(want, sizeof(want), "--state-dir %s/state --db-sync full ",
 	    T.it_dir);
 	ck_assert_msg(strstr(args, want) != NULL, "worker args: %s", args);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 

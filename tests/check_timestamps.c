@@ -1,13 +1,11 @@
 /* check_timestamps.c - message timestamps: stamp text, relative wording, history resolution, placeholder, decoration, time context summary. */
 #include <check.h>
-#include <ftw.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,13 +14,13 @@
 #include "../worker/msgs.h"
 #include "../worker/store.h"
 #include "../worker/timestamps.h"
+#include "scratchdb.h"
 #include "testmain.h"
 
 #define KEY	"disc-1"
 #define END	((const char *)NULL)	/* ends a convo() list */
 
-static char		 t_dir[64];
-static char		 t_db[128];
+static struct scratchdb	 D;
 static struct store	*S;
 static time_t		 T0;	/* Saturday, 2025-09-20 16:30:05 (TZ=UTC) */
 
@@ -44,30 +42,18 @@ utc(int y, int mo, int d, int h, int mi, int s)
 static void
 setup(void)
 {
-	char	 err[STORE_ERRLEN];
-
 	setenv("TZ", "UTC", 1);
 	tzset();
 	T0 = utc(2025, 9, 20, 16, 30, 5);
-	snprintf(t_dir, sizeof(t_dir), "/tmp/sluice-ts.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(t_dir));
-	snprintf(t_db, sizeof(t_db), "%s/sluice.db", t_dir);
-	S = store_open(t_db, NULL, err);
-	ck_assert_msg(S != NULL, "store_open: %s", err);
-}
-
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(path);
+	scratchdb_open(&D, "ts");
+	S = D.sd_store;
 }
 
 static void
 teardown(void)
 {
-	store_close(S);
+	scratchdb_close(&D);
 	S = NULL;
-	nftw(t_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* ---- helpers ---- */
@@ -639,9 +625,9 @@ START_TEST(busy_database)
 	struct store		*s2, *s3;
 
 	convo(&l, "user", "hi", END);
-	ck_assert_ptr_nonnull(s2 = store_open(t_db, &o, err));
-	ck_assert_ptr_nonnull(s3 = store_open(t_db, &o2, err));
-	ck_assert_int_eq(sqlite3_open(t_db, &db), SQLITE_OK);
+	ck_assert_ptr_nonnull(s2 = store_open(D.sd_path, &o, err));
+	ck_assert_ptr_nonnull(s3 = store_open(D.sd_path, &o2, err));
+	ck_assert_int_eq(sqlite3_open(D.sd_path, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL,
 	    NULL), SQLITE_OK);
 	ck_assert_int_eq(ts_resolve(s2, KEY, &l, T0), -1);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,15 +52,6 @@ static void
 go(void)
 {
 	it_gateway_start(&T, "TZ=UTC");
-}
-
-static void
-stop_clean(void)
-{
-	int	 st = it_stop(&T, 15000);
-
-	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "gateway did not exit cleanly (status %d)", st);
 }
 
 /* ---- time (the workers run with TZ=UTC) ---- */
@@ -179,29 +169,6 @@ turn(bool turn2, bool stream)
 	return out;
 }
 
-static json_t *
-mock_log(void)
-{
-	struct it_resp	 r;
-	json_t		*a;
-
-	ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/requests", NULL,
-	    &r), 0);
-	a = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return a;
-}
-
-static void
-mock_clear(void)
-{
-	struct it_resp	 r;
-
-	ck_assert_int_eq(it_request(&T, "DELETE", "mock:/mock/requests", NULL,
-	    &r), 0);
-	it_resp_free(&r);
-}
-
 /* Content of message i of backend request k ("" when absent). */
 static const char *
 sent(json_t *log, size_t k, size_t i)
@@ -235,7 +202,7 @@ first_turn(bool stream, bool relative)
 	t1 = time(NULL);
 	ck_assert_str_eq(a, ANSWER1);
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_int_eq(json_array_size(log), 2);
 	ck_assert_str_eq(sent(log, 0, 0), "Summary: [Time Context: The "
 	    "conversation started less than a minute ago.]");
@@ -267,7 +234,7 @@ age(char *user1, char *answer1, size_t len)
 	stamp_at(now - 3600 - 20, answer1, len);
 	db_set_stamp(USER1, user1);
 	db_set_stamp("PLACEHOLDER_TIMESTAMP_HASH_0000", answer1);
-	mock_clear();
+	json_decref(it_mock_log(&T, true));
 }
 
 /* Absolute stamps over two turns; the answer of turn 1 gets its stamp
@@ -290,7 +257,7 @@ START_TEST(absolute_two_turns)
 	ck_assert_ptr_nonnull(st = db_stamp(ANSWER1));
 	ck_assert_str_eq(st, a1);
 	free(st);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_str_eq(sent(log, 0, 0), "Summary: [Time Context: This "
 	    "conversation started 2 hours, 5 minutes ago. The most recent "
 	    "message was sent less than a minute ago.]");
@@ -306,7 +273,7 @@ START_TEST(absolute_two_turns)
 	after_stamp(st, t0, t1);
 	free(st);
 	ck_assert_ptr_null(db_stamp("Fine."));
-	stop_clean();
+	it_stop_clean(&T);
 	free(wf);
 }
 END_TEST
@@ -325,7 +292,7 @@ START_TEST(relative_streaming)
 	a = turn(true, true);
 	ck_assert_str_eq(a, "Fine.");
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_int_eq(sent_count(log, 1), 4);
 	ck_assert_str_eq(sent(log, 1, 1), "[Sent 2 hours, 5 minutes ago] "
 	    USER1);
@@ -333,7 +300,7 @@ START_TEST(relative_streaming)
 	ck_assert_str_eq(sent(log, 1, 3), "[Sent less than a minute ago] "
 	    USER2);
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 	free(wf);
 }
 END_TEST
@@ -355,7 +322,7 @@ START_TEST(group_chat_commits_at_once)
 	ck_assert_ptr_nonnull(st = db_stamp(ANSWER1));
 	ck_assert_str_eq(after_stamp(st, t0, t1), "");
 	free(st);
-	stop_clean();
+	it_stop_clean(&T);
 	free(wf);
 }
 END_TEST
@@ -375,13 +342,13 @@ START_TEST(child_run_not_stamped)
 	a = turn(false, false);
 	ck_assert_str_eq(a, ANSWER1);
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_str_eq(sent(log, 1, 1), USER1);
 	json_decref(log);
 	a = db_stamp(USER1);	/* the history is tracked all the same */
 	ck_assert_ptr_nonnull(a);
 	free(a);
-	stop_clean();
+	it_stop_clean(&T);
 	free(child);
 }
 END_TEST
@@ -404,14 +371,14 @@ START_TEST(no_discussion_id)
 	ck_assert_int_eq(r.r_status, 200);
 	it_resp_free(&r);
 	free(body);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_str_eq(sent(log, 0, 0), "Summary: ");
 	ck_assert_str_eq(sent(log, 1, 1), "Plain");
 	json_decref(log);
 	if (it_db_try(&T, "SELECT count(*) FROM timestamps", &n, err,
 	    sizeof(err)) == 0)
 		ck_assert_int_eq(n, 0);
-	stop_clean();
+	it_stop_clean(&T);
 	free(wf);
 }
 END_TEST
@@ -433,13 +400,13 @@ START_TEST(database_error_is_not_fatal)
 	a = turn(false, false);
 	ck_assert_str_eq(a, ANSWER1);
 	free(a);
-	log = mock_log();
+	log = it_mock_log(&T, false);
 	ck_assert_str_eq(sent(log, 0, 0), "Summary: ");
 	ck_assert_str_eq(sent(log, 1, 1), USER1);
 	json_decref(log);
 	ck_assert_msg(it_log_wait(&T, "message timestamps are off for this "
 	    "request", &from, 3000), "no warning logged");
-	stop_clean();
+	it_stop_clean(&T);
 	free(wf);
 }
 END_TEST

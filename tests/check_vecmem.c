@@ -1,45 +1,32 @@
 /* check_vecmem.c - vector memory and keyword search: the FTS5 query against hostile keywords, FTS columns, JSON in LLM answers, storage, BM25 weights, recency, entity expansion, search_utils. */
 #include <check.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../common/buf.h"
 #include "../common/xmem.h"
 #include "../worker/kwsearch.h"
 #include "../worker/vecmem.h"
+#include "scratchdb.h"
 #include "testmain.h"
 
-static char		 t_dir[64];
+static struct scratchdb	 D;
 static struct store	*S;
 
 static void
 setup(void)
 {
-	char	 db[128], err[STORE_ERRLEN];
-
-	snprintf(t_dir, sizeof(t_dir), "/tmp/sluice-vecmem.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(t_dir));
-	snprintf(db, sizeof(db), "%s/sluice.db", t_dir);
-	S = store_open(db, NULL, err);
-	ck_assert_msg(S != NULL, "store_open: %s", err);
-}
-
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(path);
+	scratchdb_open(&D, "vecmem");
+	S = D.sd_store;
 }
 
 static void
 teardown(void)
 {
-	store_close(S);
+	scratchdb_close(&D);
 	S = NULL;
-	nftw(t_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static json_t *

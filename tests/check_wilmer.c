@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "it/dbq.h"
@@ -45,31 +44,6 @@ start_as(const char *user)
 	it_gateway_start(&T, NULL);
 }
 
-static void
-stop_clean(void)
-{
-	int	 st = it_stop(&T, 15000);
-
-	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "gateway did not exit cleanly (status %d)", st);
-}
-
-static json_t *
-mock_log(void)
-{
-	struct it_resp	 r;
-	json_t		*a;
-
-	ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/requests", NULL,
-	    &r), 0);
-	a = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	ck_assert_int_eq(it_request(&T, "DELETE", "mock:/mock/requests", NULL,
-	    &r), 0);
-	it_resp_free(&r);
-	return a;
-}
-
 /* A chat with the model field, streamed or not: 200 and the mock's text
  * back; returns the backend requests it caused. */
 static json_t *
@@ -99,7 +73,7 @@ chat_want(const char *model, bool stream, const char *user_text,
 	it_resp_free(&r);
 	free(body);
 	json_decref(b);
-	return mock_log();
+	return it_mock_log(&T, true);
 }
 
 static json_t *
@@ -135,7 +109,7 @@ expect_501(const char *model, bool stream, const char *user_text,
 	it_resp_free(&r);
 	free(body);
 	json_decref(b);
-	log = mock_log();
+	log = it_mock_log(&T, true);
 	ck_assert_uint_eq(json_array_size(log), calls_before);
 	json_decref(log);
 }
@@ -168,7 +142,7 @@ START_TEST(shared_workflows_by_model)
 		ck_assert_ptr_nonnull(strstr(sys, "You are Wilmer."));
 		json_decref(log);
 	}
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -216,12 +190,12 @@ START_TEST(simple_router)
 	it_resp_free(&r);
 	free(body);
 	json_decref(j);
-	json_decref(mock_log());
+	json_decref(it_mock_log(&T, true));
 	/* The same, streamed: two categoriser calls, three in the wiki
 	 * workflow before its search node. */
 	expect_501("x", true, "hi\n#mock {\"text\": \"#mock {\\\"text\\\": "
 	    "\\\"WIKI\\\"}\"}", 5);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -241,7 +215,7 @@ START_TEST(cot_user)
 	    "The quick brown fox jumps over the lazy dog."));
 	ck_assert_ptr_null(strstr(sent(log, 0, 1), "quick brown fox"));
 	json_decref(log);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -335,7 +309,7 @@ run_family(const struct family *fa)
 			check_calls(fa->fa_user, sw, log, stream);
 			json_decref(log);
 		}
-	stop_clean();
+	it_stop_clean(&T);
 }
 
 START_TEST(family_chat_ui)
@@ -378,7 +352,7 @@ START_TEST(wikipedia_users_501)
 		/* Three Rag-Fast-Endpoint calls, then the wiki search. */
 		for (stream = 0; stream < 2; stream++)
 			expect_501("x", stream, "Who was Ada Lovelace?", 3);
-		stop_clean();
+		it_stop_clean(&T);
 	}
 }
 END_TEST
@@ -450,7 +424,7 @@ long_turn(int n, bool stream)
 	free(body);
 	json_decref(b);
 	it_wait_idle(&T, 1);	/* the nodes after the answer are done */
-	return mock_log();
+	return it_mock_log(&T, true);
 }
 
 /* True when a request of log sent text somewhere in its messages. */
@@ -493,7 +467,7 @@ START_TEST(game_bot_file_memory)
 	/* 25 new messages (7 held back) in one chunk of 12000 tokens */
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories WHERE "
 	    "discussion = 'ex'"), 1);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 
@@ -520,7 +494,7 @@ START_TEST(assistant_vector_memory)
 	}
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM "
 	    "vector_hash_log"), 0);
-	stop_clean();
+	it_stop_clean(&T);
 }
 END_TEST
 

@@ -1,0 +1,35 @@
+/* scratchdb.c - unit tests: a store in a fresh temporary folder, removed afterwards. */
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "scratchdb.h"
+
+void
+scratchdb_open(struct scratchdb *sd, const char *what)
+{
+	char	 err[STORE_ERRLEN];
+
+	snprintf(sd->sd_dir, sizeof(sd->sd_dir), "/tmp/sluice-%s.XXXXXX", what);
+	ck_assert_ptr_nonnull(mkdtemp(sd->sd_dir));
+	snprintf(sd->sd_path, sizeof(sd->sd_path), "%s/sluice.db", sd->sd_dir);
+	sd->sd_store = store_open(sd->sd_path, NULL, err);
+	ck_assert_msg(sd->sd_store != NULL, "store_open: %s", err);
+}
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(path);
+}
+
+void
+scratchdb_close(struct scratchdb *sd)
+{
+	store_close(sd->sd_store);
+	sd->sd_store = NULL;
+	if (getenv("STORE_KEEP") == NULL)
+		nftw(sd->sd_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
