@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
 #include "it/dbq.h"
 #include "it/harness.h"
@@ -239,7 +239,7 @@ START_TEST(hit_in_another_worker)
 }
 END_TEST
 
-/* Failed, cut and cancelled calls are never kept. */
+/* Failed, cut, truncated and cancelled calls are never kept. */
 START_TEST(failures_not_kept)
 {
 	static const char *const bad[] = {
@@ -248,14 +248,24 @@ START_TEST(failures_not_kept)
 	    "#mock {\\\"finish_reason\\\": \\\"length\\\"}",
 	};
 	struct it_resp	 r;
+	struct buf	 b = BUF_INIT;
 	char		 hdr[16];
 	size_t		 i;
+	int		 fd;
 
 	start("0", 2);
 	for (i = 0; i < 3; i++) {
 		(void)chat(i == 1, bad[i], &r, hdr, sizeof(hdr));
 		it_resp_free(&r);
 	}
+	/* a client that leaves in the middle of its stream */
+	fd = it_connect(&T);
+	it_send_post(fd, "/v1/chat/completions", "{\"stream\": true, "
+	    "\"messages\": [{\"role\": \"user\", \"content\": \"left\\n"
+	    "#mock {\\\"chunk\\\": 2, \\\"delay_ms\\\": 100}\"}]}", NULL);
+	ck_assert(it_read_until(fd, &b, "\"content\":\"", 5000));
+	close(fd);
+	buf_free(&b);
 	it_wait_idle(&T, 2);
 	ck_assert_int_eq(cache_rows(), 0);
 	it_stop_clean(&T);
