@@ -45,6 +45,8 @@ buf_reserve(struct buf *b, size_t n)
 	while (cap < need)
 		cap *= 2;
 	b->b_data = xreallocarray(b->b_data, cap, 1);
+	if (b->b_cap == 0)
+		b->b_data[0] = '\0';	/* a new buffer is "" too */
 	b->b_cap = cap;
 }
 

@@ -45,8 +45,8 @@ openai_tool_calls(json_t *calls)
 		fn = json_object_get(c, "function");
 		args = json_object_get(fn, "arguments");
 		a = json_is_string(args) ? xstrdup(json_string_value(args)) :
-		    jsonw_dumps(args != NULL ? args : json_object(),
-		    JSONW_COMPACT);
+		    args != NULL ? jsonw_dumps(args, JSONW_COMPACT) :
+		    xstrdup("{}");
 		uuid_new_hex(id);
 		id[24] = '\0';
 		json_array_append_new(out, json_pack("{s:s+,s:s,s:{s:s,s:s}}",

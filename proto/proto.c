@@ -394,7 +394,8 @@ dec_value(struct dec *d, const struct field *f, const msgpack_object *o,
 
 	switch (f->f_type) {
 	case F_STR:
-		if (o->type == MSGPACK_OBJECT_NIL)
+		/* nil is an absent optional string, never a required one */
+		if (o->type == MSGPACK_OBJECT_NIL && !f->f_required)
 			return 0;
 		if (o->type != MSGPACK_OBJECT_STR)
 			return dec_fail(d, f->f_key, "a string");

@@ -375,6 +375,25 @@ START_TEST(ollama_chat_requests)
 }
 END_TEST
 
+/* A tool call without arguments gets "{}" (api_fuzz found the empty
+ * object made for it leaked on every such request; ASan's leak check
+ * catches it here). */
+START_TEST(ollama_tool_call_without_arguments)
+{
+	int	 st;
+	char	 err[API_ERRLEN];
+	const struct proto_req_start *rs = &M.m_u.req_start;
+
+	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
+	    "\"messages\":[{\"role\":\"assistant\",\"content\":\"\","
+	    "\"tool_calls\":[{\"function\":{\"name\":\"f\"}}]}]}", &st,
+	    err), 0);
+	ck_assert_ptr_nonnull(memmem(rs->msgs[0].tool_calls.p,
+	    rs->msgs[0].tool_calls.n, "\"arguments\":\"{}\"", 16));
+	done();
+}
+END_TEST
+
 START_TEST(ollama_generate_requests)
 {
 	int	 st;
@@ -576,6 +595,7 @@ api_suite(void)
 	tcase_add_test(tc, model_names_that_are_fine);
 	tcase_add_test(tc, begtags_rules);
 	tcase_add_test(tc, ollama_chat_requests);
+	tcase_add_test(tc, ollama_tool_call_without_arguments);
 	tcase_add_test(tc, ollama_generate_requests);
 	tcase_add_test(tc, legacy_completion_requests);
 	suite_add_tcase(s, tc);

@@ -45,6 +45,33 @@ START_TEST(buf_grows_and_stays_terminated)
 }
 END_TEST
 
+/* A buffer that only reserved is "" too: http_fuzz found a CONNECT
+ * request's body (reserved for its Content-Length, never read) was
+ * handed out unterminated. Dirty blocks of the same size first, so the
+ * reserve is likely to get one back. */
+START_TEST(buf_reserve_terminates)
+{
+	struct buf	 b = BUF_INIT;
+	char		*p[4], *s;
+	int		 i;
+
+	for (i = 0; i < 4; i++) {
+		p[i] = malloc(64);
+		ck_assert_ptr_nonnull(p[i]);
+		memset(p[i], 'x', 64);
+	}
+	for (i = 0; i < 4; i++)
+		free(p[i]);
+	buf_reserve(&b, 10);
+	ck_assert_ptr_nonnull(b.b_data);
+	ck_assert_uint_eq(b.b_len, 0);
+	ck_assert_int_eq(b.b_data[0], '\0');
+	s = buf_take(&b);
+	ck_assert_str_eq(s, "");
+	free(s);
+}
+END_TEST
+
 START_TEST(str_views)
 {
 	struct str	 s = { "Hello, world", 5 };
@@ -241,6 +268,7 @@ common_suite(void)
 
 	tc = tcase_create("buf");
 	tcase_add_test(tc, buf_grows_and_stays_terminated);
+	tcase_add_test(tc, buf_reserve_terminates);
 	tcase_add_test(tc, str_views);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("jsonw");

@@ -282,6 +282,34 @@ body_msg_not_str(msgpack_packer *pk)
 	msgpack_pack_int64(pk, -7);
 }
 
+/* SLOT_ACQUIRE's endpoint is required: nil must not stand for it
+ * (proto_fuzz found nil accepted as an absent required string). */
+static void
+body_required_nil(msgpack_packer *pk)
+{
+	msgpack_pack_map(pk, 2);
+	msgpack_pack_str_with_body(pk, "ep", 2);
+	msgpack_pack_nil(pk);
+	msgpack_pack_str_with_body(pk, "lim", 3);
+	msgpack_pack_uint32(pk, 1);
+}
+
+/* A REQ_START message whose required role is nil. */
+static void
+body_role_nil(msgpack_packer *pk)
+{
+	msgpack_pack_map(pk, 2);
+	msgpack_pack_str_with_body(pk, "api", 3);
+	msgpack_pack_uint32(pk, API_OPENAI_CHAT);
+	msgpack_pack_str_with_body(pk, "msgs", 4);
+	msgpack_pack_array(pk, 1);
+	msgpack_pack_map(pk, 2);
+	msgpack_pack_str_with_body(pk, "role", 4);
+	msgpack_pack_nil(pk);
+	msgpack_pack_str_with_body(pk, "content", 7);
+	msgpack_pack_nil(pk);
+}
+
 static void
 body_not_map(msgpack_packer *pk)
 {
@@ -318,6 +346,24 @@ START_TEST(wrong_types_rejected)
 	pack_env(&sb, PROTO_VERSION, 77, body_unknown_key);
 	ck_assert_int_eq(decode_sb(&sb, &d, err), -1);
 	ck_assert_msg(strstr(err, "unknown message type") != NULL, "%s", err);
+}
+END_TEST
+
+START_TEST(required_string_not_nil)
+{
+	msgpack_sbuffer	 sb;
+	struct proto_msg d;
+	char		 err[PROTO_ERRLEN];
+
+	pack_env(&sb, PROTO_VERSION, PROTO_SLOT_ACQUIRE, body_required_nil);
+	ck_assert_int_eq(decode_sb(&sb, &d, err), -1);
+	ck_assert_msg(strstr(err, "'ep' must be a string") != NULL, "%s", err);
+
+	/* so is a nil role, next to a nil content (optional: allowed) */
+	pack_env(&sb, PROTO_VERSION, PROTO_REQ_START, body_role_nil);
+	ck_assert_int_eq(decode_sb(&sb, &d, err), -1);
+	ck_assert_msg(strstr(err, "'role' must be a string") != NULL, "%s",
+	    err);
 }
 END_TEST
 
@@ -495,6 +541,7 @@ proto_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("strict_decoding");
 	tcase_add_test(tc, wrong_types_rejected);
+	tcase_add_test(tc, required_string_not_nil);
 	tcase_add_test(tc, early_answer_types_checked);
 	tcase_add_test(tc, unknown_keys_ignored);
 	tcase_add_test(tc, version_mismatch_is_identifiable);

@@ -281,6 +281,18 @@ START_TEST(test_line_too_long)
 }
 END_TEST
 
+/* The bytes of a cut BOM count toward the cap, however small it is
+ * (backend_fuzz found max - held underflowing when they exceed it). */
+START_TEST(test_cut_bom_cap)
+{
+	ck_assert_int_eq(feed_cap(2, "\xef\xbb\x02", 100), -1);
+	ck_assert_int_eq(feed_cap(2, "\xef\xbb\x02", 1), -1);
+	ck_assert_int_eq(feed_cap(2, "\xef\xbbx\n\n", 100), -1);
+	ck_assert_int_eq(feed_cap(1, "\xef\xbb\n\n", 100), -1);
+	ck_assert_int_eq(feed_cap(3, "\xef\xbbx\n\n", 1), 0);
+}
+END_TEST
+
 START_TEST(test_callback_stop)
 {
 	struct rec	 r = { BUF_INIT, 0, 2, 0 };
@@ -418,6 +430,7 @@ sse_suite(void)
 		{ "unterminated", test_unterminated },
 		{ "finish_resets", test_finish_resets },
 		{ "line_too_long", test_line_too_long },
+		{ "cut_bom_cap", test_cut_bom_cap },
 		{ "callback_stop", test_callback_stop },
 		{ "openai", test_openai }, { "linear", test_linear },
 		{ "linear_cr", test_linear_cr },

@@ -179,7 +179,8 @@ sse_end_line(struct sse *s, const char *p, const char *eol)
 
 	if (s->se_line.b_len == 0)
 		return n > s->se_max ? -1 : sse_line(s, p, n);
-	if (n > s->se_max - s->se_line.b_len)
+	/* a cut BOM held in se_line may already exceed a tiny cap */
+	if (s->se_line.b_len + n > s->se_max)
 		return -1;
 	buf_add(&s->se_line, p, n);
 	rc = sse_line(s, s->se_line.b_data, s->se_line.b_len);
@@ -203,7 +204,7 @@ sse_lines(struct sse *s, const char *p, const char *end)
 				break;
 		}
 		if ((eol = sse_scan_eol(&sc, p)) == NULL) {
-			if ((size_t)(end - p) > s->se_max - s->se_line.b_len)
+			if (s->se_line.b_len + (size_t)(end - p) > s->se_max)
 				return -1;
 			buf_add(&s->se_line, p, (size_t)(end - p));
 			break;
