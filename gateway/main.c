@@ -289,6 +289,7 @@ main(int argc, char **argv)
 		gwconf_free(&g.g_conf);
 		return EX_CONFIG;
 	}
+	log_init(g.g_conf.c_log_level);	/* sluice.json may set log_level */
 	g.g_argc = argc;
 	g.g_argv = argv;
 	/* The worker imports; nothing is served. */

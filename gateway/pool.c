@@ -204,8 +204,15 @@ op_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 static void
 op_kill(void *arg, pid_t pid, int sig)
 {
-	if (pid > 0 && kill(pid, sig) == -1 && errno != ESRCH)
+	if (pid <= 0)
+		return;
+	if (kill(pid, sig) == -1 && errno != ESRCH)
 		log_warn("kill %d", (int)pid);
+	/* A stopped worker (SIGSTOP, job control) keeps SIGTERM pending
+	 * until it runs again: wake it so that it dies now, not after
+	 * kill_grace (systemd does the same). */
+	if (sig == SIGTERM)
+		(void)kill(pid, SIGCONT);
 }
 
 static int

@@ -823,7 +823,10 @@ sup_chan_error(struct sup *s, unsigned slot, bool bad_version, const char *why)
 	w = &s->s_w[slot];
 	if (w->w_state == W_KILLING || w->w_state == W_DEAD)
 		return;
-	if (bad_version) {
+	/* Only a worker that has not said HELLO yet can be of another
+	 * build; later, another version is a rogue frame like any other,
+	 * and must not stop the pool from respawning. */
+	if (bad_version && w->w_state == W_SPAWNING) {
 		log_warnx("worker %u pid %d: %s (gateway speaks version %d); "
 		    "not respawning: restart the gateway after an upgrade",
 		    w->w_slot, (int)w->w_pid, why, PROTO_VERSION);
@@ -1060,11 +1063,30 @@ w_spawn(struct sup *s, struct worker *w)
 	set_state(s, w, W_SPAWNING, s->s_conf.spawn_timeout_ms);
 }
 
+/* Workers of the pool that died unexpectedly and are not buried yet:
+ * their respawn delay is decided at the burial (both the exit and the
+ * channel's end seen), so their places stay taken until then. Else the
+ * first respawn after each crash would come before any backoff. */
+static unsigned
+unburied(const struct sup *s)
+{
+	unsigned	 i, n = 0;
+
+	for (i = 0; i < s->s_nw; i++) {
+		const struct worker *w = &s->s_w[i];
+
+		if (w->w_state == W_DEAD && !w->w_expected &&
+		    w->w_gen == s->s_gen && !w->w_leave)
+			n++;
+	}
+	return n;
+}
+
 static void
 spawn_needed(struct sup *s)
 {
 	uint64_t	 t = now(s);
-	unsigned	 i, live = live_current(s), avail = 0;
+	unsigned	 i, live = live_current(s) + unburied(s), avail = 0;
 	long		 need;
 
 	if (s->s_broken)	/* config or version: until a reload */

@@ -188,6 +188,10 @@ void		 sup_chan_frame(struct sup *, unsigned slot,
  * (the slot should then be given back). */
 int		 sup_slot_answer(struct sup *, unsigned slot, pid_t pid,
 		    const char *ep, bool granted);
+/* A frame from slot could not be read: its worker is killed, its
+ * request fails. bad_version (the frame was of another protocol
+ * version) disables the slot and stops respawns until a reload, but
+ * only before the worker's HELLO; afterwards it is a violation. */
 void		 sup_chan_error(struct sup *, unsigned slot, bool bad_version,
 		    const char *why);
 void		 sup_chan_eof(struct sup *, unsigned slot);
