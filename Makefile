@@ -289,6 +289,8 @@ check_cache_it_OBJS	:= $(check_memory_it_OBJS)
 check_cache_it_LIBS	:= $(LIBS_SQLITE)
 check_memory_chaos_OBJS	:= $(check_memory_it_OBJS) $(PROTO_OBJS)
 check_memory_chaos_LIBS	:= $(LIBS_SQLITE)
+check_hostile_OBJS	:= $(check_it_OBJS)
+check_security_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -303,7 +305,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_dialects \
 		   check_clients check_store_it check_memory_it check_vecmem_it \
 		   check_timestamps_it check_import check_memory_chaos \
-		   check_cache_it
+		   check_cache_it check_hostile check_security
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

@@ -1013,11 +1013,37 @@ workflows_dir(const char *confdir, const char *folder)
 	return xasprintf("%s/Workflows/%s", confdir, folder);
 }
 
+/*
+ * True when path, with every symbolic link resolved, is a folder inside
+ * confdir (resolved too). A shared-workflow entry that links out of the
+ * config folder is refused: the model field of a request picks these,
+ * and nothing a client names may lead outside the configuration.
+ */
+static bool
+dir_within(const char *confdir, const char *path)
+{
+	char		*root, *real;
+	struct stat	 st;
+	size_t		 n;
+	bool		 ok = false;
+
+	root = realpath(confdir != NULL ? confdir : ".", NULL);
+	real = realpath(path, NULL);
+	if (root != NULL && real != NULL && stat(real, &st) == 0 &&
+	    S_ISDIR(st.st_mode)) {
+		n = strlen(root);
+		ok = strncmp(real, root, n) == 0 &&
+		    (real[n] == '/' || (n == 1 && root[0] == '/'));
+	}
+	free(real);
+	free(root);
+	return ok;
+}
+
 bool
 conf_shared_workflow_exists(const char *confdir, const char *folder,
     const char *name)
 {
-	struct stat	 st;
 	char		*dir, *path;
 	bool		 ok;
 
@@ -1027,7 +1053,7 @@ conf_shared_workflow_exists(const char *confdir, const char *folder,
 		return false;
 	dir = workflows_dir(confdir, folder);
 	path = xasprintf("%s/%s", dir, name);
-	ok = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	ok = dir_within(confdir, path);
 	free(path);
 	free(dir);
 	return ok;
@@ -1039,11 +1065,27 @@ cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* True when entry name of the open folder d (path dir) is a workflow
+ * folder a request may pick: a safe name, not starting with '_', a
+ * folder inside confdir once links are resolved. */
+static bool
+shared_entry_ok(const char *confdir, const char *dir, const char *name)
+{
+	char	*path;
+	bool	 ok;
+
+	if (name[0] == '_' || !name_is_safe(name, strlen(name)))
+		return false;
+	path = xasprintf("%s/%s", dir, name);
+	ok = dir_within(confdir, path);
+	free(path);
+	return ok;
+}
+
 char **
 conf_shared_workflows(const char *confdir, const char *folder)
 {
 	struct dirent	 *de;
-	struct stat	  st;
 	DIR		 *d = NULL;
 	char		**v, *dir;
 	size_t		  n = 0, cap = 8;
@@ -1052,15 +1094,12 @@ conf_shared_workflows(const char *confdir, const char *folder)
 	if (!relpath_is_safe(folder))
 		return v;
 	dir = workflows_dir(confdir, folder);
-	d = opendir(dir);
-	free(dir);
-	if (d == NULL)
+	if ((d = opendir(dir)) == NULL) {
+		free(dir);
 		return v;
+	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '_' ||
-		    !name_is_safe(de->d_name, strlen(de->d_name)) ||
-		    fstatat(dirfd(d), de->d_name, &st, 0) == -1 ||
-		    !S_ISDIR(st.st_mode))
+		if (!shared_entry_ok(confdir, dir, de->d_name))
 			continue;
 		if (n == cap) {
 			cap *= 2;
@@ -1070,6 +1109,7 @@ conf_shared_workflows(const char *confdir, const char *folder)
 		v[n] = NULL;
 	}
 	closedir(d);
+	free(dir);
 	qsort(v, n, sizeof(*v), cmp_names);
 	return v;
 }

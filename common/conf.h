@@ -174,13 +174,14 @@ int	conf_workflow_load(const char *confdir, const char *folder,
 	    char err[CONF_ERRLEN]);
 void	conf_workflow_free(struct conf_workflow *);
 
-/* True when Workflows/<folder>/<name>/ is a directory (shared workflow
- * selectable through the model field). */
+/* True when Workflows/<folder>/<name>/ is a directory inside confdir
+ * once symbolic links are resolved (a shared workflow selectable
+ * through the model field); a link out of the config folder is not. */
 bool	conf_shared_workflow_exists(const char *confdir, const char *folder,
 	    const char *name);
 
 /* Sorted names of the sub-directories of Workflows/<folder>/ that do not
- * start with '_'. NULL-terminated malloc'ed array of malloc'ed strings,
+ * start with '_' and do not link out of confdir. NULL-terminated malloc'ed array of malloc'ed strings,
  * freed with conf_names_free. Never NULL (empty on error). */
 char	**conf_shared_workflows(const char *confdir, const char *folder);
 void	  conf_names_free(char **);

@@ -65,6 +65,7 @@ static const struct setting settings[] = {
 	SET("body_timeout_s",		S_MS,	c_http.body_timeout_ms),
 	SET("keepalive_timeout_s",	S_MS,	c_http.keepalive_timeout_ms),
 	SET("max_connections",		S_UINT,	c_http.max_conns),
+	SET("max_connections_per_ip",	S_UINT,	c_http.max_conns_per_ip),
 	SET("cache",			S_CACHE, c_cache),
 };
 #define NSETTINGS	(sizeof(settings) / sizeof(settings[0]))

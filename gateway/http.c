@@ -30,6 +30,7 @@
 #define HTTP_FLUSH_MS	30000	/* last reply must drain by then */
 #define HTTP_BATCH	16	/* pipelined requests per loop pass */
 #define HTTP_ADDRLEN	(INET6_ADDRSTRLEN + 8)
+#define HTTP_IP_BUCKETS	1024	/* hash buckets of the per-address counts */
 
 /*
  * A connection is in exactly one state. Only the reaper (an event run
@@ -48,6 +49,19 @@ enum conn_state {
 enum feed_result { FEED_STOP, FEED_MORE, FEED_DISPATCHED };
 enum body_mode { BODY_NONE, BODY_LENGTH, BODY_CHUNKED, BODY_EOF };
 
+/* A client address: what max_conns_per_ip counts connections by. */
+struct ip_key {
+	sa_family_t	 k_family;	/* AF_INET, AF_INET6; 0: not counted */
+	uint8_t		 k_addr[16];
+};
+
+/* Open connections from one address; entries exist while n > 0. */
+struct ip_count {
+	struct ip_count	*ic_next;
+	struct ip_key	 ic_key;
+	unsigned	 ic_n;
+};
+
 struct http_conn {
 	TAILQ_ENTRY(http_conn)	 c_entry;
 	struct http_conn	*c_reap_next;
@@ -64,6 +78,8 @@ struct http_conn {
 	http_gone_cb		 c_gone;
 	http_drain_cb		 c_drain;
 	bool			 c_counted;	/* included in hs_nconns */
+	bool			 c_ip_counted;	/* included in its ip_count */
+	struct ip_key		 c_ip;
 	bool			 c_in_process;
 	bool			 c_close_after;
 	bool			 c_chunked_out;
@@ -98,6 +114,7 @@ struct http_server {
 	struct conn_list	 hs_conns;
 	unsigned		 hs_nconns;
 	unsigned		 hs_nbusy;
+	struct ip_count		*hs_ip[HTTP_IP_BUCKETS];
 	bool			 hs_stopping;
 	char			 hs_addr[HTTP_ADDRLEN];
 	http_done_cb		 hs_done;
@@ -123,6 +140,7 @@ http_limits_default(struct http_limits *l)
 	l->keepalive_timeout_ms = 75 * 1000;
 	l->max_conns = 1024;
 	l->out_high_water = 1024 * 1024;
+	l->max_conns_per_ip = 512;
 }
 
 static const char *
@@ -195,7 +213,9 @@ srv_error_body(struct http_server *srv, const char *path, int status,
 	return body != NULL ? body : default_error_body(status, msg);
 }
 
-/* Arm the connection timer; 0 ms means no deadline. */
+/* Arm the connection timer; 0 ms means no deadline. libevent times a
+ * timer from the time it cached when the loop woke, which may be tens
+ * of ms old in a busy pass: refresh it so no deadline fires early. */
 static void
 conn_arm(struct http_conn *c, unsigned ms)
 {
@@ -205,6 +225,7 @@ conn_arm(struct http_conn *c, unsigned ms)
 		evtimer_del(c->c_timer);
 		return;
 	}
+	event_base_update_cache_time(c->c_srv->hs_base);
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(c->c_timer, &tv);
@@ -262,6 +283,79 @@ out_add(struct http_conn *c, const void *p, size_t n)
 		fatalx("http: evbuffer_add of %zu bytes failed", n);
 }
 
+/* ---- connections per client address ------------------------------- */
+
+static void
+ip_key_of(const struct sockaddr *sa, struct ip_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (sa != NULL && sa->sa_family == AF_INET) {
+		k->k_family = AF_INET;
+		memcpy(k->k_addr, &((const struct sockaddr_in *)sa)->sin_addr,
+		    sizeof(struct in_addr));
+	} else if (sa != NULL && sa->sa_family == AF_INET6) {
+		k->k_family = AF_INET6;
+		memcpy(k->k_addr, &((const struct sockaddr_in6 *)sa)->sin6_addr,
+		    sizeof(struct in6_addr));
+	}
+}
+
+/* Where the count of k is (*slot NULL when there is none). */
+static struct ip_count **
+ip_slot(struct http_server *srv, const struct ip_key *k)
+{
+	struct ip_count	**pp;
+	uint32_t	  h = 2166136261u;	/* FNV-1a */
+	size_t		  i;
+
+	for (i = 0; i < sizeof(k->k_addr); i++)
+		h = (h ^ k->k_addr[i]) * 16777619u;
+	for (pp = &srv->hs_ip[h % HTTP_IP_BUCKETS]; *pp != NULL;
+	    pp = &(*pp)->ic_next)
+		if (memcmp(&(*pp)->ic_key, k, sizeof(*k)) == 0)
+			break;
+	return pp;
+}
+
+/* Count c against its address. False, and c not counted, when the
+ * address already holds max_conns_per_ip connections. Counting goes on
+ * with the cap off (0), so a reload that sets one finds true counts. */
+static bool
+ip_take(struct http_server *srv, struct http_conn *c)
+{
+	unsigned	  cap = srv->hs_lim.max_conns_per_ip;
+	struct ip_count	**pp, *ic;
+
+	if (c->c_ip.k_family == 0)
+		return true;
+	pp = ip_slot(srv, &c->c_ip);
+	if ((ic = *pp) != NULL && cap != 0 && ic->ic_n >= cap)
+		return false;
+	if (ic == NULL) {
+		ic = xcalloc(1, sizeof(*ic));
+		ic->ic_key = c->c_ip;
+		*pp = ic;
+	}
+	ic->ic_n++;
+	c->c_ip_counted = true;
+	return true;
+}
+
+static void
+ip_give(struct http_server *srv, struct http_conn *c)
+{
+	struct ip_count	**pp, *ic;
+
+	if (!c->c_ip_counted)
+		return;
+	c->c_ip_counted = false;
+	pp = ip_slot(srv, &c->c_ip);
+	if ((ic = *pp) != NULL && --ic->ic_n == 0) {
+		*pp = ic->ic_next;
+		free(ic);
+	}
+}
+
 /* ---- connection lifetime ------------------------------------------- */
 
 static void
@@ -288,6 +382,7 @@ conn_close_socket(struct http_conn *c)
 		c->c_counted = false;
 		c->c_srv->hs_nconns--;
 	}
+	ip_give(c->c_srv, c);
 	event_del(c->c_timer);
 	event_del(c->c_resume);
 }
@@ -875,6 +970,7 @@ conn_new(struct http_server *srv, struct bufferevent *bev,
 	c->c_parser = http_parser_new(&srv->hs_lim);
 	c->c_req = http_parser_request(c->c_parser);
 	http_addr_fmt(sa, c->c_peer, sizeof(c->c_peer));
+	ip_key_of(sa, &c->c_ip);
 	c->c_state = CS_READ;
 	c->c_phase = HTTP_PHASE_HEAD;
 	cap = l->max_header_bytes + l->max_body;
@@ -910,6 +1006,11 @@ srv_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	if (srv->hs_nconns >= srv->hs_lim.max_conns) {
 		conn_send_error(c, 503, "too many connections",
 		    "Retry-After: 1\r\n");
+		return;
+	}
+	if (!ip_take(srv, c)) {
+		conn_send_error(c, 429, "too many connections from this "
+		    "address", "Retry-After: 1\r\n");
 		return;
 	}
 	c->c_counted = true;

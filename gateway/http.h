@@ -22,6 +22,9 @@ struct http_limits {
 	unsigned	 keepalive_timeout_ms;	/* idle between requests: 75 s */
 	unsigned	 max_conns;		/* open connections: 1024 */
 	size_t		 out_high_water;	/* output bytes before "full": 1 MiB */
+	unsigned	 max_conns_per_ip;	/* open connections from one
+						   client address: 512, 0 =
+						   no such cap */
 };
 
 /* Fill l with the defaults quoted above. */
@@ -64,7 +67,7 @@ typedef void	(*http_handler)(struct http_conn *, const struct http_request *,
 
 /* Builds the JSON body of errors the server answers by itself (400 bad
  * request, 404 from handlers, 408, 413, 414, 431, 503 over the connection
- * cap). path may be NULL when the error came before the URL was known.
+ * cap, 429 over the per-address cap). path may be NULL when the error came before the URL was known.
  * Returns a malloc'ed NUL-terminated string the server frees. */
 typedef char	*(*http_error_fmt)(const char *path, int status,
 		    const char *message, void *arg);

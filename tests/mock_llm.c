@@ -101,6 +101,7 @@ struct mtool {
 struct script {
 	struct mstr	 sc_text;
 	struct mstr	 sc_finish;
+	struct mstr	 sc_redirect;		/* Location; empty: none */
 	struct mtool	*sc_tools;
 	size_t		 sc_ntools;
 	int		 sc_chunk;
@@ -486,6 +487,7 @@ static const struct skey skeys[] = {
 	SK("crlf", SK_BOOL, sc_crlf, 0, 0),
 	SK("echo", SK_BOOL, sc_echo, 0, 0),
 	SK("tool_calls", SK_TOOLS, sc_tools, 0, 0),
+	SK("redirect", SK_STR, sc_redirect, 0, 0),
 };
 #undef SK
 
@@ -519,7 +521,8 @@ script_free(struct script *sc)
 {
 	free(sc->sc_text.ms_p);
 	free(sc->sc_finish.ms_p);
-	sc->sc_text.ms_p = sc->sc_finish.ms_p = NULL;
+	free(sc->sc_redirect.ms_p);
+	sc->sc_text.ms_p = sc->sc_finish.ms_p = sc->sc_redirect.ms_p = NULL;
 	tools_free(sc);
 }
 
@@ -973,6 +976,19 @@ reply_status(struct mreq *m)
 	buf_reset(b);
 	m->m_dl->d_error(b, code, msg);
 	mreq_reply(m, code, b->b_data, b->b_len);
+}
+
+/* "redirect": 302 (or the scripted 3xx status) to that Location. */
+static void
+reply_redirect(struct mreq *m)
+{
+	int	 code = m->m_sc.sc_status;
+
+	if (code < 300 || code > 399)
+		code = 302;
+	evhttp_add_header(evhttp_request_get_output_headers(m->m_req),
+	    "Location", m->m_sc.sc_redirect.ms_p);
+	mreq_reply(m, code, "", 0);
 }
 
 /* The non-stream answer (or a cut, or garbage). */
@@ -1524,6 +1540,10 @@ stage_head(struct mreq *m)
 	struct evkeyvalq	*oh;
 
 	watch_stop(m);
+	if (m->m_sc.sc_redirect.ms_n > 0) {
+		reply_redirect(m);
+		return STEP_GONE;
+	}
 	if (m->m_sc.sc_status != 0) {
 		reply_status(m);
 		return STEP_GONE;

@@ -5,5 +5,5 @@ void
 http_limits_default(struct http_limits *l)
 {
 	*l = (struct http_limits){ 16384, 100, 8192, 4194304, 10000, 60000,
-	    75000, 1024, 1048576 };
+	    75000, 1024, 1048576, 512 };
 }

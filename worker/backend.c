@@ -217,21 +217,39 @@ on_data(void *arg, const char *p, size_t n)
 static void fail(struct wresult *, const struct node_call *, int,
     const char *, const char *, ...) __attribute__((format(printf, 5, 6)));
 
-/* Every backend error names the endpoint and its URL. */
+void
+backend_url_shown(const char *url, char *out, size_t len)
+{
+	const char	*host = strstr(url, "://"), *at = NULL;
+
+	if (host != NULL) {
+		host += 3;
+		at = memrchr(host, '@', strcspn(host, "/?#"));
+	}
+	if (at == NULL)
+		snprintf(out, len, "%s", url);
+	else
+		snprintf(out, len, "%.*s***%s", (int)(host - url), url, at);
+}
+
+/* Every backend error names the endpoint and its URL (without
+ * credentials: the message reaches the client). */
 static void
 fail(struct wresult *res, const struct node_call *nc, int http,
     const char *code, const char *fmt, ...)
 {
 	va_list	 ap;
 	size_t	 n;
+	char	 url[256];
 
 	res->r_status = RQ_ERROR;
 	res->r_http = (uint32_t)http;
 	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
 	snprintf(res->r_endpoint, sizeof(res->r_endpoint), "%s",
 	    nc->nc_ep->e_name);
+	backend_url_shown(nc->nc_ep->e_url, url, sizeof(url));
 	snprintf(res->r_message, sizeof(res->r_message),
-	    "endpoint '%s' (%s): ", nc->nc_ep->e_name, nc->nc_ep->e_url);
+	    "endpoint '%s' (%s): ", nc->nc_ep->e_name, url);
 	n = strlen(res->r_message);
 	va_start(ap, fmt);
 	vsnprintf(res->r_message + n, sizeof(res->r_message) - n, fmt, ap);
@@ -363,7 +381,7 @@ static int
 transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
     const char *body, struct wresult *res)
 {
-	char			*url = url_for(nc, x->x_ad);
+	char			*url = url_for(nc, x->x_ad), shown[512];
 	const char		*hdrs[MAX_HDRS];
 	struct buf		 auth = BUF_INIT;
 	struct llm_call		 call;
@@ -376,7 +394,8 @@ transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
 	call = (struct llm_call){ url, hdrs, body, strlen(body),
 	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x };
 	memset(&lr, 0, sizeof(lr));
-	log_debug("[rq %s] POST %s (%zu bytes)", wc->wc_rqid, url,
+	backend_url_shown(url, shown, sizeof(shown));
+	log_debug("[rq %s] POST %s (%zu bytes)", wc->wc_rqid, shown,
 	    strlen(body));
 	llm_perform(&call, &hooks, &lr);
 	r = judge(x, &lr, nc, res);

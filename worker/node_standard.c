@@ -212,11 +212,15 @@ next_hop(struct node_ctx *x, const struct llm_target *t, char **names,
 	const char	*b = t->t_ep->e_backup_endpoint;
 
 	if (seen(names, n, b)) {
+		char	 why[sizeof(res->r_message)];
+
+		/* node_fail writes res->r_message: copy the cause first. */
+		snprintf(why, sizeof(why), "%s", res->r_message);
 		log_warnx("[rq %s] failover cycle: endpoint '%s' again after "
 		    "'%s'", x->nx_wc->wc_rqid, b, t->t_name);
 		return node_fail(x, res, 500, "failover cycle detected: "
 		    "endpoint '%s' is already in the chain (after '%s': %s)", b,
-		    t->t_name, res->r_message);
+		    t->t_name, why);
 	}
 	if (n >= MAX_HOPS)
 		return node_fail(x, res, 500, "failover chain longer than %d "
@@ -230,18 +234,20 @@ next_hop(struct node_ctx *x, const struct llm_target *t, char **names,
 static int
 remote_ok(struct node_ctx *x, const struct llm_target *t, struct wresult *res)
 {
+	char	 url[256];
+
 	if (json_is_true(json_object_get(t->t_ep->e_file.jf_root,
 	    "allowRemoteBackup")))
 		return 0;
+	backend_url_shown(t->t_ep->e_url, url, sizeof(url));
 	switch (failover_where(t->t_ep->e_url)) {
 	case FO_REMOTE:
 		return node_fail(x, res, 502, "backup endpoint '%s' (%s) is on "
 		    "a public address; set \"allowRemoteBackup\": true in it to "
-		    "allow failing over there", t->t_name, t->t_ep->e_url);
+		    "allow failing over there", t->t_name, url);
 	case FO_UNKNOWN:
 		log_warnx("[rq %s] backup endpoint '%s': cannot tell where %s "
-		    "is; allowed", x->nx_wc->wc_rqid, t->t_name,
-		    t->t_ep->e_url);
+		    "is; allowed", x->nx_wc->wc_rqid, t->t_name, url);
 		return 0;
 	default:
 		return 0;

@@ -28,6 +28,14 @@ it_now(void)
 	return clock_mono_ms();
 }
 
+int
+it_slow(int ms)
+{
+	const char	*vg = getenv("SLUICE_VALGRIND");
+
+	return vg != NULL && *vg != '\0' ? 10 * ms : ms;
+}
+
 void
 it_sleep(int ms)
 {
@@ -92,12 +100,26 @@ it_mock_start(struct it *t)
 	fclose(f);
 }
 
+/* sluice.json's text: the test's settings, after a longer spawn
+ * timeout under valgrind (where a worker takes seconds to say HELLO;
+ * a key the test sets itself comes later and wins). */
+static void
+settings_text(char *text, size_t len, const char *settings)
+{
+	const char	*vg = getenv("SLUICE_VALGRIND");
+	bool		 slow = vg != NULL && *vg != '\0';
+
+	snprintf(text, len, "{%s%s%s}\n", slow ? "\"spawn_timeout_s\": 60" :
+	    "", slow && settings != NULL && *settings != '\0' ? ", " : "",
+	    settings ? settings : "");
+}
+
 void
 it_settings(struct it *t, const char *settings)
 {
 	char	 text[2048];
 
-	snprintf(text, sizeof(text), "{%s}\n", settings ? settings : "");
+	settings_text(text, sizeof(text), settings);
 	write_file(t->it_dir, "sluice.json", text);
 }
 
@@ -110,7 +132,7 @@ it_config(struct it *t, const char *settings, const char *url)
 	snprintf(t->it_dir, sizeof(t->it_dir), "/tmp/sluice-it.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(t->it_dir));
 	snprintf(murl, sizeof(murl), "http://127.0.0.1:%d", t->it_mock_port);
-	snprintf(text, sizeof(text), "{%s}\n", settings ? settings : "");
+	settings_text(text, sizeof(text), settings);
 	write_file(t->it_dir, "sluice.json", text);
 	write_file(t->it_dir, "Users/_current-user.json",
 	    "{\"currentUser\": \"it\"}\n");
@@ -221,6 +243,32 @@ it_log_gap(struct it *t, size_t from, const char *first, const char *second)
 	return r;
 }
 
+/* SLUICE_VALGRIND=DIR (make valgrind): run argv under memcheck, which
+ * follows the gateway into the workers it starts; each process writes
+ * DIR/vg.<pid>.log, which tests/valgrind/run.sh reads afterwards. */
+static void
+exec_valgrind(char **argv)
+{
+	const char	*src = getenv("SLUICE_SRC");
+	char		 logf[300], supp[300];
+	char		*vg[48] = { "valgrind", "--quiet", "--leak-check=full",
+			    "--show-leak-kinds=definite",
+			    "--errors-for-leak-kinds=definite",
+			    "--error-exitcode=99", "--trace-children=yes",
+			    "--child-silent-after-fork=yes", "--num-callers=30",
+			    logf, supp };
+	int		 n = 11, i;
+
+	snprintf(logf, sizeof(logf), "--log-file=%s/vg.%%p.log",
+	    getenv("SLUICE_VALGRIND"));
+	snprintf(supp, sizeof(supp), "--suppressions=%s/tests/valgrind/"
+	    "sluice.supp", src != NULL ? src : ".");
+	for (i = 0; argv[i] != NULL && n < 47; i++)
+		vg[n++] = argv[i];
+	vg[n] = NULL;
+	execvp(vg[0], vg);
+}
+
 /* The gateway with the test's folder (its state directory inside), any
  * port, and --user for each of it_users. */
 static void
@@ -239,6 +287,8 @@ exec_gateway(struct it *t, char *bin)
 		argv[n++] = tok;
 	}
 	argv[n] = NULL;
+	if (it_slow(1) > 1)
+		exec_valgrind(argv);
 	execv(bin, argv);
 }
 
@@ -266,7 +316,8 @@ it_gateway_start(struct it *t, const char *env)
 		exec_gateway(t, bin);
 		_exit(127);
 	}
-	ck_assert_msg(it_log_wait(t, "listening on 127.0.0.1:", &from, 5000),
+	ck_assert_msg(it_log_wait(t, "listening on 127.0.0.1:", &from,
+	    it_slow(5000)),
 	    "gateway did not start; see %s", t->it_log);
 	{
 		size_t	 len;
@@ -280,7 +331,7 @@ it_gateway_start(struct it *t, const char *env)
 	if (env == NULL || (strstr(env, "no_hello") == NULL &&
 	    strstr(env, "bad_version") == NULL &&
 	    strstr(env, "exit_config") == NULL))
-		ck_assert_msg(it_log_wait(t, "ready", &from, 5000),
+		ck_assert_msg(it_log_wait(t, "ready", &from, it_slow(5000)),
 		    "no worker became ready; see %s", t->it_log);
 }
 
@@ -329,7 +380,7 @@ it_stop(struct it *t, int timeout_ms)
 void
 it_stop_clean(struct it *t)
 {
-	int	 st = it_stop(t, 15000);
+	int	 st = it_stop(t, it_slow(15000));
 
 	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	    "gateway did not exit cleanly (status %d)", st);
@@ -361,20 +412,18 @@ collect(char *p, size_t size, size_t n, void *arg)
 }
 
 int
-it_request(struct it *t, const char *method, const char *path,
-    const char *body, struct it_resp *r)
+it_request_url(const char *method, const char *url,
+    const char *const *hdrs, const char *body, struct it_resp *r)
 {
 	CURL			*h = curl_easy_init();
 	struct curl_slist	*hd = NULL;
-	char			 url[512];
-	int			 mock = strncmp(path, "mock:", 5) == 0;
 	CURLcode		 rc;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s",
-	    mock ? t->it_mock_port : t->it_port, mock ? path + 5 : path);
 	hd = curl_slist_append(hd, "Content-Type: application/json");
 	hd = curl_slist_append(hd, "Expect:");
+	for (; hdrs != NULL && *hdrs != NULL; hdrs++)
+		hd = curl_slist_append(hd, *hdrs);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
@@ -392,6 +441,18 @@ it_request(struct it *t, const char *method, const char *path,
 	buf_adds(&r->r_body, "");
 	buf_adds(&r->r_headers, "");
 	return rc == CURLE_OK ? 0 : -1;
+}
+
+int
+it_request(struct it *t, const char *method, const char *path,
+    const char *body, struct it_resp *r)
+{
+	char	 url[512];
+	int	 mock = strncmp(path, "mock:", 5) == 0;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s",
+	    mock ? t->it_mock_port : t->it_port, mock ? path + 5 : path);
+	return it_request_url(method, url, NULL, body, r);
 }
 
 void
@@ -761,7 +822,7 @@ it_wait_idle(struct it *t, int n)
 	json_int_t	 idle = 0;
 	uint64_t	 t0 = it_now();
 
-	while (idle < n && it_now() - t0 < 5000) {
+	while (idle < n && it_now() - t0 < (uint64_t)it_slow(5000)) {
 		ck_assert_int_eq(it_request(t, "GET", "/health", NULL, &r), 0);
 		j = it_json(r.r_body.b_data);
 		idle = json_integer_value(json_object_get(json_object_get(j,

@@ -54,6 +54,10 @@ struct it_resp {
  * "mock:"); body NULL for none. Returns 0 or -1 (transport error). */
 int	it_request(struct it *, const char *method, const char *path,
 	    const char *body, struct it_resp *);
+/* The same to any url, with extra header lines (a NULL-terminated list,
+ * or NULL). r is always initialised; the caller frees it. */
+int	it_request_url(const char *method, const char *url,
+	    const char *const *hdrs, const char *body, struct it_resp *r);
 void	it_resp_free(struct it_resp *);
 
 /* Header value (first match, case-insensitive) or NULL; borrowed. */
@@ -166,5 +170,10 @@ uint64_t it_now(void);
 
 /* Sleep milliseconds. */
 void	it_sleep(int ms);
+
+/* A timeout of ms for the gateway's own pace: ten times longer under
+ * SLUICE_VALGRIND=DIR (make valgrind), which runs the gateway and its
+ * workers under valgrind with their reports in DIR. */
+int	it_slow(int ms);
 
 #endif
