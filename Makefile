@@ -335,31 +335,79 @@ clients-deps:
 		echo "npm ci failed: the client-library tests will be skipped"; \
 	else echo "npm not found: the client-library tests will be skipped"; fi
 
-# libFuzzer harness for the response cleaner (clang); make check runs it
-# briefly, make fuzz for five minutes (see fuzz/README.md).
+# libFuzzer harnesses (clang, ASan+UBSan), one per parser, each seeded
+# from fuzz/corpus/<name>/: make check runs each for FUZZ_RUNS inputs,
+# make fuzz for FUZZ_SECONDS each (fuzz/README.md). Crashes are written
+# to $(FUZZ_O)/<name>-crash-<sha1>.
 FUZZ_O		:= $(O)/fuzz
-FUZZ_SRCS	:= $(sort $(wildcard worker/clean*.c)) worker/filter.c \
-		   $(addprefix common/,buf.c xmem.c log.c json.c jsonw.c conf.c \
-		   names.c clock.c) fuzz/clean_fuzz.c
-FUZZ_BIN	:= $(FUZZ_O)/clean_fuzz
+FUZZ_NAMES	?= clean frame proto http api backend conf vars
+FUZZ_SECONDS	?= 60
+FUZZ_RUNS	?= 5000
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+		   -fsanitize=fuzzer-no-link $(FUZZ_SAN) -MMD -MP $(PKG_CFLAGS) \
+		   -I$(LLHTTP_INC)
+FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c)
+FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
+		   jsonw.c conf.c names.c)
+fuzz_clean_SRCS	:= $(sort $(wildcard worker/clean*.c)) worker/filter.c \
+		   $(FUZZ_JSON)
+fuzz_frame_SRCS	:= proto/frame.c $(FUZZ_BASE)
+fuzz_proto_SRCS	:= $(PROTO_SRCS) $(FUZZ_BASE)
+fuzz_http_SRCS	:= gateway/http_parse.c $(FUZZ_BASE) common/uuid.c \
+		   common/clock.c
+fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
+		   begtags.c) common/modelsel.c $(PROTO_SRCS) $(FUZZ_JSON)
+fuzz_backend_SRCS := $(addprefix worker/,sse.c lines.c llm_openai.c \
+		   llm_completion.c llm_ollama.c llm_kobold.c llm_claude.c \
+		   gen_input.c prompt.c msgs.c) $(PROTO_SRCS) $(FUZZ_JSON)
+fuzz_conf_SRCS	:= $(FUZZ_JSON)
+fuzz_vars_SRCS	:= worker/vars.c $(FUZZ_BASE)
+fuzz_http_LL	:= $(patsubst %.c,$(FUZZ_O)/llhttp/%.o,$(LLHTTP_SRCS))
+FUZZ_BINS	:= $(foreach n,$(FUZZ_NAMES),$(FUZZ_O)/$(n)_fuzz)
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard worker/*.h common/*.h)
-	@mkdir -p $(FUZZ_O)/corpus
-	$(call say,FUZZ,$@)
-	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 \
-	    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    $$(pkg-config --cflags jansson) $(FUZZ_SRCS) -o $@ \
-	    $$(pkg-config --libs jansson) -lm
+$(FUZZ_O)/obj/%.o: %.c $(O)/config.mk
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)clang $(FUZZ_CFLAGS) -c -o $@ $<
 
-fuzz-short: $(FUZZ_BIN)
-	@$(FUZZ_BIN) -dict=fuzz/clean.dict -max_len=1024 -runs=20000 \
-	    $(FUZZ_O)/corpus >$(FUZZ_O)/short.log 2>&1 || \
-	    { tail -40 $(FUZZ_O)/short.log; exit 1; }
-	@echo "fuzz: no crash: $$(tail -1 $(FUZZ_O)/short.log)"
+$(FUZZ_O)/llhttp/%.o: $(LLHTTP_DIR)/%.c $(O)/config.mk
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$<)
+	$(Q)clang -std=c11 -g -O1 -w -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
+	    -I$(LLHTTP_INC) -c -o $@ $<
 
-fuzz: $(FUZZ_BIN)
-	$(FUZZ_BIN) -dict=fuzz/clean.dict -max_len=4096 -max_total_time=300 \
-	    $(FUZZ_O)/corpus
+define FUZZ_template
+$(FUZZ_O)/$(1)_fuzz: $(patsubst %.c,$(FUZZ_O)/obj/%.o,fuzz/$(1)_fuzz.c \
+	    fuzz/common.c $(fuzz_$(1)_SRCS)) $(fuzz_$(1)_LL)
+	$$(call say,FUZZ,$$@)
+	$$(Q)clang -fsanitize=fuzzer $(FUZZ_SAN) -o $$@ $$^ $$(LIBS_WORKER)
+endef
+$(foreach n,$(FUZZ_NAMES),$(eval $(call FUZZ_template,$(n))))
+
+# $(call fuzz_each,libFuzzer options,corpus folder): every harness on a
+# writable corpus folder plus the committed seeds; all of them run, then
+# the goal fails if any found something.
+fuzz_each = bad=; for n in $(FUZZ_NAMES); do \
+	mkdir -p $(2)/$$n; dict=; \
+	[ -f fuzz/$$n.dict ] && dict=-dict=fuzz/$$n.dict; \
+	$(FUZZ_O)/$${n}_fuzz $$dict -max_len=4096 -timeout=10 \
+	    -artifact_prefix=$(FUZZ_O)/$$n- $(1) $(2)/$$n fuzz/corpus/$$n \
+	    >$(FUZZ_O)/$$n.log 2>&1 || { tail -40 $(FUZZ_O)/$$n.log; \
+	    bad="$$bad $$n"; }; \
+	echo "fuzz $$n: $$(grep -E '^\#[0-9]+[[:space:]]+DONE' $(FUZZ_O)/$$n.log | \
+	    tail -1 | tr '\t' ' '); $$(tail -1 $(FUZZ_O)/$$n.log)"; \
+	done; [ -z "$$bad" ] || { echo "fuzz: findings in:$$bad" \
+	    "(see $(FUZZ_O)/<name>.log)"; exit 1; }
+
+fuzz-short: $(FUZZ_BINS)
+	@rm -rf $(FUZZ_O)/short
+	@$(call fuzz_each,-runs=$(FUZZ_RUNS) -seed=1,$(FUZZ_O)/short)
+
+fuzz: $(FUZZ_BINS)
+	@$(call fuzz_each,-max_total_time=$(FUZZ_SECONDS),$(FUZZ_O)/corpus)
+
+-include $(wildcard $(FUZZ_O)/obj/*/*.d)
 
 check: $(O)/config.mk lint clients-deps
 	@scripts/deps.sh check
@@ -375,7 +423,7 @@ lint: $(O)/config.mk
 	cppcheck --quiet --error-exitcode=1 --std=c11 --inline-suppr \
 	    --enable=warning,performance,portability \
 	    --suppress=missingIncludeSystem --include=scripts/cppcheck.h \
-	    -I common -I proto common proto gateway worker tests bench
+	    -I common -I proto common proto gateway worker tests bench fuzz
 
 run: $(O)/config.mk
 	$(MAKE) --no-print-directory all

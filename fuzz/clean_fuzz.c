@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "../common/buf.h"
 #include "../common/json.h"
 #include "../common/log.h"
@@ -51,8 +52,6 @@ static const char *const tags[][2] = {
 };
 static const long graces[] = { 0, 1, 2, 5, 10, 50, 100, -1 };
 
-int	LLVMFuzzerInitialize(int *, char ***);
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
