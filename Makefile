@@ -6,6 +6,8 @@
 #                   the same tests again in an ASan+UBSan build
 #   make bench      load and latency benchmark, writes bench/RESULTS.md
 #   make lint       cppcheck
+#   make chaos      the chaos suite's long version (tests/chaos/)
+#   make valgrind   integration suites with gateway and workers under valgrind
 #   O=dir SANITIZER=address,undefined WERROR=1 are honoured everywhere.
 
 O		?= build
@@ -309,6 +311,18 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 
+# The chaos suite: one binary from tests/chaos/; check-run runs its
+# short version, make chaos the long one (CHAOS_FULL=1).
+CHAOS_SRCS	:= $(addprefix tests/chaos/,check_chaos.c chaos.c crashloop.c \
+		   deadline.c gwkill.c hang.c rogue.c storm.c)
+CHAOS_BIN	:= $(O)/tests/chaos/check_chaos
+TEST_BINS	+= $(CHAOS_BIN)
+
+$(CHAOS_BIN): $(call obj,$(CHAOS_SRCS)) $(check_it_OBJS)
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_CHECK) -lm
+
 define TEST_template
 $(O)/tests/$(1): $(call obj,tests/$(1).c) $$($(1)_OBJS)
 	@mkdir -p $$(dir $$@)
@@ -434,6 +448,21 @@ bench: $(O)/config.mk
 	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH)
 	bench/run.sh $(O)
 
+# The chaos suite's long version: about five minutes; figures on the
+# lines starting "chaos: " (docs/chaos.md).
+chaos: $(O)/config.mk
+	$(MAKE) --no-print-directory all $(CHAOS_BIN)
+	SLUICE_BUILD=$(abspath $(O)) SLUICE_SRC=$(CURDIR) CHAOS_FULL=1 \
+	    $(CHAOS_BIN)
+
+# Integration suites with the gateway and its workers under valgrind
+# (tests/valgrind/run.sh); slow, so not part of make check.
+VG_TESTS	:= check_it check_it_api check_flow check_memory_it \
+		   check_cache_it
+valgrind: $(O)/config.mk
+	$(MAKE) --no-print-directory all $(addprefix $(O)/tests/,$(VG_TESTS))
+	tests/valgrind/run.sh $(O) $(VG_TESTS)
+
 # Binaries, units, man pages; the default configuration only where none
 # is installed yet (an admin's edits survive a reinstall).
 install: all
@@ -454,9 +483,9 @@ clean:
 	rm -rf $(O) $(ASAN_O)
 
 help:
-	@sed -n '2,11p' Makefile
+	@sed -n '2,13p' Makefile
 
 .PHONY: all check check-run clients-deps lint run bench install clean help \
-	fuzz fuzz-short
+	fuzz fuzz-short chaos valgrind
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
