@@ -1013,21 +1013,65 @@ workflows_dir(const char *confdir, const char *folder)
 	return xasprintf("%s/Workflows/%s", confdir, folder);
 }
 
+/* Workflows/<folder>/<name>, relative to the config folder. */
+static char *
+shared_rel(const char *folder, const char *name)
+{
+	if (folder == NULL || *folder == '\0')
+		return xasprintf("Workflows/%s", name);
+	return xasprintf("Workflows/%s/%s", folder, name);
+}
+
+/* True when every component of rel below confdir is a folder and none
+ * is a symbolic link; *link tells whether one was a link. One lstat()
+ * per component: this runs for every request that names a workflow. */
+static bool
+plain_dirs(const char *confdir, const char *rel, bool *link)
+{
+	char		*p = xasprintf("%s/%s", confdir, rel), *c;
+	struct stat	 st;
+	bool		 ok = true;
+
+	*link = false;
+	for (c = p + strlen(confdir) + 1; ok; *c++ = '/') {
+		if ((c = strchr(c, '/')) != NULL)
+			*c = '\0';
+		if (lstat(p, &st) == -1)
+			ok = false;
+		else if (!S_ISDIR(st.st_mode)) {
+			*link = S_ISLNK(st.st_mode);
+			ok = false;
+		}
+		if (c == NULL)
+			break;
+	}
+	free(p);
+	return ok;
+}
+
 /*
- * True when path, with every symbolic link resolved, is a folder inside
- * confdir (resolved too). A shared-workflow entry that links out of the
- * config folder is refused: the model field of a request picks these,
- * and nothing a client names may lead outside the configuration.
+ * True when confdir/rel, with every symbolic link resolved, is a folder
+ * inside confdir (resolved too). A shared-workflow entry that links out
+ * of the config folder is refused: the model field of a request picks
+ * these, and nothing a client names may lead outside the configuration.
+ * Links that stay inside are followed.
  */
 static bool
-dir_within(const char *confdir, const char *path)
+dir_within(const char *confdir, const char *rel)
 {
-	char		*root, *real;
+	char		*root, *real, *path;
 	struct stat	 st;
 	size_t		 n;
-	bool		 ok = false;
+	bool		 ok = false, link;
 
-	root = realpath(confdir != NULL ? confdir : ".", NULL);
+	if (confdir == NULL)
+		confdir = ".";
+	if (plain_dirs(confdir, rel, &link))
+		return true;
+	if (!link)
+		return false;
+	path = xasprintf("%s/%s", confdir, rel);
+	root = realpath(confdir, NULL);
 	real = realpath(path, NULL);
 	if (root != NULL && real != NULL && stat(real, &st) == 0 &&
 	    S_ISDIR(st.st_mode)) {
@@ -1037,6 +1081,7 @@ dir_within(const char *confdir, const char *path)
 	}
 	free(real);
 	free(root);
+	free(path);
 	return ok;
 }
 
@@ -1044,18 +1089,16 @@ bool
 conf_shared_workflow_exists(const char *confdir, const char *folder,
     const char *name)
 {
-	char		*dir, *path;
+	char		*rel;
 	bool		 ok;
 
 	/* WilmerAI also refuses ':' in names used for this lookup. */
 	if (name == NULL || !name_is_safe(name, strlen(name)) ||
 	    strchr(name, ':') != NULL || !relpath_is_safe(folder))
 		return false;
-	dir = workflows_dir(confdir, folder);
-	path = xasprintf("%s/%s", dir, name);
-	ok = dir_within(confdir, path);
-	free(path);
-	free(dir);
+	rel = shared_rel(folder, name);
+	ok = dir_within(confdir, rel);
+	free(rel);
 	return ok;
 }
 
@@ -1065,20 +1108,20 @@ cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* True when entry name of the open folder d (path dir) is a workflow
- * folder a request may pick: a safe name, not starting with '_', a
- * folder inside confdir once links are resolved. */
+/* True when entry name of Workflows/<folder>/ is a workflow folder a
+ * request may pick: a safe name, not starting with '_', a folder inside
+ * confdir once links are resolved. */
 static bool
-shared_entry_ok(const char *confdir, const char *dir, const char *name)
+shared_entry_ok(const char *confdir, const char *folder, const char *name)
 {
-	char	*path;
+	char	*rel;
 	bool	 ok;
 
 	if (name[0] == '_' || !name_is_safe(name, strlen(name)))
 		return false;
-	path = xasprintf("%s/%s", dir, name);
-	ok = dir_within(confdir, path);
-	free(path);
+	rel = shared_rel(folder, name);
+	ok = dir_within(confdir, rel);
+	free(rel);
 	return ok;
 }
 
@@ -1099,7 +1142,7 @@ conf_shared_workflows(const char *confdir, const char *folder)
 		return v;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (!shared_entry_ok(confdir, dir, de->d_name))
+		if (!shared_entry_ok(confdir, folder, de->d_name))
 			continue;
 		if (n == cap) {
 			cap *= 2;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -65,15 +66,17 @@ jfile_parse(const char *name, const char *text, size_t len,
 	return jfile_adopt(name, copy, len, jf, err);
 }
 
-/* Read all of fd into b, failing once it holds more than JFILE_MAX. */
+/* Read all of fd into b, failing once it holds more than JFILE_MAX;
+ * hint is the size fstat gave, so a small file costs a small buffer. */
 static int
-read_all(int fd, struct buf *b)
+read_all(int fd, struct buf *b, size_t hint)
 {
+	size_t	 want = hint + 1;
 	ssize_t	 r;
 
 	for (;;) {
-		buf_reserve(b, 65536);
-		r = read(fd, b->b_data + b->b_len, 65536);
+		buf_reserve(b, want);
+		r = read(fd, b->b_data + b->b_len, want);
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1)
@@ -86,7 +89,122 @@ read_all(int fd, struct buf *b)
 			errno = EFBIG;
 			return -1;
 		}
+		want = 65536;
 	}
+}
+
+/* ---- the file cache -------------------------------------------------
+ *
+ * Configuration files are read again for every request (WilmerAI's
+ * behaviour: an edit takes effect at the next request). The text of a
+ * file that has not changed is kept, so a request costs one stat() per
+ * file instead of open, fstat, two reads and close. A file is the same
+ * when its device, inode, size, mtime and ctime are. Timestamps are
+ * only as fine as the kernel's clock tick, so (as git does for its
+ * index) a file is kept only once it has been left alone for a second:
+ * a file written twice within one tick is never served stale.
+ */
+
+#define JCACHE_SLOTS	64
+#define JCACHE_MAXLEN	(256u << 10)	/* larger files are not kept */
+#define JCACHE_SETTLE_S	1
+
+struct jcache_ent {
+	char		*je_path;
+	struct stat	 je_st;
+	char		*je_text;
+	size_t		 je_len;
+};
+
+static struct jcache_ent	 jcache[JCACHE_SLOTS];
+static unsigned			 jcache_next;
+static unsigned long		 jcache_hits;
+
+static bool
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static struct jcache_ent *
+jcache_find(const char *path)
+{
+	unsigned	 i;
+
+	for (i = 0; i < JCACHE_SLOTS; i++)
+		if (jcache[i].je_path != NULL &&
+		    strcmp(jcache[i].je_path, path) == 0)
+			return &jcache[i];
+	return NULL;
+}
+
+/* A copy of the kept text of path when the file is unchanged, or NULL
+ * (then the caller reads it). */
+static char *
+jcache_get(const char *path, size_t *len)
+{
+	struct jcache_ent	*e = jcache_find(path);
+	struct stat		 st;
+	char			*t;
+
+	if (e == NULL || stat(path, &st) == -1 || !same_file(&st, &e->je_st))
+		return NULL;
+	t = xmalloc(e->je_len + 1);
+	memcpy(t, e->je_text, e->je_len + 1);
+	*len = e->je_len;
+	jcache_hits++;
+	return t;
+}
+
+/* Keep text (len bytes, NUL-terminated) read from path as st describes
+ * it, when the file has settled and is small enough. */
+static void
+jcache_put(const char *path, const struct stat *st, const char *text,
+    size_t len)
+{
+	struct jcache_ent	*e;
+	struct timespec		 now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (len > JCACHE_MAXLEN ||
+	    now.tv_sec - st->st_mtim.tv_sec < JCACHE_SETTLE_S + 1 ||
+	    now.tv_sec - st->st_ctim.tv_sec < JCACHE_SETTLE_S + 1)
+		return;
+	if ((e = jcache_find(path)) == NULL) {
+		e = &jcache[jcache_next];
+		jcache_next = (jcache_next + 1) % JCACHE_SLOTS;
+		free(e->je_path);
+		e->je_path = xstrdup(path);
+	}
+	free(e->je_text);
+	e->je_st = *st;
+	e->je_text = xmalloc(len + 1);
+	memcpy(e->je_text, text, len + 1);
+	e->je_len = len;
+}
+
+unsigned long
+jfile_cache_hits(void)
+{
+	return jcache_hits;
+}
+
+void
+jfile_cache_clear(void)
+{
+	unsigned	 i;
+
+	for (i = 0; i < JCACHE_SLOTS; i++) {
+		free(jcache[i].je_path);
+		free(jcache[i].je_text);
+		memset(&jcache[i], 0, sizeof(jcache[i]));
+	}
+	jcache_next = 0;
 }
 
 int
@@ -95,9 +213,12 @@ jfile_load(const char *path, struct jfile *jf, char err[CONF_ERRLEN])
 	struct buf	 b = BUF_INIT;
 	struct stat	 st;
 	size_t		 len;
+	char		*kept;
 	int		 fd, saved;
 
 	memset(jf, 0, sizeof(*jf));
+	if ((kept = jcache_get(path, &len)) != NULL)
+		return jfile_adopt(path, kept, len, jf, err);
 	/* O_NONBLOCK: a FIFO put in place of a config must not hang us;
 	 * it is refused below, and regular files ignore the flag. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
@@ -106,13 +227,13 @@ jfile_load(const char *path, struct jfile *jf, char err[CONF_ERRLEN])
 		errno = saved;
 		return -1;
 	}
-	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		snprintf(err, CONF_ERRLEN, "%s: not a regular file", path);
 		errno = EINVAL;
 		return -1;
 	}
-	if (read_all(fd, &b) == -1) {
+	if (read_all(fd, &b, (size_t)st.st_size) == -1) {
 		saved = errno == EFBIG ? EINVAL : errno;
 		snprintf(err, CONF_ERRLEN, "%s: %s", path, errno == EFBIG ?
 		    "file is larger than 4 MiB" : strerror(errno));
@@ -124,6 +245,8 @@ jfile_load(const char *path, struct jfile *jf, char err[CONF_ERRLEN])
 	close(fd);
 	buf_reserve(&b, 0);	/* b_data is never NULL below */
 	len = b.b_len;
+	if (len == (size_t)st.st_size)
+		jcache_put(path, &st, b.b_data, len);
 	return jfile_adopt(path, buf_take(&b), len, jf, err);
 }
 

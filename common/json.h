@@ -30,6 +30,13 @@ int	jfile_parse(const char *name, const char *text, size_t len,
 
 void	jfile_free(struct jfile *jf);	/* safe on a zeroed or freed jf */
 
+/* jfile_load keeps the text of files that have not changed for a
+ * second and re-reads a file only when its inode, size, mtime or ctime
+ * differ (json.c, "the file cache"). This forgets everything kept. */
+void	jfile_cache_clear(void);
+/* How many loads the kept texts have served in this process. */
+unsigned long jfile_cache_hits(void);
+
 /* Position of the first occurrence of "key" used as an object key in
  * the text (1-based); line 1, column 1 when it cannot be found. */
 void	jfile_keypos(const struct jfile *jf, const char *key, int *line,

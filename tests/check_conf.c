@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/buf.h"
@@ -953,6 +954,105 @@ assert_resolves_raw(const char *uname, const char *epname, const char *atname,
 	json_decref(j);
 }
 
+/* A link to a folder inside the config folder is a workflow like any
+ * other; one that resolves outside it, directly or through a linked
+ * parent, is neither selectable nor listed. */
+START_TEST(test_shared_links)
+{
+	char	  out[128], target[PATH_MAX], link[PATH_MAX];
+	char	**v;
+
+	put("Workflows/_shared/real/_DefaultWorkflow.json", "[]");
+	put("Workflows/elsewhere/inner/_DefaultWorkflow.json", "[]");
+	snprintf(out, sizeof(out), "%s.out", tmpdir);
+	ck_assert_int_eq(mkdir(out, 0755), 0);
+	snprintf(target, sizeof(target), "%s/Workflows/elsewhere/inner",
+	    tmpdir);
+	snprintf(link, sizeof(link), "%s/Workflows/_shared/inlink", tmpdir);
+	ck_assert_int_eq(symlink(target, link), 0);
+	snprintf(link, sizeof(link), "%s/Workflows/_shared/outlink", tmpdir);
+	ck_assert_int_eq(symlink(out, link), 0);
+	snprintf(link, sizeof(link), "%s/Workflows/linked", tmpdir);
+	ck_assert_int_eq(symlink(out, link), 0);
+	snprintf(target, sizeof(target), "%s/sub", out);
+	ck_assert_int_eq(mkdir(target, 0755), 0);
+
+	ck_assert(conf_shared_workflow_exists(tmpdir, "_shared", "real"));
+	ck_assert(conf_shared_workflow_exists(tmpdir, "_shared", "inlink"));
+	ck_assert(!conf_shared_workflow_exists(tmpdir, "_shared", "outlink"));
+	ck_assert(!conf_shared_workflow_exists(tmpdir, "linked", "sub"));
+	v = conf_shared_workflows(tmpdir, "_shared");
+	ck_assert_str_eq(v[0], "inlink");
+	ck_assert_str_eq(v[1], "real");
+	ck_assert_ptr_null(v[2]);
+	conf_names_free(v);
+	v = conf_shared_workflows(tmpdir, "linked");
+	ck_assert_ptr_null(v[0]);
+	conf_names_free(v);
+	ck_assert_int_eq(rmdir(target), 0);
+	ck_assert_int_eq(rmdir(out), 0);
+}
+END_TEST
+
+/* Set path's mtime and ctime apart from now: ctime cannot be set, so
+ * the test waits until the file is old enough for the cache. */
+static void
+age(const char *rel)
+{
+	char		 path[PATH_MAX];
+	struct stat	 st;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
+	ck_assert_int_eq(stat(path, &st), 0);
+	while (time(NULL) - st.st_ctim.tv_sec < 2)
+		usleep(50 * 1000);
+}
+
+/* jfile_load keeps settled files and still sees every change: a new
+ * text of the same size, a replaced file, a removed one. */
+START_TEST(test_jfile_cache)
+{
+	char		 path[PATH_MAX], err[CONF_ERRLEN];
+	struct jfile	 jf;
+	unsigned long	 hits;
+
+	jfile_cache_clear();
+	hits = jfile_cache_hits();
+	snprintf(path, sizeof(path), "%s/c.json", tmpdir);
+	put("c.json", "{\"v\": 1}");
+	ck_assert_int_eq(jfile_load(path, &jf, err), 0);	/* fresh: read */
+	jfile_free(&jf);
+	age("c.json");
+	ck_assert_int_eq(jfile_load(path, &jf, err), 0);	/* kept now */
+	jfile_free(&jf);
+	ck_assert_uint_eq(jfile_cache_hits(), hits);
+	ck_assert_int_eq(jfile_load(path, &jf, err), 0);	/* served */
+	ck_assert_uint_eq(jfile_cache_hits(), hits + 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(jf.jf_root,
+	    "v")), 1);
+	jfile_free(&jf);
+	put("c.json", "{\"v\": 2}");			/* same size */
+	ck_assert_int_eq(jfile_load(path, &jf, err), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(jf.jf_root,
+	    "v")), 2);
+	jfile_free(&jf);
+	ck_assert_uint_eq(jfile_cache_hits(), hits + 1);
+	age("c.json");
+	ck_assert_int_eq(jfile_load(path, &jf, err), 0);
+	jfile_free(&jf);
+	ck_assert_int_eq(unlink(path), 0);
+	put("c.json", "{\"v\": 3}");			/* a new inode */
+	ck_assert_int_eq(jfile_load(path, &jf, err), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(jf.jf_root,
+	    "v")), 3);
+	jfile_free(&jf);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(jfile_load(path, &jf, err), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	jfile_cache_clear();
+}
+END_TEST
+
 START_TEST(test_preset_file)
 {
 	char	 err[CONF_ERRLEN], want[CONF_ERRLEN];
@@ -1413,7 +1513,8 @@ conf_suite(void)
 	ADD_CASE(s, "endpoint", test_endpoint_load, test_endpoint_errors);
 	ADD_CASE(s, "apitype", test_apitype_load, test_apitype_errors);
 	ADD_CASE(s, "workflow", test_workflow_forms, test_workflow_errors,
-	    test_shared_workflows);
+	    test_shared_workflows, test_shared_links);
+	ADD_CASE(s, "jcache", test_jfile_cache);
 	ADD_CASE(s, "preset", test_preset_file, test_preset_nulls,
 	    test_preset_translate);
 	ADD_CASE(s, "shipped", test_shipped_all_load,
