@@ -69,6 +69,11 @@ buf_adds(struct buf *b, const char *s)
 void
 buf_addc(struct buf *b, char c)
 {
+	if (b->b_len + 1 < b->b_cap) {	/* room for c and the NUL */
+		b->b_data[b->b_len++] = c;
+		b->b_data[b->b_len] = '\0';
+		return;
+	}
 	buf_add(b, &c, 1);
 }
 

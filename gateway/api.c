@@ -34,9 +34,13 @@ api_msgs_add(struct api_msgs *am, const char *role, const char *content,
 {
 	struct api_store	*s;
 
-	am->am_pm = xreallocarray(am->am_pm, am->am_n + 1, sizeof(*am->am_pm));
-	am->am_store = xreallocarray(am->am_store, am->am_n + 1,
-	    sizeof(*am->am_store));
+	if (am->am_n == am->am_cap) {	/* doubling: linear in messages */
+		am->am_cap = am->am_cap ? am->am_cap * 2 : 8;
+		am->am_pm = xreallocarray(am->am_pm, am->am_cap,
+		    sizeof(*am->am_pm));
+		am->am_store = xreallocarray(am->am_store, am->am_cap,
+		    sizeof(*am->am_store));
+	}
 	s = &am->am_store[am->am_n];
 	memset(s, 0, sizeof(*s));
 	s->as_role = xstrdup(role);

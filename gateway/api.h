@@ -64,6 +64,7 @@ struct api_msgs {
 	struct proto_message	*am_pm;
 	struct api_store	*am_store;
 	size_t			 am_n;
+	size_t			 am_cap;	/* room in both arrays */
 };
 
 /* Append a message; role and the other strings are copied. Returns the

@@ -109,7 +109,7 @@ api_ollama_chat(json_t *root, const char *rqid, const struct api_limits *lim,
     struct api_req *out, int *status, char err[API_ERRLEN])
 {
 	json_t		*msgs = json_object_get(root, "messages"), *jm;
-	struct api_msgs	 am = { NULL, NULL, 0 };
+	struct api_msgs	 am = { NULL, NULL, 0, 0 };
 	size_t		 i;
 	int		 r = -1;
 
@@ -157,7 +157,7 @@ api_ollama_generate(json_t *root, const char *rqid, const struct api_limits *lim
 	const char	*sys = json_string_value(json_object_get(root, "system"));
 	const char	*prompt = json_string_value(json_object_get(root,
 			    "prompt"));
-	struct api_msgs	 am = { NULL, NULL, 0 };
+	struct api_msgs	 am = { NULL, NULL, 0, 0 };
 	struct begtags	 bt;
 	char		*text;
 	size_t		 i;

@@ -151,7 +151,7 @@ api_openai_chat(json_t *root, const char *rqid, const struct api_limits *lim,
     struct api_req *out, int *status, char err[API_ERRLEN])
 {
 	json_t		*msgs = json_object_get(root, "messages"), *jm, *o;
-	struct api_msgs	 am = { NULL, NULL, 0 };
+	struct api_msgs	 am = { NULL, NULL, 0, 0 };
 	size_t		 i;
 	int		 r = -1;
 
@@ -191,7 +191,7 @@ api_openai_completion(json_t *root, const char *rqid, const struct api_limits *l
     struct api_req *out, int *status, char err[API_ERRLEN])
 {
 	const char	*prompt = prompt_of(root);
-	struct api_msgs	 am = { NULL, NULL, 0 };
+	struct api_msgs	 am = { NULL, NULL, 0, 0 };
 	struct begtags	 bt;
 	json_t		*o;
 	size_t		 i;

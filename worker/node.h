@@ -64,6 +64,10 @@ struct node_type {
 						   word by word (StaticResponse) */
 };
 
+/* The Standard node (node_standard.c): the engine knows it sets its own
+ * conversation variables. */
+extern const struct node_type node_standard;
+
 /* The handler for a type name, or NULL. A node without "type" is
  * Standard; an unknown type is reported by the engine. */
 const struct node_type	*node_type_find(const char *name);

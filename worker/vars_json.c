@@ -72,6 +72,19 @@ repr_char(struct buf *b, const unsigned char *p, size_t len, uint32_t c)
 		buf_printf(b, "\\U%08x", (unsigned)c);
 }
 
+/* Length of the run at p (n bytes) that repr() shows unchanged:
+ * printable ASCII other than the backslash and the quote q. */
+static size_t
+plain_run(const unsigned char *p, size_t n, char q)
+{
+	size_t	 i;
+
+	for (i = 0; i < n && p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' &&
+	    p[i] != (unsigned char)q; i++)
+		;
+	return i;
+}
+
 /* Python's repr() of the string s[0..n). */
 static void
 py_repr_str(struct buf *b, const char *s, size_t n)
@@ -85,6 +98,11 @@ py_repr_str(struct buf *b, const char *s, size_t n)
 	    '"' : '\'';
 	buf_addc(b, q);
 	for (i = 0; i < n; i += len) {
+		len = plain_run(p + i, n - i, q);
+		if (len > 0) {		/* shown as it is: one copy */
+			buf_add(b, p + i, len);
+			continue;
+		}
 		len = 1;
 		if (p[i] == '\\' || p[i] == (unsigned char)q) {
 			buf_addc(b, '\\');

@@ -250,10 +250,15 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 			nt = NULL;	/* cancelled */
 	}
 	if (nt != NULL) {
-		/* As a node without an endpoint sees them; LLM nodes set
-		 * them again through their endpoint. */
-		vars_conversation_node(r->r_vars, x.nx_msgs,
-		    &(struct vars_conv){ .vc_node = node, .vc_user = x.nx_user });
+		/* As a node without an endpoint sees them. A Standard node
+		 * sets them itself, through its endpoint, before it formats
+		 * anything (its endpointName and preset see only the early
+		 * variables): setting them here too would build every
+		 * whole-conversation variable twice. */
+		if (nt != &node_standard)
+			vars_conversation_node(r->r_vars, x.nx_msgs,
+			    &(struct vars_conv){ .vc_node = node,
+			    .vc_user = x.nx_user });
 		rc = nt->nt_run(&x, &out, &streamed, r->r_flow->f_res);
 	}
 	if (rc == NODE_END)
