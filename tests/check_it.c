@@ -927,11 +927,5 @@ it_suite(void)
 int
 main(void)
 {
-	int	 r;
-
-	curl_global_init(CURL_GLOBAL_ALL);
-	signal(SIGPIPE, SIG_IGN);
-	r = check_main(it_suite());
-	curl_global_cleanup();
-	return r;
+	return it_main(it_suite());
 }

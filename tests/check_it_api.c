@@ -508,11 +508,5 @@ it_api_suite(void)
 int
 main(void)
 {
-	int	 r;
-
-	curl_global_init(CURL_GLOBAL_ALL);
-	signal(SIGPIPE, SIG_IGN);
-	r = check_main(it_api_suite());
-	curl_global_cleanup();
-	return r;
+	return it_main(it_api_suite());
 }

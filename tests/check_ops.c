@@ -430,11 +430,5 @@ ops_suite(void)
 int
 main(void)
 {
-	int	 r;
-
-	curl_global_init(CURL_GLOBAL_ALL);
-	signal(SIGPIPE, SIG_IGN);
-	r = check_main(ops_suite());
-	curl_global_cleanup();
-	return r;
+	return it_main(ops_suite());
 }

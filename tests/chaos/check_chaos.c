@@ -29,11 +29,5 @@ chaos_suite(void)
 int
 main(void)
 {
-	int	 r;
-
-	curl_global_init(CURL_GLOBAL_ALL);
-	signal(SIGPIPE, SIG_IGN);
-	r = check_main(chaos_suite());
-	curl_global_cleanup();
-	return r;
+	return it_main(chaos_suite());
 }

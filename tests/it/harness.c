@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../../common/clock.h"
+#include "../testmain.h"
 #include "harness.h"
 
 uint64_t
@@ -834,4 +835,16 @@ it_wait_idle(struct it *t, int n)
 	}
 	ck_assert_msg(idle >= n, "only %lld idle workers after 5 s",
 	    (long long)idle);
+}
+
+int
+it_main(Suite *s)
+{
+	int	 r;
+
+	curl_global_init(CURL_GLOBAL_ALL);
+	signal(SIGPIPE, SIG_IGN);
+	r = check_main(s);
+	curl_global_cleanup();
+	return r;
 }

@@ -2,6 +2,7 @@
 #ifndef SLUICE_IT_HARNESS_H
 #define SLUICE_IT_HARNESS_H
 
+#include <check.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -167,6 +168,10 @@ json_t	*it_json(const char *text);
 
 /* Monotonic milliseconds. */
 uint64_t it_now(void);
+
+/* main() of an integration suite: libcurl set up, SIGPIPE ignored,
+ * then check_main(s). Returns the process exit status. */
+int	it_main(Suite *s);
 
 /* Sleep milliseconds. */
 void	it_sleep(int ms);
