@@ -443,9 +443,14 @@ run: $(O)/config.mk
 	$(MAKE) --no-print-directory all
 	$(GATEWAY) --config-dir configs --listen 127.0.0.1:5050
 
+# Sluice beside nginx (the backend) and the Portkey gateway (from
+# bench/peers, npm ci; skipped when npm is missing): bench/README.md.
 bench: $(O)/config.mk
 	@scripts/deps.sh bench
 	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH)
+	@(cd bench/peers && npm ci --ignore-scripts --no-audit --no-fund \
+	    --loglevel=error >/dev/null) || \
+	    echo "npm ci failed in bench/peers: Portkey will be skipped"
 	bench/run.sh $(O)
 
 # The chaos suite's long version: about five minutes; figures on the

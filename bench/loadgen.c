@@ -18,6 +18,7 @@
 #include "../common/xmem.h"
 
 #define MAX_CONCURRENCY	4096
+#define MAX_HEADERS	16
 #define POLL_MS		100
 #define DONE_MARK	"data: [DONE]"
 #define ERROR_MARK	"data: {\"error\""
@@ -33,6 +34,8 @@ struct opts {
 	double		 o_warmup_s;
 	long		 o_timeout_ms;
 	bool		 o_stream;
+	const char	*o_headers[MAX_HEADERS];	/* extra request headers */
+	size_t		 o_nheaders;
 };
 
 /* Every measured sample, in microseconds; sorted at the end. */
@@ -85,11 +88,13 @@ usage(void)
 {
 	fprintf(stderr, "usage: loadgen --url URL --body-file FILE "
 	    "--concurrency N --duration S\n"
-	    "               [--warmup S] [--timeout S] [--stream]\n"
+	    "               [--warmup S] [--timeout S] [--stream]"
+	    " [--header 'Name: value']...\n"
 	    "POSTs FILE (application/json) to URL from N clients in a closed "
 	    "loop for S\nseconds after the warm-up and prints one JSON line. "
 	    "--stream: the body asks\nfor SSE; report time to first byte and "
-	    "require \"data: [DONE]\" at the end.\n");
+	    "require \"data: [DONE]\" at the end.\n"
+	    "--header adds a request header (up to 16).\n");
 	exit(EX_USAGE);
 }
 
@@ -117,6 +122,7 @@ parse_args(struct opts *o, int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stream", no_argument, NULL, 's' },
+		{ "header", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int				 ch;
@@ -142,6 +148,11 @@ parse_args(struct opts *o, int argc, char **argv)
 			o->o_timeout_ms = (long)(parse_secs(optarg) * 1000);
 			break;
 		case 's': o->o_stream = true; break;
+		case 'H':
+			if (o->o_nheaders == MAX_HEADERS)
+				usage();
+			o->o_headers[o->o_nheaders++] = optarg;
+			break;
 		default: usage();
 		}
 	}
@@ -427,6 +438,8 @@ setup(struct lg *g)
 	read_body(g);
 	g->g_hdrs = curl_slist_append(NULL, "Content-Type: application/json");
 	g->g_hdrs = curl_slist_append(g->g_hdrs, "Expect:");
+	for (i = 0; i < g->g_o.o_nheaders && g->g_hdrs != NULL; i++)
+		g->g_hdrs = curl_slist_append(g->g_hdrs, g->g_o.o_headers[i]);
 	if (g->g_hdrs == NULL || (g->g_m = curl_multi_init()) == NULL)
 		fatalx("libcurl initialisation failed");
 	curl_multi_setopt(g->g_m, CURLMOPT_MAXCONNECTS,

@@ -9,7 +9,7 @@ set -u
 PKGS="gcc make pkg-config libevent-dev libcurl4-openssl-dev libmsgpack-dev
 libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev
 cppcheck curl"
-[ "${1:-build}" = bench ] && PKGS="$PKGS wrk"
+[ "${1:-build}" = bench ] && PKGS="$PKGS nginx-light"
 [ "${1:-build}" = check ] && PKGS="$PKGS clang"	# libFuzzer
 
 missing=""
