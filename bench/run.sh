@@ -327,8 +327,8 @@ main() {
 		SHUTDOWN="gateway had died" HEALTH=unreachable SAME_PIDS=no
 	fi
 	NGX_SERVED=$(nginx_served)
-	report >"$OUT.tmp"
-	mv "$OUT.tmp" "$OUT"
+	report >"$TMP/results.md"
+	cp "$TMP/results.md" "$OUT"
 	echo
 	cat "$OUT"
 	echo
