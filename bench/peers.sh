@@ -71,7 +71,7 @@ http {
 	}
 }
 EOF
-	nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" \
+	nginx -p "$TMP/nginx" -e "$TMP/nginx/error.log" -c "$TMP/nginx/nginx.conf" \
 	    >"$TMP/nginx/out.log" 2>&1 &
 	NGX_PID=$!
 	if ! wait_port "$NGX_PLAIN" || ! wait_port "$NGX_STREAM"; then
