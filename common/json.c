@@ -415,17 +415,55 @@ sc_element(struct jscan *sc)
 	}
 }
 
+/* Members of the object at the cursor (on its '{'); the cursor stays. */
+static size_t
+sc_count_members(const struct jscan *sc)
+{
+	struct jscan	 s = *sc;
+	size_t		 n = 0, ke;
+
+	s.sc_i++;
+	while (sc_member(&s, &ke) != NOT_FOUND) {
+		n++;
+		sc_value(&s);
+	}
+	return n;
+}
+
+/* True when a later member of the same object, after the value at the
+ * cursor, has key too; the cursor stays. */
+static bool
+sc_key_later(const struct jscan *sc, const char *key)
+{
+	struct jscan	 s = *sc;
+	size_t		 ks, ke;
+
+	sc_value(&s);
+	while ((ks = sc_member(&s, &ke)) != NOT_FOUND) {
+		if (sc_streq(&s, ks, ke, key))
+			return true;
+		sc_value(&s);
+	}
+	return false;
+}
+
+/* A key that appears twice in an object keeps its last value (jansson,
+ * like Python's json), so only its last occurrence in the text is that
+ * value; the lookahead runs only when the object has duplicates. */
 static bool
 sc_find_obj(struct jscan *sc, const json_t *node, const json_t *want)
 {
 	const json_t	*child;
 	size_t		 ks, ke;
 	char		*key;
+	bool		 dups = sc_count_members(sc) > json_object_size(node);
 
 	sc->sc_i++;
 	while ((ks = sc_member(sc, &ke)) != NOT_FOUND) {
 		key = sc_strdup(sc, ks, ke);
 		child = key != NULL ? json_object_get(node, key) : NULL;
+		if (child != NULL && dups && sc_key_later(sc, key))
+			child = NULL;
 		free(key);
 		if (child == NULL)
 			sc_value(sc);

@@ -326,6 +326,31 @@ static const char keytext[] =
     "  \"presetSamplers\": {\"x\": \"stop\", \"st\\u006fp\": \"s\"}\n"
     "}\n";
 
+/* A key given twice keeps its last value, and positions point there:
+ * found by fuzz/conf_fuzz.c (corpus/conf/regress-duplicate-key). */
+START_TEST(test_duplicate_key_pos)
+{
+	static const char	 text[] = "{\"a\": [1, false],\n"
+				    " \"a\": [2, true], \"o\": {\"k\": 1, \"k\": \"s\"}}";
+	struct jfile		 jf;
+	char			 err[CONF_ERRLEN];
+	int			 line, col;
+
+	ck_assert_int_eq(jfile_parse("d.json", text, strlen(text), &jf,
+	    err), 0);
+	ck_assert(json_is_true(json_array_get(json_object_get(jf.jf_root,
+	    "a"), 1)));
+	jfile_elempos(&jf, json_object_get(jf.jf_root, "a"), 1, &line, &col);
+	ck_assert_int_eq(line, 2);
+	ck_assert_int_eq(col, 11);
+	jfile_memberpos(&jf, json_object_get(jf.jf_root, "o"), "k", &line,
+	    &col);
+	ck_assert_int_eq(line, 2);
+	ck_assert_int_eq(col, 32);
+	jfile_free(&jf);
+}
+END_TEST
+
 START_TEST(test_keypos)
 {
 	struct jfile	 jf;
@@ -1506,7 +1531,8 @@ conf_suite(void)
 	ADD_CASE(s, "names", test_names_safe, test_unsafe_refused);
 	ADD_CASE(s, "escape", test_escape_basic, test_escape_utf8,
 	    test_escape_roundtrip);
-	ADD_CASE(s, "jfile", test_syntax_pos, test_load_errors, test_keypos);
+	ADD_CASE(s, "jfile", test_syntax_pos, test_load_errors, test_keypos,
+	    test_duplicate_key_pos);
 	ADD_CASE(s, "getters", test_getters, test_strlist);
 	ADD_CASE(s, "user", test_user_load, test_user_errors,
 	    test_current_user);
