@@ -335,9 +335,10 @@ $(foreach t,$(TESTS),$(eval $(call TEST_template,$(t))))
 # folder and the shipped WilmerAI configs through the environment.
 check-run: all $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \
-		echo "== $$t"; \
+		echo "== $$t"; s=$$(date +%s); \
 		SLUICE_BUILD=$(abspath $(O)) SLUICE_SRC=$(CURDIR) \
 		    CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} $$t; \
+		echo "== $$t: $$(($$(date +%s) - s)) s"; \
 	done
 
 # The official client libraries, when Node is around (else the suite
