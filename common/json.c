@@ -172,8 +172,8 @@ jcache_put(const char *path, const struct stat *st, const char *text,
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (len > JCACHE_MAXLEN ||
-	    now.tv_sec - st->st_mtim.tv_sec < JCACHE_SETTLE_S + 1 ||
-	    now.tv_sec - st->st_ctim.tv_sec < JCACHE_SETTLE_S + 1)
+	    now.tv_sec - st->st_mtim.tv_sec <= JCACHE_SETTLE_S ||
+	    now.tv_sec - st->st_ctim.tv_sec <= JCACHE_SETTLE_S)
 		return;
 	if ((e = jcache_find(path)) == NULL) {
 		e = &jcache[jcache_next];

@@ -67,8 +67,9 @@ typedef void	(*http_handler)(struct http_conn *, const struct http_request *,
 
 /* Builds the JSON body of errors the server answers by itself (400 bad
  * request, 404 from handlers, 408, 413, 414, 431, 503 over the connection
- * cap, 429 over the per-address cap). path may be NULL when the error came before the URL was known.
- * Returns a malloc'ed NUL-terminated string the server frees. */
+ * cap, 429 over the per-address cap). path may be NULL when the error
+ * came before the URL was known. Returns a malloc'ed NUL-terminated
+ * string the server frees. */
 typedef char	*(*http_error_fmt)(const char *path, int status,
 		    const char *message, void *arg);
 

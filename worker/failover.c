@@ -47,7 +47,9 @@ sa_private(const struct sockaddr *sa)
 	return false;
 }
 
-/* The host of "scheme://[user@]host[:port]/..." into out. */
+/* The host of "scheme://[user@]host[:port]/..." into out: after the
+ * first '@', where libcurl connects. (backend_url_shown hides up to the
+ * last '@' instead: for redaction, more is safer.) */
 static int
 url_host(const char *url, char *out, size_t len)
 {
