@@ -1,6 +1,7 @@
 # Makefile - builds sluice-gateway, sluice-worker, the tests and the bench.
 #
-#   make            build into $(O) (default build/)
+#   make            build; says which packages are missing, if any
+#   make deps       install the packages make check needs (as root)
 #   make run        install missing packages, build, run on 127.0.0.1:5050
 #   make check      install missing packages, build, run every test, then
 #                   the same tests again in an ASan+UBSan build
@@ -55,14 +56,19 @@ ALL_LDFLAGS += -fsanitize=$(SANITIZER)
 endif
 
 # Package flags come from pkg-config once the packages are there; the
-# file is regenerated (after scripts/deps.sh) when missing.
+# file is regenerated (after scripts/deps.sh) when missing. Plain 'make'
+# only says what is missing; run, check, deps and bench install it (as
+# root) or print the command.
 NODEPS_GOALS := clean help distclean
 ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
 -include $(O)/config.mk
 endif
+DEPS_ARGS	:= $(if $(filter run check deps bench,$(MAKECMDGOALS)),--install) \
+		   $(firstword $(filter check bench,$(MAKECMDGOALS)) \
+		   $(if $(filter deps,$(MAKECMDGOALS)),check) build)
 
 $(O)/config.mk: scripts/deps.sh Makefile
-	@scripts/deps.sh
+	@scripts/deps.sh $(DEPS_ARGS)
 	@mkdir -p $(O)
 	@msgpack=msgpack; pkg-config --exists msgpack-c && msgpack=msgpack-c; \
 	{ echo "PKG_CFLAGS := $$(pkg-config --cflags libevent libcurl \
@@ -424,8 +430,11 @@ fuzz: $(FUZZ_BINS)
 
 -include $(wildcard $(FUZZ_O)/obj/*/*.d)
 
-check: $(O)/config.mk lint clients-deps
-	@scripts/deps.sh check
+# What make check needs, installed as root or printed as a command.
+deps:
+	@scripts/deps.sh --install check
+
+check: $(O)/config.mk deps lint clients-deps
 	$(MAKE) --no-print-directory check-run
 	$(MAKE) --no-print-directory fuzz-short
 	tests/systemd_check.sh $(GATEWAY)
@@ -441,13 +450,14 @@ lint: $(O)/config.mk
 	    -I common -I proto common proto gateway worker tests bench fuzz
 
 run: $(O)/config.mk
+	@scripts/deps.sh --install run
 	$(MAKE) --no-print-directory all
 	$(GATEWAY) --config-dir configs --listen 127.0.0.1:5050
 
 # Sluice beside nginx (the backend) and the Portkey gateway (from
 # bench/peers, npm ci; skipped when npm is missing): bench/README.md.
 bench: $(O)/config.mk
-	@scripts/deps.sh bench
+	@scripts/deps.sh --install bench
 	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH)
 	@(cd bench/peers && npm ci --ignore-scripts --no-audit --no-fund \
 	    --loglevel=error >/dev/null) || \
@@ -491,7 +501,7 @@ clean:
 help:
 	@sed -n '2,13p' Makefile
 
-.PHONY: all check check-run clients-deps lint run bench install clean help \
+.PHONY: all deps check check-run clients-deps lint run bench install clean help \
 	fuzz fuzz-short chaos valgrind
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

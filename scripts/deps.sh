@@ -1,35 +1,76 @@
 #!/bin/sh
-# deps.sh - install the Debian packages Sluice needs, or print how to.
+# deps.sh - check for the Debian packages Sluice needs; install them or print how to.
 #
-# Usage: scripts/deps.sh [build|check|bench]
-# As root the missing packages are installed with apt-get; otherwise the
-# exact command is printed and the script fails, so make stops.
+# Usage: scripts/deps.sh [--install] [build|run|check|bench]
+#
+#   build   compile the gateway, the worker and the mock (plain 'make')
+#   run     the same ('make run')
+#   check   everything 'make check' runs: cppcheck, the libFuzzer
+#           harnesses (clang and its runtime), the official client
+#           libraries (node, npm), strace, python3 (PythonModule nodes),
+#           systemd-analyze and mandoc
+#   bench   build plus nginx, the benchmark's backend
+#
+# Exit status 0 when nothing is missing. Otherwise, with --install and
+# as root, the missing packages are installed with apt-get; without
+# --install, or when not root, the exact command is printed and the
+# status is 1, so make stops before it compiles anything.
+#
+# A word "pkg:cmd" counts as present when the package is installed or
+# cmd is on PATH (node and npm from nodesource, say, are not Debian's
+# nodejs and npm packages, and Debian's npm conflicts with them).
 set -u
 
-PKGS="gcc make pkg-config libevent-dev libcurl4-openssl-dev libmsgpack-dev
-libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev
-cppcheck curl"
-[ "${1:-build}" = bench ] && PKGS="$PKGS nginx-light"
-[ "${1:-build}" = check ] && PKGS="$PKGS clang"	# libFuzzer
+install=0
+if [ "${1:-}" = --install ]; then
+	install=1
+	shift
+fi
+set_=${1:-build}
 
-missing=""
-if command -v dpkg-query >/dev/null 2>&1; then
-	for p in $PKGS; do
-		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-		    grep -q '^install ok installed$' || missing="$missing $p"
-	done
-else
+BUILD="gcc make pkg-config libevent-dev libcurl4-openssl-dev libmsgpack-dev
+libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev"
+CHECK="cppcheck clang libclang-rt-dev nodejs:node npm:npm strace
+python3:python3 systemd:systemd-analyze mandoc"
+BENCH="nginx-light:nginx curl"
+
+case $set_ in
+build|run)	want=$BUILD ;;
+check)		want="$BUILD $CHECK" ;;
+bench)		want="$BUILD $BENCH" ;;
+*)		echo "usage: deps.sh [--install] [build|run|check|bench]" >&2
+		exit 2 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps.sh: not a Debian system; make sure these are installed:" >&2
-	echo "  $PKGS" | tr '\n' ' ' >&2
+	echo "  $want" | sed 's/:[^ ]*//g' | tr '\n' ' ' >&2
 	echo >&2
 	exit 0
 fi
+
+# present PKG[:CMD]: true when the package is installed or CMD is on PATH.
+present()
+{
+	pkg=${1%%:*}
+	cmd=${1#*:}
+	[ "$cmd" != "$1" ] && command -v "$cmd" >/dev/null 2>&1 && return 0
+	dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null |
+	    grep -q '^install ok installed$'
+}
+
+missing=""
+for w in $want; do
+	present "$w" || missing="$missing ${w%%:*}"
+done
 [ -z "$missing" ] && exit 0
 
-if [ "$(id -u)" -ne 0 ]; then
+if [ "$install" -eq 0 ] || [ "$(id -u)" -ne 0 ]; then
 	echo "Sluice needs these Debian packages:$missing" >&2
 	echo "Install them with:" >&2
-	echo "  sudo apt-get install -y$missing" >&2
+	sudo=sudo
+	[ "$(id -u)" -eq 0 ] && sudo=
+	echo "  ${sudo:+$sudo }apt-get install -y$missing" >&2
 	exit 1
 fi
 
