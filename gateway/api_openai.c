@@ -200,8 +200,9 @@ api_openai_completion(json_t *root, const char *rqid, const struct api_limits *l
 	if (prompt == NULL)
 		return api_fail(status, err, 400, "The 'prompt' field is "
 		    "required and must be a string.");
-	/* WilmerAI streams legacy completions unless told otherwise. */
-	if (flags(root, true, out, status, err) == -1)
+	/* The OpenAI spec's default, not WilmerAI's (which streams): the
+	 * official clients read a missing stream as false. */
+	if (flags(root, false, out, status, err) == -1)
 		return -1;
 	begtags_parse(prompt, strlen(prompt), &bt);
 	for (i = 0; i < bt.bt_n; i++)

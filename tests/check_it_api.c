@@ -167,9 +167,20 @@ START_TEST(tags_version_and_completions)
 	ck_assert_str_eq(json_string_value(json_object_get(j, "version")),
 	    "0.9");
 	json_decref(j);
-	/* Legacy completions stream by default. */
+	/* Legacy completions answer whole JSON without "stream", as the
+	 * OpenAI spec says (WilmerAI streams them). */
 	ck_assert_int_eq(it_request(&T, "POST", "/v1/completions", "{\"model\":"
 	    "\"it\",\"prompt\":\"#mock {\\\"text\\\": \\\"x y\\\"}\"}", &r), 0);
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"text_completion\""));
+	ck_assert_ptr_null(strstr(r.r_body.b_data, "data: "));
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+	    json_object_get(j, "choices"), 0), "text")), "x y");
+	json_decref(j);
+	it_resp_free(&r);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/completions", "{\"model\":"
+	    "\"it\",\"stream\":true,\"prompt\":\"#mock {\\\"text\\\": "
+	    "\\\"x y\\\"}\"}", &r), 0);
 	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"text_completion\""));
 	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "data: [DONE]"));
 	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"text\":\"x\""));
