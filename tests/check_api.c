@@ -431,13 +431,13 @@ START_TEST(legacy_completion_requests)
 
 	ck_assert_int_eq(parse_api(API_OPENAI_COMPLETION, "{\"model\":\"m\","
 	    "\"prompt\":\"Once upon a time\"}", &st, err), 0);
-	ck_assert(A.ar_stream);			/* WilmerAI's default */
+	ck_assert(!A.ar_stream);	/* the OpenAI spec's default */
 	ck_assert_uint_eq(rs->nmsgs, 1);	/* not an empty conversation */
 	ck_assert(str_eq(rs->msgs[0].content, "Once upon a time"));
 	done();
 	ck_assert_int_eq(parse_api(API_OPENAI_COMPLETION, "{\"model\":\"m\","
-	    "\"stream\":false,\"prompt\":[\"[Beg_User]q\"]}", &st, err), 0);
-	ck_assert(!A.ar_stream);
+	    "\"stream\":true,\"prompt\":[\"[Beg_User]q\"]}", &st, err), 0);
+	ck_assert(A.ar_stream);
 	ck_assert(str_eq(rs->msgs[0].content, "q"));
 	done();
 	ck_assert_int_eq(parse_api(API_OPENAI_COMPLETION, "{\"model\":\"m\"}",
