@@ -93,19 +93,27 @@ START_TEST(content_parts_and_images)
 }
 END_TEST
 
+/* A body of kind api that must fail with want_status and a message
+ * holding want. */
 static void
-bad(const char *body, int want_status, const char *want)
+bad_api(int api, const char *body, int want_status, const char *want)
 {
 	int	 st = 0;
 	char	 err[API_ERRLEN];
 
-	ck_assert_int_eq(api_parse(API_OPENAI_CHAT, body, strlen(body), "r", &NOLIM,
-	    &A, &st, err), -1);
+	ck_assert_int_eq(api_parse(api, body, strlen(body), "r", &NOLIM, &A,
+	    &st, err), -1);
 	ck_assert_int_eq(st, want_status);
 	ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err,
 	    want);
 	ck_assert_ptr_null(A.ar_model);
 	ck_assert_ptr_null(A.ar_start.b_data);
+}
+
+static void
+bad(const char *body, int want_status, const char *want)
+{
+	bad_api(API_OPENAI_CHAT, body, want_status, want);
 }
 
 START_TEST(wilmer_validation_messages)
@@ -121,7 +129,14 @@ START_TEST(wilmer_validation_messages)
 	bad("{\"messages\":[{\"role\":\"user\"}]}", 400,
 	    "Each message must have 'content' or 'tool_calls'.");
 	bad("{\"messages\":[{\"role\":\"user\",\"content\":5}]}", 400,
-	    "content");
+	    "messages[0].content must be a string, a list of content parts "
+	    "or null.");
+	bad("{\"messages\":[{\"role\":\"user\",\"content\":\"a\"},"
+	    "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":{}}]}",
+	    400, "messages[1].tool_calls must be a list.");
+	bad("{\"messages\":[{\"role\":\"tool\",\"content\":\"a\","
+	    "\"tool_call_id\":7}]}", 400, "messages[0]: 'name' and "
+	    "'tool_call_id' must be strings.");
 	bad("{\"stream\":\"yes\",\"messages\":[]}", 400, "'stream'");
 	bad("{\"model\":7,\"messages\":[]}", 400, "'model'");
 	/* Path traversal through the model field never reaches a file. */
@@ -351,7 +366,7 @@ START_TEST(ollama_chat_requests)
 
 	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
 	    "\"messages\":[{\"role\":\"user\",\"content\":\"hi\",\"images\":"
-	    "[\"QUJD\"]},{\"role\":\"assistant\",\"content\":{\"x\":1},"
+	    "[\"QUJD\"]},{\"role\":\"assistant\",\"content\":\"{\\\"x\\\":1}\","
 	    "\"tool_calls\":[{\"function\":{\"name\":\"f\",\"arguments\":"
 	    "{\"a\":1}}}]}],\"options\":{\"temperature\":0.1}}", &st, err), 0);
 	ck_assert(A.ar_stream);			/* Ollama's default */
@@ -372,6 +387,52 @@ START_TEST(ollama_chat_requests)
 	    err), -1);
 	ck_assert_str_eq(err, "Both 'model' and 'messages' fields are "
 	    "required.");
+}
+END_TEST
+
+/* /api/chat checks its messages as Ollama's server does, with the rule
+ * /v1/chat/completions uses (api_msg_check), in Ollama's error shape. */
+START_TEST(ollama_validation_messages)
+{
+	int	 st;
+	char	 err[API_ERRLEN];
+
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":5}]}", 400,
+	    "messages[0].content must be a string.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}]}",
+	    400, "messages[0].content must be a string.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{"
+	    "\"content\":\"x\"}]}", 400, "Each message must have a 'role' "
+	    "field.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[7]}", 400,
+	    "Each message must have a 'role' field.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":\"x\"},{\"role\":\"user\",\"content\":"
+	    "\"y\",\"images\":\"QUJD\"}]}", 400,
+	    "messages[1].images must be a list of base64 strings.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":\"y\",\"images\":[\"QUJD\",5]}]}", 400,
+	    "messages[0].images[1] must be a base64 string");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":\"y\",\"images\":[\"data:image/png;"
+	    "base64,QUJD\"]}]}", 400, "messages[0].images[0] must be a base64 "
+	    "string");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"assistant\",\"content\":\"\",\"tool_calls\":\"f\"}]}", 400,
+	    "messages[0].tool_calls must be a list.");
+	bad_api(API_OLLAMA_GENERATE, "{\"model\":\"m\",\"prompt\":\"x\","
+	    "\"images\":[\"http://i/x.png\"]}", 400,
+	    "images[0] must be a base64 string");
+	/* What Ollama's server takes, Sluice takes: no content, null
+	 * content, null images. */
+	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
+	    "\"messages\":[{\"role\":\"user\"},{\"role\":\"assistant\","
+	    "\"content\":null,\"images\":null}]}", &st, err), 0);
+	ck_assert(str_eq(M.m_u.req_start.msgs[0].content, ""));
+	ck_assert(str_eq(M.m_u.req_start.msgs[1].content, ""));
+	done();
 }
 END_TEST
 
@@ -595,6 +656,7 @@ api_suite(void)
 	tcase_add_test(tc, model_names_that_are_fine);
 	tcase_add_test(tc, begtags_rules);
 	tcase_add_test(tc, ollama_chat_requests);
+	tcase_add_test(tc, ollama_validation_messages);
 	tcase_add_test(tc, ollama_tool_call_without_arguments);
 	tcase_add_test(tc, ollama_generate_requests);
 	tcase_add_test(tc, legacy_completion_requests);
