@@ -243,7 +243,8 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 	    out->ar_stream, str_from(out->ar_model), am->am_pm, am->am_n,
 	    str_from(o), str_from(t), str_from(tc), lim->deadline_ms,
 	    lim->ep_limit, lim->ep_wait_ms, str_from(lim->user),
-	    str_from(lim->workflow), str_from(lim->key_scope) };
+	    str_from(lim->workflow), str_from(lim->key_scope),
+	    str_from(out->ar_think) };
 	if (proto_encode(&out->ar_start, &m) == -1)
 		r = api_fail(status, err, 413, "The request is too large.");
 	free(o);
@@ -333,6 +334,13 @@ void
 api_req_clear(struct api_req *a)
 {
 	free(a->ar_model);
+	free(a->ar_think);
 	buf_free(&a->ar_start);
-	a->ar_model = NULL;
+	a->ar_model = a->ar_think = NULL;
+}
+
+bool
+api_thinking_off(const struct api_req *a)
+{
+	return a->ar_think != NULL && strcmp(a->ar_think, "false") == 0;
 }

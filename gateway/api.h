@@ -18,6 +18,9 @@ struct api_req {
 	bool		 ar_stream;
 	bool		 ar_include_usage;	/* stream_options.include_usage */
 	char		*ar_model;		/* client's model field, "" if none */
+	char		*ar_think;		/* Ollama's "think" as JSON text
+						   (true, false, "high", ...),
+						   NULL when not sent */
 	struct buf	 ar_start;		/* encoded REQ_START frame */
 };
 
@@ -56,6 +59,10 @@ int	api_build(int api, json_t *root, const char *rqid,
 	    char err[API_ERRLEN]);
 
 void	api_req_clear(struct api_req *);	/* frees members, reusable */
+
+/* True when the client said "think": false: its answer carries no
+ * reasoning. */
+bool	api_thinking_off(const struct api_req *);
 
 /* ---- shared by the per-API parsers (api_openai.c, api_ollama.c) ---- */
 

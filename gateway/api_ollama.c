@@ -32,6 +32,27 @@ stream_flag(json_t *root, struct api_req *out, int *status,
 	return 0;
 }
 
+/* Ollama's "think": true, false, or one of the levels some models
+ * take; null reads as absent. It goes to the worker as JSON text (Ollama
+ * backends get it; see llm_ollama.c) and false keeps reasoning out of
+ * the answer. */
+static int
+think_flag(json_t *root, struct api_req *out, int *status,
+    char err[API_ERRLEN])
+{
+	json_t		*v = json_object_get(root, "think");
+	const char	*s = json_string_value(v);
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_boolean(v) && (s == NULL || (strcmp(s, "high") != 0 &&
+	    strcmp(s, "medium") != 0 && strcmp(s, "low") != 0)))
+		return api_fail(status, err, 400, "'think' must be true, false, "
+		    "\"high\", \"medium\" or \"low\".");
+	out->ar_think = jsonw_dumps(v, JSONW_COMPACT);
+	return 0;
+}
+
 /* Ollama tool calls {"function": {"name", "arguments": {..}}} in the
  * OpenAI shape every other part of Sluice uses. */
 static json_t *
@@ -110,7 +131,8 @@ api_ollama_chat(json_t *root, const char *rqid, const struct api_limits *lim,
 	if (!json_is_array(msgs) || model_field(root, out) == -1)
 		return api_fail(status, err, 400,
 		    "Both 'model' and 'messages' fields are required.");
-	if (stream_flag(root, out, status, err) == -1)
+	if (stream_flag(root, out, status, err) == -1 ||
+	    think_flag(root, out, status, err) == -1)
 		return -1;
 	json_array_foreach(msgs, i, jm)
 		if (chat_message(&am, jm, i, status, err) == -1)
@@ -160,6 +182,7 @@ api_ollama_generate(json_t *root, const char *rqid, const struct api_limits *lim
 		return api_fail(status, err, 400,
 		    "The 'model' field is required.");
 	if (stream_flag(root, out, status, err) == -1 ||
+	    think_flag(root, out, status, err) == -1 ||
 	    api_images_check(json_object_get(root, "images"), "images", status,
 	    err) == -1)
 		return -1;

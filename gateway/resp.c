@@ -219,7 +219,8 @@ ollama_head(struct buf *out, const struct resp_ctx *rc)
 }
 
 /* The text fields: message {role, content, thinking} for chat, response
- * (and thinking) for generate. */
+ * (and thinking) for generate; no thinking when the client said
+ * "think": false. */
 static void
 ollama_text(struct buf *out, const struct resp_ctx *rc, const char *t,
     size_t tn, const char *r, size_t rn)
@@ -229,7 +230,7 @@ ollama_text(struct buf *out, const struct resp_ctx *rc, const char *t,
 	buf_adds(out, chat ? ",\"message\":{\"role\":\"assistant\","
 	    "\"content\":" : ",\"response\":");
 	jstr(out, t, tn);
-	if (rn > 0) {
+	if (rn > 0 && !rc->rc_hide_thinking) {
 		buf_adds(out, ",\"thinking\":");
 		jstr(out, r, rn);
 	}
@@ -246,7 +247,8 @@ static void
 ollama_chunk(struct buf *out, const struct resp_ctx *rc,
     const struct proto_req_chunk *c)
 {
-	if (c->content.n == 0 && c->reasoning.n == 0)
+	if (c->content.n == 0 && (c->reasoning.n == 0 ||
+	    rc->rc_hide_thinking))
 		return;		/* tool calls ride on the final line */
 	ollama_head(out, rc);
 	ollama_text(out, rc, c->content.p, c->content.n, c->reasoning.p,

@@ -20,6 +20,8 @@ struct resp_ctx {
 	const char	*rc_request_id;		/* Ollama bodies carry it */
 	uint64_t	 rc_t0_ms;		/* request start (monotonic) */
 	uint64_t	 rc_first_ms;		/* first content, 0 if none */
+	bool		 rc_hide_thinking;	/* Ollama "think": false: no
+						   "thinking" goes out */
 };
 
 /* The whole answer, for non-streaming replies and stream ends. */

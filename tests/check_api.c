@@ -164,7 +164,7 @@ START_TEST(model_names_that_are_fine)
 END_TEST
 
 static const struct resp_ctx RC = { API_OPENAI_CHAT, "chatcmpl-1",
-    "u:wf", 1700000000, true, "rid-1", 0, 0 };
+    "u:wf", 1700000000, true, "rid-1", 0, 0, false };
 
 static struct resp_answer
 answer(const struct buf *text, const struct buf *r, const json_t *tools,
@@ -436,6 +436,50 @@ START_TEST(ollama_validation_messages)
 }
 END_TEST
 
+/* "think" is a boolean or a level; it travels as JSON text, and only
+ * false turns reasoning off. */
+START_TEST(ollama_think_field)
+{
+	static const char *const ok[][2] = {
+		{ "false", "false" }, { "true", "true" },
+		{ "\"high\"", "\"high\"" }, { "\"low\"", "\"low\"" },
+	};
+	static const char *const wrong[] = { "\"yes\"", "\"false\"", "1",
+	    "{}", "\"HIGH\"" };
+	char		 body[160], err[API_ERRLEN];
+	int		 st;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(body, sizeof(body), "{\"model\":\"m\",\"think\":%s,"
+		    "\"messages\":[]}", ok[i][0]);
+		ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, body, &st, err), 0);
+		ck_assert_str_eq(A.ar_think, ok[i][1]);
+		ck_assert(str_eq(M.m_u.req_start.think, ok[i][1]));
+		ck_assert(api_thinking_off(&A) == (i == 0));
+		done();
+	}
+	for (i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		snprintf(body, sizeof(body), "{\"model\":\"m\",\"think\":%s,"
+		    "\"messages\":[]}", wrong[i]);
+		bad_api(API_OLLAMA_CHAT, body, 400, "'think' must be true, "
+		    "false, \"high\", \"medium\" or \"low\".");
+	}
+	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
+	    "\"think\":null,\"messages\":[]}", &st, err), 0);
+	ck_assert_ptr_null(A.ar_think);
+	ck_assert_ptr_null(M.m_u.req_start.think.p);
+	ck_assert(!api_thinking_off(&A));
+	done();
+	ck_assert_int_eq(parse_api(API_OLLAMA_GENERATE, "{\"model\":\"m\","
+	    "\"think\":false,\"prompt\":\"x\"}", &st, err), 0);
+	ck_assert(str_eq(M.m_u.req_start.think, "false"));
+	done();
+	bad_api(API_OLLAMA_GENERATE, "{\"model\":\"m\",\"think\":0,"
+	    "\"prompt\":\"x\"}", 400, "'think'");
+}
+END_TEST
+
 /* A tool call without arguments gets "{}" (api_fuzz found the empty
  * object made for it leaked on every such request; ASan's leak check
  * catches it here). */
@@ -519,7 +563,7 @@ json_line(const char *s, size_t n)
 START_TEST(ollama_stream_shapes)
 {
 	struct resp_ctx		 rc = { API_OLLAMA_CHAT, "x", "u", 1, false,
-				    "rid-9", 1000, 1500 };
+				    "rid-9", 1000, 1500, false };
 	struct proto_req_chunk	 c = { 0, { "he", 2 }, { "why", 3 },
 				    STR_NULL_INIT };
 	struct proto_req_done	 d = { RQ_OK, { "length", 6 }, 7, 3, false, 0,
@@ -572,10 +616,57 @@ START_TEST(ollama_stream_shapes)
 }
 END_TEST
 
+/* "think": false: reasoning stays out of stream lines and whole
+ * answers, and a chunk of reasoning alone makes no line. */
+START_TEST(ollama_thinking_hidden)
+{
+	struct resp_ctx		 rc = { API_OLLAMA_CHAT, "x", "u", 1, false,
+				    "rid-9", 1000, 1500, true };
+	struct proto_req_chunk	 only = { 0, STR_NULL_INIT, { "why", 3 },
+				    STR_NULL_INIT };
+	struct proto_req_chunk	 both = { 1, { "he", 2 }, { "why", 3 },
+				    STR_NULL_INIT };
+	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 1, 1, false, 0,
+				    STR_NULL_INIT, STR_NULL_INIT, false,
+				    STR_NULL_INIT, false };
+	struct buf		 b = BUF_INIT, t = BUF_INIT, r = BUF_INIT;
+	struct resp_answer	 ra;
+	json_t			*j;
+
+	resp_stream_chunk(&b, &rc, &only);
+	ck_assert_uint_eq(b.b_len, 0);
+	resp_stream_chunk(&b, &rc, &both);
+	j = json_line(b.b_data, b.b_len - 1);
+	ck_assert_str_eq(path_str(j, "message.content"), "he");
+	ck_assert_ptr_null(json_object_get(json_object_get(j, "message"),
+	    "thinking"));
+	json_decref(j);
+	buf_reset(&b);
+	buf_adds(&t, "answer");
+	buf_adds(&r, "reasons");
+	ra = answer(&t, &r, NULL, &d);
+	resp_whole(&b, &rc, &ra);
+	ck_assert_ptr_null(strstr(b.b_data, "thinking"));
+	buf_reset(&b);
+	rc.rc_api = API_OLLAMA_GENERATE;
+	resp_whole(&b, &rc, &ra);
+	ck_assert_ptr_null(strstr(b.b_data, "thinking"));
+	buf_reset(&b);
+	rc.rc_hide_thinking = false;	/* the test can tell */
+	resp_whole(&b, &rc, &ra);
+	j = json_line(b.b_data, b.b_len);
+	ck_assert_str_eq(path_str(j, "thinking"), "reasons");
+	json_decref(j);
+	buf_free(&b);
+	buf_free(&t);
+	buf_free(&r);
+}
+END_TEST
+
 START_TEST(generate_and_completion_whole)
 {
 	struct resp_ctx		 rc = { API_OLLAMA_GENERATE, "x", "u", 1, false,
-				    "rid-3", 1000, 0 };
+				    "rid-3", 1000, 0, false };
 	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 2, 2, false, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
 				    STR_NULL_INIT, false };
@@ -657,6 +748,7 @@ api_suite(void)
 	tcase_add_test(tc, begtags_rules);
 	tcase_add_test(tc, ollama_chat_requests);
 	tcase_add_test(tc, ollama_validation_messages);
+	tcase_add_test(tc, ollama_think_field);
 	tcase_add_test(tc, ollama_tool_call_without_arguments);
 	tcase_add_test(tc, ollama_generate_requests);
 	tcase_add_test(tc, legacy_completion_requests);
@@ -666,6 +758,7 @@ api_suite(void)
 	tcase_add_test(tc, stream_error_then_done);
 	tcase_add_test(tc, whole_answer_and_errors);
 	tcase_add_test(tc, ollama_stream_shapes);
+	tcase_add_test(tc, ollama_thinking_hidden);
 	tcase_add_test(tc, generate_and_completion_whole);
 	tcase_add_test(tc, tool_call_deltas_merge);
 	suite_add_tcase(s, tc);
