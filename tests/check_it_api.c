@@ -113,6 +113,91 @@ START_TEST(ollama_chat_streams_ndjson)
 }
 END_TEST
 
+/* The default config, with reasoning in <think> tags separated into
+ * its own field (reasoningOutput "field"). */
+static void
+start_reasoning(void)
+{
+	char	 text[512];
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, NULL, NULL);
+	snprintf(text, sizeof(text), "{\"endpoint\": \"http://127.0.0.1:%d\", "
+	    "\"apiTypeConfigFileName\": \"Open-AI-API\", "
+	    "\"modelNameToSendToAPI\": \"mock-model\", \"promptTemplate\": "
+	    "null, \"maxContextTokenSize\": 4096, \"reasoningTags\": true, "
+	    "\"reasoningOutput\": \"field\"}\n", T.it_mock_port);
+	it_file(&T, "Endpoints/it/Mock.json", text);
+	it_gateway_start(&T, NULL);
+}
+
+/* POST an Ollama chat whose backend answers "<think>plan</think>answer"
+ * in 3-character pieces; think is "" (not sent) or its JSON. */
+static void
+think_chat(const char *path, bool stream, const char *think,
+    struct it_resp *r)
+{
+	char	 body[512];
+	bool	 chat = strcmp(path, "/api/chat") == 0;
+
+	snprintf(body, sizeof(body), "{\"model\":\"it\",\"stream\":%s%s%s,"
+	    "%s\"#mock {\\\"text\\\": \\\"<think>plan</think>answer\\\", "
+	    "\\\"chunk\\\": 3}\"%s}", stream ? "true" : "false",
+	    *think ? ",\"think\":" : "", think, chat ?
+	    "\"messages\":[{\"role\":\"user\",\"content\":" : "\"prompt\":",
+	    chat ? "}]" : "");
+	ck_assert_int_eq(it_request(&T, "POST", path, body, r), 0);
+	ck_assert_msg(r->r_status == 200, "%ld %s", r->r_status,
+	    r->r_body.b_data);
+}
+
+/* Reasoning the cleaner separates goes out as "thinking", except when
+ * the client said "think": false: then no stream line and no whole
+ * answer has it, on /api/chat and /api/generate. */
+START_TEST(ollama_think_false_hides_thinking)
+{
+	struct it_resp	 r;
+	char		*text;
+	int		 ndone, nerr;
+	json_t		*j;
+
+	start_reasoning();
+	think_chat("/api/chat", true, "", &r);	/* the test can tell */
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"thinking\":\"pl"));
+	it_resp_free(&r);
+	think_chat("/api/chat", true, "false", &r);
+	ck_assert_ptr_null(strstr(r.r_body.b_data, "thinking"));
+	text = ndjson_text(r.r_body.b_data, "content", &ndone, &nerr, NULL, 0);
+	ck_assert_str_eq(text, "answer");
+	ck_assert_int_eq(ndone, 1);
+	free(text);
+	it_resp_free(&r);
+	think_chat("/api/chat", false, "false", &r);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "content")), "answer");
+	ck_assert_ptr_null(json_object_get(json_object_get(j, "message"),
+	    "thinking"));
+	json_decref(j);
+	it_resp_free(&r);
+	think_chat("/api/chat", false, "true", &r);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "thinking")), "plan");
+	json_decref(j);
+	it_resp_free(&r);
+	think_chat("/api/generate", true, "false", &r);
+	ck_assert_ptr_null(strstr(r.r_body.b_data, "thinking"));
+	text = ndjson_text(r.r_body.b_data, "response", &ndone, &nerr, NULL,
+	    0);
+	ck_assert_str_eq(text, "answer");
+	free(text);
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
 START_TEST(ollama_chat_whole_and_generate)
 {
 	struct it_resp	 r;
@@ -504,6 +589,7 @@ it_api_suite(void)
 } while (0)
 	TC("ollama_stream", ollama_chat_streams_ndjson, 60);
 	TC("ollama_whole", ollama_chat_whole_and_generate, 60);
+	TC("ollama_think", ollama_think_false_hides_thinking, 60);
 	TC("tags_completions", tags_version_and_completions, 60);
 	TC("delete", delete_cancels_by_request_id, 60);
 	TC("idempotency", idempotency_key_displaces_older_request, 60);
