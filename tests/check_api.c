@@ -589,19 +589,37 @@ START_TEST(ollama_stream_shapes)
 	ck_assert(json_is_false(json_object_get(j, "done")));
 	json_decref(j);
 	buf_reset(&b);
+	/* The tool calls come whole on a done:false line of their own,
+	 * then the final line without them, as Ollama streams them. */
 	resp_stream_close(&b, &rc, &ra);
-	j = json_line(b.b_data, b.b_len - 1);
-	ck_assert(json_is_true(json_object_get(j, "done")));
-	ck_assert_str_eq(path_str(j, "done_reason"), "length");
+	nl = strchr(b.b_data, '\n');
+	ck_assert_ptr_nonnull(nl);
+	j = json_line(b.b_data, (size_t)(nl - b.b_data));
+	ck_assert(json_is_false(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "message.content"), "");
 	ck_assert_str_eq(path_str(j, "message.tool_calls.0.function.name"),
 	    "f");
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
 	    json_object_get(json_array_get(json_object_get(json_object_get(j,
 	    "message"), "tool_calls"), 0), "function"), "arguments"), "a")), 1);
+	ck_assert_str_eq(path_str(j, "request_id"), "rid-9");
+	json_decref(j);
+	j = json_line(nl + 1, strlen(nl + 1) - 1);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "done_reason"), "length");
+	ck_assert_ptr_null(json_object_get(json_object_get(j, "message"),
+	    "tool_calls"));
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "eval_count")),
 	    3);
 	ck_assert_int_gt(json_integer_value(json_object_get(j,
 	    "total_duration")), 0);
+	json_decref(j);
+	buf_reset(&b);
+	resp_whole(&b, &rc, &ra);	/* one object holds them */
+	j = json_line(b.b_data, b.b_len);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "message.tool_calls.0.function.name"),
+	    "f");
 	json_decref(j);
 	buf_reset(&b);
 	resp_stream_heartbeat(&b, &rc);

@@ -198,6 +198,93 @@ START_TEST(ollama_think_false_hides_thinking)
 }
 END_TEST
 
+#define TWO_CALLS "\"#mock {\\\"text\\\": \\\"Let me check.\\\", "	\
+	"\\\"tool_calls\\\": [{\\\"name\\\": \\\"get_weather\\\", "	\
+	"\\\"arguments\\\": {\\\"city\\\": \\\"Paris\\\", "		\
+	"\\\"unit\\\": \\\"celsius\\\"}}, {\\\"name\\\": "		\
+	"\\\"get_time\\\", \\\"arguments\\\": {\\\"tz\\\": "		\
+	"\\\"CET\\\"}}]}\""
+
+/* The Ollama tool calls of one line or answer: two, whole, arguments
+ * as objects. */
+static void
+assert_two_calls(json_t *msg)
+{
+	json_t	*calls = json_object_get(msg, "tool_calls"), *fn;
+
+	ck_assert_uint_eq(json_array_size(calls), 2);
+	fn = json_object_get(json_array_get(calls, 0), "function");
+	ck_assert_str_eq(json_string_value(json_object_get(fn, "name")),
+	    "get_weather");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(fn,
+	    "arguments"), "unit")), "celsius");
+	fn = json_object_get(json_array_get(calls, 1), "function");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(fn,
+	    "arguments"), "tz")), "CET");
+}
+
+/* Streamed tool calls (their arguments reach the gateway in 8-byte
+ * fragments) come whole on a done:false line with empty content, just
+ * before the final line, which has none, as Ollama streams them; a
+ * whole answer has them in its one object. */
+START_TEST(ollama_tool_calls_before_the_final_line)
+{
+	struct it_resp	 r;
+	const char	*p, *nl, *last = NULL, *calls_at = NULL;
+	json_t		*j, *calls_line = NULL;
+	char		*text;
+	int		 ncalls = 0, ndone, nerr;
+
+	start(NULL);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat", "{\"model\":"
+	    "\"it\",\"messages\":[{\"role\":\"user\",\"content\":"
+	    TWO_CALLS "}]}", &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	for (p = r.r_body.b_data; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		j = json_loadb(p, (size_t)(nl - p), 0, NULL);
+		ck_assert_msg(j != NULL, "not JSON: %.*s", (int)(nl - p), p);
+		if (json_object_get(json_object_get(j, "message"),
+		    "tool_calls") != NULL) {
+			ncalls++;
+			calls_at = p;
+			json_decref(calls_line);
+			calls_line = json_incref(j);
+		}
+		last = p;
+		json_decref(j);
+	}
+	ck_assert_msg(ncalls == 1, "%d lines with calls: %s", ncalls,
+	    r.r_body.b_data);
+	text = ndjson_text(r.r_body.b_data, "content", &ndone, &nerr, NULL, 0);
+	ck_assert_str_eq(text, "Let me check.");
+	ck_assert_int_eq(ndone, 1);
+	free(text);
+	ck_assert(json_is_false(json_object_get(calls_line, "done")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    calls_line, "message"), "content")), "");
+	assert_two_calls(json_object_get(calls_line, "message"));
+	json_decref(calls_line);
+	/* The next line is the last, and the final one. */
+	ck_assert_ptr_eq(strchr(calls_at, '\n') + 1, last);
+	j = it_json(last);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(json_string_value(json_object_get(j, "done_reason")),
+	    "stop");
+	json_decref(j);
+	it_resp_free(&r);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat", "{\"model\":"
+	    "\"it\",\"stream\":false,\"messages\":[{\"role\":\"user\","
+	    "\"content\":" TWO_CALLS "}]}", &r), 0);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "content")), "Let me check.");
+	assert_two_calls(json_object_get(j, "message"));
+	json_decref(j);
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
 START_TEST(ollama_chat_whole_and_generate)
 {
 	struct it_resp	 r;
@@ -590,6 +677,7 @@ it_api_suite(void)
 	TC("ollama_stream", ollama_chat_streams_ndjson, 60);
 	TC("ollama_whole", ollama_chat_whole_and_generate, 60);
 	TC("ollama_think", ollama_think_false_hides_thinking, 60);
+	TC("ollama_tool_calls", ollama_tool_calls_before_the_final_line, 60);
 	TC("tags_completions", tags_version_and_completions, 60);
 	TC("delete", delete_cancels_by_request_id, 60);
 	TC("idempotency", idempotency_key_displaces_older_request, 60);
