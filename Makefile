@@ -94,8 +94,9 @@ PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
-		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
-		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
+		   http_parse.c main.c metrics.c models.c notify.c pool.c \
+		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
+		   sup.c users.c)
 WORKER_SRCS	:= $(addprefix worker/,\
 		   backend.c cache.c callcache.c clean.c clean_conf.c \
 		   clean_match.c \

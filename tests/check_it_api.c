@@ -372,6 +372,90 @@ START_TEST(tags_version_and_completions)
 }
 END_TEST
 
+/* POST /api/show with body: the status, and the body's "error" when
+ * want_error is not NULL. */
+static void
+show_fails(const char *body, long want_status, const char *want_error)
+{
+	struct it_resp	 r;
+	json_t		*j;
+
+	ck_assert_int_eq(it_request(&T, "POST", "/api/show", body, &r), 0);
+	ck_assert_msg(r.r_status == want_status, "%s: %ld %s", body,
+	    r.r_status, r.r_body.b_data);
+	j = it_json(r.r_body.b_data);
+	ck_assert_msg(json_is_string(json_object_get(j, "error")), "%s",
+	    r.r_body.b_data);	/* Ollama's error shape */
+	if (want_error != NULL)
+		ck_assert_str_eq(json_string_value(json_object_get(j, "error")),
+		    want_error);
+	json_decref(j);
+	it_resp_free(&r);
+}
+
+/* /api/ps and /api/show describe the models /api/tags lists, with the
+ * same details, in Ollama's shapes; show knows only those. */
+START_TEST(ps_and_show)
+{
+	struct it_resp	 r;
+	json_t		*tags, *ps, *show, *tag, *run, *caps;
+
+	start(NULL);
+	tags = get_json("/api/tags");
+	tag = json_array_get(json_object_get(tags, "models"), 0);
+	ps = get_json("/api/ps");
+	ck_assert_uint_eq(json_array_size(json_object_get(ps, "models")), 1);
+	run = json_array_get(json_object_get(ps, "models"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(run, "name")), "it");
+	ck_assert_str_eq(json_string_value(json_object_get(run, "model")),
+	    "it:latest");
+	ck_assert(json_equal(json_object_get(run, "digest"),
+	    json_object_get(tag, "digest")));
+	ck_assert(json_equal(json_object_get(run, "size"),
+	    json_object_get(tag, "size")));
+	ck_assert(json_equal(json_object_get(run, "details"),
+	    json_object_get(tag, "details")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run,
+	    "details"), "family")), "sluice");
+	ck_assert(json_is_string(json_object_get(run, "expires_at")));
+	ck_assert_int_eq(json_integer_value(json_object_get(run, "size_vram")),
+	    0);
+	json_decref(ps);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/show",
+	    "{\"model\":\"it\"}", &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	show = it_json(r.r_body.b_data);
+	it_resp_free(&r);
+	ck_assert(json_equal(json_object_get(show, "details"),
+	    json_object_get(tag, "details")));
+	ck_assert(json_is_string(json_object_get(show, "modelfile")));
+	ck_assert_str_eq(json_string_value(json_object_get(show, "parameters")),
+	    "");
+	ck_assert(json_is_string(json_object_get(show, "template")));
+	ck_assert(json_is_object(json_object_get(show, "model_info")));
+	caps = json_object_get(show, "capabilities");
+	ck_assert_str_eq(json_string_value(json_array_get(caps, 0)),
+	    "completion");
+	json_decref(show);
+	json_decref(tags);
+	/* The older "name", and the ":latest" of the tags' "model". */
+	ck_assert_int_eq(it_request(&T, "POST", "/api/show",
+	    "{\"name\":\"it:latest\"}", &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	it_resp_free(&r);
+	show_fails("{\"model\":\"nope\"}", 404, "model 'nope' not found");
+	show_fails("{}", 400, "model is required");
+	show_fails("{\"model\":\"\"}", 400, "model is required");
+	show_fails("{\"model\":5}", 400, "'model' must be a string.");
+	show_fails("{", 400, NULL);
+	show_fails("[\"it\"]", 400, NULL);
+	ck_assert_int_eq(it_request(&T, "GET", "/api/show", NULL, &r), 0);
+	ck_assert_int_eq(r.r_status, 405);
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
 START_TEST(delete_cancels_by_request_id)
 {
 	int		 fd;
@@ -679,6 +763,7 @@ it_api_suite(void)
 	TC("ollama_think", ollama_think_false_hides_thinking, 60);
 	TC("ollama_tool_calls", ollama_tool_calls_before_the_final_line, 60);
 	TC("tags_completions", tags_version_and_completions, 60);
+	TC("ps_show", ps_and_show, 60);
 	TC("delete", delete_cancels_by_request_id, 60);
 	TC("idempotency", idempotency_key_displaces_older_request, 60);
 	TC("nonstream_disconnect", nonstream_disconnect_cancels, 60);
