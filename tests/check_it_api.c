@@ -118,17 +118,11 @@ END_TEST
 static void
 start_reasoning(void)
 {
-	char	 text[512];
-
 	memset(&T, 0, sizeof(T));
 	it_mock_start(&T);
 	it_config(&T, NULL, NULL);
-	snprintf(text, sizeof(text), "{\"endpoint\": \"http://127.0.0.1:%d\", "
-	    "\"apiTypeConfigFileName\": \"Open-AI-API\", "
-	    "\"modelNameToSendToAPI\": \"mock-model\", \"promptTemplate\": "
-	    "null, \"maxContextTokenSize\": 4096, \"reasoningTags\": true, "
-	    "\"reasoningOutput\": \"field\"}\n", T.it_mock_port);
-	it_file(&T, "Endpoints/it/Mock.json", text);
+	it_mock_endpoint(&T, "\"reasoningTags\": true, \"reasoningOutput\": "
+	    "\"field\"");
 	it_gateway_start(&T, NULL);
 }
 
