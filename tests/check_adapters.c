@@ -489,6 +489,22 @@ START_TEST(ollama_generate_body_like_wilmer)
 }
 END_TEST
 
+/* ad's body for a call that carries the client's think has none. */
+static void
+no_think(const struct adapter *ad, enum conf_apitype_kind k,
+    const struct wmsgs *l)
+{
+	struct node_call nc;
+	char		*b;
+
+	fixture(k, "", "max_tokens");
+	nc = call(l, NULL, true);
+	nc.nc_think = "false";
+	b = ad->ad_body(&nc);
+	ck_assert_msg(strstr(b, "think") == NULL, "%s: %s", ad->ad_name, b);
+	free(b);
+}
+
 /* The client's think goes to the Ollama adapters, over the preset's;
  * the other dialects never send it. */
 START_TEST(client_think_only_to_ollama)
@@ -510,18 +526,10 @@ START_TEST(client_think_only_to_ollama)
 	body_is(&adapter_ollama_generate, &nc, "{\"model\": \"m1\", \"prompt\": "
 	    "\"\", \"stream\": false, \"raw\": true, \"options\": "
 	    "{\"num_predict\": 300}, \"think\": \"high\"}");
-	fixture(APIT_OPENAI_CHAT, "", "max_tokens");
-	nc = call(&l, NULL, true);
-	nc.nc_think = "false";
-	b = adapter_openai_chat.ad_body(&nc);
-	ck_assert_ptr_null(strstr(b, "think"));
-	free(b);
-	fixture(APIT_OPENAI_COMPLETION, "", "max_tokens");
-	nc = call(NULL, NULL, true);
-	nc.nc_think = "false";
-	b = adapter_openai_completion.ad_body(&nc);
-	ck_assert_ptr_null(strstr(b, "think"));
-	free(b);
+	no_think(&adapter_openai_chat, APIT_OPENAI_CHAT, &l);
+	no_think(&adapter_openai_completion, APIT_OPENAI_COMPLETION, NULL);
+	no_think(&adapter_kobold, APIT_KOBOLD, NULL);
+	no_think(&adapter_claude, APIT_CLAUDE, &l);
 	json_decref(preset);
 	wmsgs_free(&l);
 }
