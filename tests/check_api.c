@@ -570,10 +570,7 @@ START_TEST(ollama_stream_shapes)
 				    STR_NULL_INIT, STR_NULL_INIT, false,
 				    STR_NULL_INIT, false };
 	struct buf		 b = BUF_INIT, e = BUF_INIT;
-	json_t			*tools = json_loads("[{\"index\":0,\"id\":\"call_1\","
-				    "\"type\":\"function\",\"function\":{\"name\":"
-				    "\"f\",\"arguments\":\"{\\\"a\\\":1}\"}}]", 0, NULL);
-	struct resp_answer	 ra = answer(&e, &e, tools, &d);
+	struct resp_answer	 ra = answer(&e, &e, NULL, &d);
 	json_t			*j;
 	char			*nl;
 
@@ -589,8 +586,45 @@ START_TEST(ollama_stream_shapes)
 	ck_assert(json_is_false(json_object_get(j, "done")));
 	json_decref(j);
 	buf_reset(&b);
-	/* The tool calls come whole on a done:false line of their own,
-	 * then the final line without them, as Ollama streams them. */
+	resp_stream_close(&b, &rc, &ra);
+	j = json_line(b.b_data, b.b_len - 1);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "done_reason"), "length");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "eval_count")),
+	    3);
+	ck_assert_int_gt(json_integer_value(json_object_get(j,
+	    "total_duration")), 0);
+	json_decref(j);
+	buf_reset(&b);
+	resp_stream_heartbeat(&b, &rc);
+	j = json_line(b.b_data, b.b_len - 1);
+	ck_assert(json_is_false(json_object_get(j, "done")));
+	json_decref(j);
+	buf_reset(&b);
+	resp_stream_error(&b, &rc, 502, "gone");
+	ck_assert_str_eq(b.b_data, "{\"error\":\"gone\"}\n");
+	buf_free(&b);
+}
+END_TEST
+
+/* A stream's tool calls come whole on a done:false line of their own,
+ * then the final line without them, as Ollama streams them; a whole
+ * answer holds them in its one object. */
+START_TEST(ollama_tool_call_shapes)
+{
+	struct resp_ctx		 rc = { API_OLLAMA_CHAT, "x", "u", 1, false,
+				    "rid-9", 1000, 1500, false };
+	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 7, 3, false, 0,
+				    STR_NULL_INIT, STR_NULL_INIT, false,
+				    STR_NULL_INIT, false };
+	struct buf		 b = BUF_INIT, e = BUF_INIT;
+	json_t			*tools = json_loads("[{\"index\":0,\"id\":\"call_1\","
+				    "\"type\":\"function\",\"function\":{\"name\":"
+				    "\"f\",\"arguments\":\"{\\\"a\\\":1}\"}}]", 0, NULL);
+	struct resp_answer	 ra = answer(&e, &e, tools, &d);
+	json_t			*j;
+	char			*nl;
+
 	resp_stream_close(&b, &rc, &ra);
 	nl = strchr(b.b_data, '\n');
 	ck_assert_ptr_nonnull(nl);
@@ -606,29 +640,17 @@ START_TEST(ollama_stream_shapes)
 	json_decref(j);
 	j = json_line(nl + 1, strlen(nl + 1) - 1);
 	ck_assert(json_is_true(json_object_get(j, "done")));
-	ck_assert_str_eq(path_str(j, "done_reason"), "length");
+	ck_assert_str_eq(path_str(j, "done_reason"), "stop");
 	ck_assert_ptr_null(json_object_get(json_object_get(j, "message"),
 	    "tool_calls"));
-	ck_assert_int_eq(json_integer_value(json_object_get(j, "eval_count")),
-	    3);
-	ck_assert_int_gt(json_integer_value(json_object_get(j,
-	    "total_duration")), 0);
 	json_decref(j);
 	buf_reset(&b);
-	resp_whole(&b, &rc, &ra);	/* one object holds them */
+	resp_whole(&b, &rc, &ra);
 	j = json_line(b.b_data, b.b_len);
 	ck_assert(json_is_true(json_object_get(j, "done")));
 	ck_assert_str_eq(path_str(j, "message.tool_calls.0.function.name"),
 	    "f");
 	json_decref(j);
-	buf_reset(&b);
-	resp_stream_heartbeat(&b, &rc);
-	j = json_line(b.b_data, b.b_len - 1);
-	ck_assert(json_is_false(json_object_get(j, "done")));
-	json_decref(j);
-	buf_reset(&b);
-	resp_stream_error(&b, &rc, 502, "gone");
-	ck_assert_str_eq(b.b_data, "{\"error\":\"gone\"}\n");
 	json_decref(tools);
 	buf_free(&b);
 }
@@ -776,6 +798,7 @@ api_suite(void)
 	tcase_add_test(tc, stream_error_then_done);
 	tcase_add_test(tc, whole_answer_and_errors);
 	tcase_add_test(tc, ollama_stream_shapes);
+	tcase_add_test(tc, ollama_tool_call_shapes);
 	tcase_add_test(tc, ollama_thinking_hidden);
 	tcase_add_test(tc, generate_and_completion_whole);
 	tcase_add_test(tc, tool_call_deltas_merge);
