@@ -87,15 +87,16 @@ $(O)/config.mk: scripts/deps.sh Makefile
 # ---- sources ---------------------------------------------------------
 
 # Explicit lists: a file joins a binary on purpose, not by existing.
-COMMON_SRCS	:= $(addprefix common/,buf.c clock.c conf.c conf_template.c \
-		   json.c jsonw.c log.c modelsel.c names.c nodetypes.c sha256.c \
-		   textchunk.c tokens.c uuid.c xmem.c)
+COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
+		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
+		   nodetypes.c sha256.c textchunk.c tokens.c uuid.c xmem.c)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
-		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
-		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
+		   http_parse.c main.c metrics.c models.c notify.c pool.c \
+		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
+		   sup.c users.c)
 WORKER_SRCS	:= $(addprefix worker/,\
 		   backend.c cache.c callcache.c clean.c clean_conf.c \
 		   clean_match.c \
@@ -189,7 +190,7 @@ BASE	:= $(call obj,common/log.c common/xmem.c common/buf.c common/clock.c \
 	    common/uuid.c)
 
 check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/textchunk.c \
-			    common/names.c \
+			    common/names.c common/base64.c \
 			    common/modelsel.c common/conf.c common/json.c \
 			    common/jsonw.c)
 check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)
@@ -203,7 +204,8 @@ check_conf_OBJS		:= $(BASE) $(call obj,common/conf.c common/json.c \
 			    common/names.c common/conf_template.c)
 check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
 			    gateway/api.c gateway/api_openai.c \
-			    gateway/api_ollama.c gateway/begtags.c common/json.c \
+			    gateway/api_ollama.c gateway/begtags.c common/base64.c \
+			    common/json.c \
 			    common/jsonw.c common/modelsel.c common/conf.c \
 			    common/names.c)
 check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
@@ -226,7 +228,7 @@ check_users_OBJS	:= $(BASE) $(call obj,gateway/users.c common/conf.c \
 check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/llm_completion.c worker/llm_ollama.c \
 			    worker/llm_kobold.c worker/llm_claude.c \
-			    worker/gen_input.c \
+			    worker/gen_input.c common/base64.c \
 			    worker/prompt.c worker/msgs.c common/jsonw.c \
 			    common/json.c common/conf.c common/names.c \
 			    tests/stubs_worker.c)
@@ -378,10 +380,12 @@ fuzz_proto_SRCS	:= $(PROTO_SRCS) $(FUZZ_BASE)
 fuzz_http_SRCS	:= gateway/http_parse.c $(FUZZ_BASE) common/uuid.c \
 		   common/clock.c
 fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
-		   begtags.c) common/modelsel.c $(PROTO_SRCS) $(FUZZ_JSON)
+		   begtags.c) common/base64.c common/modelsel.c $(PROTO_SRCS) \
+		   $(FUZZ_JSON)
 fuzz_backend_SRCS := $(addprefix worker/,sse.c lines.c llm_openai.c \
 		   llm_completion.c llm_ollama.c llm_kobold.c llm_claude.c \
-		   gen_input.c prompt.c msgs.c) $(PROTO_SRCS) $(FUZZ_JSON)
+		   gen_input.c prompt.c msgs.c) common/base64.c $(PROTO_SRCS) \
+		   $(FUZZ_JSON)
 fuzz_conf_SRCS	:= $(FUZZ_JSON)
 fuzz_vars_SRCS	:= worker/vars.c $(FUZZ_BASE)
 fuzz_http_LL	:= $(patsubst %.c,$(FUZZ_O)/llhttp/%.o,$(LLHTTP_SRCS))

@@ -22,8 +22,10 @@
  * prefix matches, that decodes to REQ_START for the request id with the
  * same API, stream flag, model and limits; opts, tools and tool_choice
  * are JSON (opts an object); each message's tool calls a JSON array;
- * for the chat APIs one message per element of "messages", and for
- * OpenAI chat each string content passed through unchanged.
+ * for the chat APIs one message per element of "messages", each string
+ * content passed through unchanged, and for Ollama chat no content
+ * that is not a string, null or absent; "think", when accepted, is
+ * carried as sent, a boolean or "high", "medium" or "low".
  */
 
 #define RQID	"rq-fuzz"
@@ -78,8 +80,11 @@ check_msgs(const struct proto_req_start *rs, int api, json_t *root)
 		return;
 	if (rs->nmsgs != json_array_size(msgs))
 		fuzz_fail("not one message per element of 'messages'", NULL);
-	for (i = 0; api == API_OPENAI_CHAT && i < rs->nmsgs; i++) {
+	for (i = 0; i < rs->nmsgs; i++) {
 		c = json_object_get(json_array_get(msgs, i), "content");
+		if (api == API_OLLAMA_CHAT && c != NULL && !json_is_null(c) &&
+		    !json_is_string(c))
+			fuzz_fail("an Ollama content that is not a string", NULL);
 		if (json_is_string(c) && (rs->msgs[i].content.n !=
 		    json_string_length(c) || memcmp(rs->msgs[i].content.p,
 		    json_string_value(c), json_string_length(c)) != 0))
@@ -103,6 +108,12 @@ check_start(const struct api_req *a, const struct proto_msg *m,
 	    !same_cstr(rs->workflow, l->workflow) ||
 	    !same_cstr(rs->key_scope, l->key_scope))
 		fuzz_fail("the limits did not travel", NULL);
+	if (!same_cstr(rs->think, a->ar_think) || (a->ar_think != NULL &&
+	    strcmp(a->ar_think, "true") != 0 && strcmp(a->ar_think,
+	    "false") != 0 && strcmp(a->ar_think, "\"high\"") != 0 &&
+	    strcmp(a->ar_think, "\"medium\"") != 0 && strcmp(a->ar_think,
+	    "\"low\"") != 0))
+		fuzz_fail("think did not travel as sent", a->ar_think);
 	check_json(rs->options, true, false, "opts");
 	check_json(rs->tools, false, false, "tools");
 	check_json(rs->tool_choice, false, false, "tool_choice");

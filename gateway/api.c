@@ -1,9 +1,11 @@
 /* api.c - client request bodies turned into API-neutral REQ_START frames. */
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/base64.h"
 #include "../common/jsonw.h"
 #include "../common/modelsel.h"
 #include "../common/xmem.h"
@@ -26,6 +28,84 @@ api_fail(int *status, char err[API_ERRLEN], int st, const char *msg)
 	*status = st;
 	snprintf(err, API_ERRLEN, "%s", msg);
 	return -1;
+}
+
+/* Like api_fail, with a printf-style message. */
+static int
+api_failf(int *status, char err[API_ERRLEN], const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+api_failf(int *status, char err[API_ERRLEN], const char *fmt, ...)
+{
+	va_list	 ap;
+
+	*status = 400;
+	va_start(ap, fmt);
+	vsnprintf(err, API_ERRLEN, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A member that, when present and not null, must have type t. */
+static bool
+member_ok(const json_t *o, const char *key, json_type t)
+{
+	const json_t	*v = json_object_get(o, key);
+
+	return v == NULL || json_is_null(v) || json_typeof(v) == t;
+}
+
+int
+api_images_check(const json_t *images, const char *what, int *status,
+    char err[API_ERRLEN])
+{
+	const json_t	*img;
+	size_t		 k;
+
+	if (images == NULL || json_is_null(images))
+		return 0;
+	if (!json_is_array(images))
+		return api_failf(status, err, "%s must be a list of base64 "
+		    "strings.", what);
+	json_array_foreach(images, k, img)
+		if (!json_is_string(img) || !base64_valid(json_string_value(img),
+		    json_string_length(img)))
+			return api_failf(status, err, "%s[%zu] must be a "
+			    "base64 string (the raw image bytes, with no "
+			    "data: prefix).", what, k);
+	return 0;
+}
+
+int
+api_msg_check(const json_t *jm, size_t i, int api, int *status,
+    char err[API_ERRLEN])
+{
+	const json_t	*c = json_object_get(jm, "content");
+	bool		 openai = api == API_OPENAI_CHAT;
+	char		 what[48];
+
+	if (!json_is_object(jm) || !json_is_string(json_object_get(jm, "role")))
+		return api_fail(status, err, 400,	/* WilmerAI's words */
+		    "Each message must have a 'role' field.");
+	if (openai && c == NULL && json_object_get(jm, "tool_calls") == NULL)
+		return api_fail(status, err, 400,
+		    "Each message must have 'content' or 'tool_calls'.");
+	if (!member_ok(jm, "content", JSON_STRING) &&
+	    !(openai && json_is_array(c)))
+		return api_failf(status, err, "messages[%zu].content must be "
+		    "%s.", i, openai ? "a string, a list of content parts or "
+		    "null" : "a string");
+	if (!member_ok(jm, "tool_calls", JSON_ARRAY))
+		return api_failf(status, err, "messages[%zu].tool_calls must "
+		    "be a list.", i);
+	if (!member_ok(jm, "name", JSON_STRING) ||
+	    !member_ok(jm, "tool_call_id", JSON_STRING))
+		return api_failf(status, err, "messages[%zu]: 'name' and "
+		    "'tool_call_id' must be strings.", i);
+	snprintf(what, sizeof(what), "messages[%zu].images", i);
+	return openai ? 0 : api_images_check(json_object_get(jm, "images"),
+	    what, status, err);
 }
 
 size_t
@@ -163,7 +243,8 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 	    out->ar_stream, str_from(out->ar_model), am->am_pm, am->am_n,
 	    str_from(o), str_from(t), str_from(tc), lim->deadline_ms,
 	    lim->ep_limit, lim->ep_wait_ms, str_from(lim->user),
-	    str_from(lim->workflow), str_from(lim->key_scope) };
+	    str_from(lim->workflow), str_from(lim->key_scope),
+	    str_from(out->ar_think) };
 	if (proto_encode(&out->ar_start, &m) == -1)
 		r = api_fail(status, err, 413, "The request is too large.");
 	free(o);
@@ -253,6 +334,13 @@ void
 api_req_clear(struct api_req *a)
 {
 	free(a->ar_model);
+	free(a->ar_think);
 	buf_free(&a->ar_start);
-	a->ar_model = NULL;
+	a->ar_model = a->ar_think = NULL;
+}
+
+bool
+api_thinking_off(const struct api_req *a)
+{
+	return a->ar_think != NULL && strcmp(a->ar_think, "false") == 0;
 }

@@ -18,6 +18,9 @@ struct api_req {
 	bool		 ar_stream;
 	bool		 ar_include_usage;	/* stream_options.include_usage */
 	char		*ar_model;		/* client's model field, "" if none */
+	char		*ar_think;		/* Ollama's "think" as JSON text
+						   (true, false, "high", ...),
+						   NULL when not sent */
 	struct buf	 ar_start;		/* encoded REQ_START frame */
 };
 
@@ -57,6 +60,10 @@ int	api_build(int api, json_t *root, const char *rqid,
 
 void	api_req_clear(struct api_req *);	/* frees members, reusable */
 
+/* True when the client said "think": false: its answer carries no
+ * reasoning. */
+bool	api_thinking_off(const struct api_req *);
+
 /* ---- shared by the per-API parsers (api_openai.c, api_ollama.c) ---- */
 
 /* Messages being built, with the storage behind their views. */
@@ -88,6 +95,23 @@ int	api_encode(struct api_req *out, const struct api_msgs *, const char *rqid,
 
 /* Set *status/err; returns -1. */
 int	api_fail(int *status, char err[API_ERRLEN], int st, const char *msg);
+
+/* Check message i of a chat request of kind api (API_OPENAI_CHAT or
+ * API_OLLAMA_CHAT) against its route's rules, which live only here:
+ * an object with a string "role"; "content" a string or null, on the
+ * OpenAI route also a list of content parts, and there "content" or
+ * "tool_calls" is required (WilmerAI); "tool_calls" a list; "name"
+ * and "tool_call_id" strings; on the Ollama route "images" a list of
+ * base64 strings (api_images_check). Returns 0, or -1 with status 400
+ * and err saying which message is wrong and how. */
+int	api_msg_check(const json_t *jm, size_t i, int api, int *status,
+	    char err[API_ERRLEN]);
+
+/* Ollama's "images" (absent, null, or a list of base64 strings, as
+ * Ollama's server decodes them); what names the field in err
+ * ("messages[2].images"). Returns 0, or -1 with status 400 and err. */
+int	api_images_check(const json_t *images, const char *what, int *status,
+	    char err[API_ERRLEN]);
 
 /* The per-API parsers; root is the parsed body object. */
 int	api_openai_chat(json_t *root, const char *rqid,

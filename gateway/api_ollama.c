@@ -32,6 +32,27 @@ stream_flag(json_t *root, struct api_req *out, int *status,
 	return 0;
 }
 
+/* Ollama's "think": true, false, or one of the levels some models
+ * take; null reads as absent. It goes to the worker as JSON text (Ollama
+ * backends get it; see llm_ollama.c) and false keeps reasoning out of
+ * the answer. */
+static int
+think_flag(json_t *root, struct api_req *out, int *status,
+    char err[API_ERRLEN])
+{
+	json_t		*v = json_object_get(root, "think");
+	const char	*s = json_string_value(v);
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_boolean(v) && (s == NULL || (strcmp(s, "high") != 0 &&
+	    strcmp(s, "medium") != 0 && strcmp(s, "low") != 0)))
+		return api_fail(status, err, 400, "'think' must be true, false, "
+		    "\"high\", \"medium\" or \"low\".");
+	out->ar_think = jsonw_dumps(v, JSONW_COMPACT);
+	return 0;
+}
+
 /* Ollama tool calls {"function": {"name", "arguments": {..}}} in the
  * OpenAI shape every other part of Sluice uses. */
 static json_t *
@@ -59,28 +80,22 @@ openai_tool_calls(json_t *calls)
 	return out;
 }
 
-/* Non-string content is carried as its JSON text (WilmerAI str()s it). */
+/* One message, checked as Ollama's server checks it (WilmerAI would
+ * str() a content that is not a string; Ollama answers 400). */
 static int
-chat_message(struct api_msgs *am, json_t *jm, int *status,
+chat_message(struct api_msgs *am, json_t *jm, size_t n, int *status,
     char err[API_ERRLEN])
 {
-	json_t	*role = json_object_get(jm, "role");
 	json_t	*c = json_object_get(jm, "content"), *img, *tc;
-	char	*text = NULL;
 	size_t	 i, k;
 
-	if (!json_is_object(jm) || !json_is_string(role))
-		return api_fail(status, err, 400,
-		    "Each message must have a 'role' field.");
-	if (c != NULL && !json_is_null(c) && !json_is_string(c))
-		text = jsonw_dumps(c, JSONW_COMPACT);
-	i = api_msgs_add(am, json_string_value(role), text ? text :
-	    json_string_value(c), text ? strlen(text) : json_is_string(c) ?
-	    json_string_length(c) : 0);
-	free(text);
+	if (api_msg_check(jm, n, API_OLLAMA_CHAT, status, err) == -1)
+		return -1;
+	i = api_msgs_add(am, json_string_value(json_object_get(jm, "role")),
+	    json_string_value(c), json_is_string(c) ? json_string_length(c) :
+	    0);
 	json_array_foreach(json_object_get(jm, "images"), k, img)
-		if (json_is_string(img))
-			api_msgs_image(am, i, json_string_value(img));
+		api_msgs_image(am, i, json_string_value(img));
 	tc = json_object_get(jm, "tool_calls");
 	if (json_is_array(tc) && json_array_size(tc) > 0) {
 		json_t	*oc = openai_tool_calls(tc);
@@ -116,10 +131,11 @@ api_ollama_chat(json_t *root, const char *rqid, const struct api_limits *lim,
 	if (!json_is_array(msgs) || model_field(root, out) == -1)
 		return api_fail(status, err, 400,
 		    "Both 'model' and 'messages' fields are required.");
-	if (stream_flag(root, out, status, err) == -1)
+	if (stream_flag(root, out, status, err) == -1 ||
+	    think_flag(root, out, status, err) == -1)
 		return -1;
 	json_array_foreach(msgs, i, jm)
-		if (chat_message(&am, jm, status, err) == -1)
+		if (chat_message(&am, jm, i, status, err) == -1)
 			goto out;
 	r = api_encode(out, &am, rqid, lim, json_object_get(root, "options"),
 	    json_object_get(root, "tools"), NULL, status, err);
@@ -146,8 +162,7 @@ generate_images(struct api_msgs *am, json_t *images)
 	if (k == am->am_n)
 		k = api_msgs_add(am, "user", "", 0);
 	json_array_foreach(images, i, img)
-		if (json_is_string(img))
-			api_msgs_image(am, k, json_string_value(img));
+		api_msgs_image(am, k, json_string_value(img));
 }
 
 int
@@ -166,7 +181,10 @@ api_ollama_generate(json_t *root, const char *rqid, const struct api_limits *lim
 	if (model_field(root, out) == -1)
 		return api_fail(status, err, 400,
 		    "The 'model' field is required.");
-	if (stream_flag(root, out, status, err) == -1)
+	if (stream_flag(root, out, status, err) == -1 ||
+	    think_flag(root, out, status, err) == -1 ||
+	    api_images_check(json_object_get(root, "images"), "images", status,
+	    err) == -1)
 		return -1;
 	/* WilmerAI joins system and prompt without a separator. */
 	text = xasprintf("%s%s", sys ? sys : "", prompt ? prompt : "");

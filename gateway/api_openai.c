@@ -91,27 +91,19 @@ content_parts(struct api_msgs *am, size_t i, json_t *c, struct buf *text)
 }
 
 static int
-chat_message(struct api_msgs *am, json_t *jm, int *status,
+chat_message(struct api_msgs *am, json_t *jm, size_t k, int *status,
     char err[API_ERRLEN])
 {
-	json_t		*role = json_object_get(jm, "role");
 	json_t		*c = json_object_get(jm, "content");
 	json_t		*tc = json_object_get(jm, "tool_calls");
 	struct buf	 text = BUF_INIT;
 	size_t		 i;
 
-	if (!json_is_object(jm) || !json_is_string(role))
-		return api_fail(status, err, 400,
-		    "Each message must have a 'role' field.");
-	if (c == NULL && tc == NULL)
-		return api_fail(status, err, 400,
-		    "Each message must have 'content' or 'tool_calls'.");
-	if (c != NULL && !json_is_null(c) && !json_is_string(c) &&
-	    !json_is_array(c))
-		return api_fail(status, err, 400, "A message 'content' must be "
-		    "a string, a list of content parts or null.");
-	i = api_msgs_add(am, json_string_value(role), json_string_value(c),
-	    json_is_string(c) ? json_string_length(c) : 0);
+	if (api_msg_check(jm, k, API_OPENAI_CHAT, status, err) == -1)
+		return -1;
+	i = api_msgs_add(am, json_string_value(json_object_get(jm, "role")),
+	    json_string_value(c), json_is_string(c) ? json_string_length(c) :
+	    0);
 	if (json_is_array(c)) {
 		content_parts(am, i, c, &text);
 		api_msgs_content(am, i, text.b_data, text.b_len);
@@ -164,7 +156,7 @@ api_openai_chat(json_t *root, const char *rqid, const struct api_limits *lim,
 	if (flags(root, false, out, status, err) == -1)
 		return -1;
 	json_array_foreach(msgs, i, jm)
-		if (chat_message(&am, jm, status, err) == -1)
+		if (chat_message(&am, jm, i, status, err) == -1)
 			goto out;
 	o = options(root);
 	r = api_encode(out, &am, rqid, lim, o, json_object_get(root, "tools"),

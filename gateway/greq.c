@@ -545,7 +545,7 @@ setup_ctx(struct greq *q, const char *user, const char *wf)
 	q->q_model = modelsel_echo(user, wf[0] != '\0' ? wf : NULL);
 	q->q_rc = (struct resp_ctx){ q->q_api.ar_api, q->q_cmpl_id,
 	    q->q_model, (int64_t)time(NULL), q->q_api.ar_include_usage,
-	    q->q_id, q->q_started, 0 };
+	    q->q_id, q->q_started, 0, api_thinking_off(&q->q_api) };
 }
 
 static void
@@ -692,7 +692,7 @@ greq_cache_clear(struct gw *g, struct http_conn *conn,
 	q->q_api.ar_api = API_CACHE_CLEAR;
 	q->q_api.ar_model = xstrdup("");
 	q->q_rc = (struct resp_ctx){ API_CACHE_CLEAR, q->q_cmpl_id, "",
-	    (int64_t)time(NULL), false, q->q_id, q->q_started, 0 };
+	    (int64_t)time(NULL), false, q->q_id, q->q_started, 0, false };
 	if (api_encode(&q->q_api, &none, q->q_id, &lim, NULL, NULL, NULL,
 	    &status, err) == -1) {
 		send_error(q, status, err);

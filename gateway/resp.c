@@ -219,7 +219,8 @@ ollama_head(struct buf *out, const struct resp_ctx *rc)
 }
 
 /* The text fields: message {role, content, thinking} for chat, response
- * (and thinking) for generate. */
+ * (and thinking) for generate; no thinking when the client said
+ * "think": false. */
 static void
 ollama_text(struct buf *out, const struct resp_ctx *rc, const char *t,
     size_t tn, const char *r, size_t rn)
@@ -229,7 +230,7 @@ ollama_text(struct buf *out, const struct resp_ctx *rc, const char *t,
 	buf_adds(out, chat ? ",\"message\":{\"role\":\"assistant\","
 	    "\"content\":" : ",\"response\":");
 	jstr(out, t, tn);
-	if (rn > 0) {
+	if (rn > 0 && !rc->rc_hide_thinking) {
 		buf_adds(out, ",\"thinking\":");
 		jstr(out, r, rn);
 	}
@@ -246,8 +247,11 @@ static void
 ollama_chunk(struct buf *out, const struct resp_ctx *rc,
     const struct proto_req_chunk *c)
 {
-	if (c->content.n == 0 && c->reasoning.n == 0)
-		return;		/* tool calls ride on the final line */
+	/* Tool-call deltas wait for the end (ollama_final): only then is
+	 * every call whole, and Ollama sends whole calls. */
+	if (c->content.n == 0 && (c->reasoning.n == 0 ||
+	    rc->rc_hide_thinking))
+		return;
 	ollama_head(out, rc);
 	ollama_text(out, rc, c->content.p, c->content.n, c->reasoning.p,
 	    c->reasoning.n);
@@ -309,20 +313,39 @@ ollama_stats(struct buf *out, const struct resp_ctx *rc,
 	    (unsigned long long)(now - first) * 1000000ULL);
 }
 
-/* The final line of a stream, or the whole answer: text may be empty. */
+/* A stream's tool calls, all of them, on a "done": false line of their
+ * own with empty content, as Ollama sends them. */
+static void
+ollama_calls_line(struct buf *out, const struct resp_ctx *rc,
+    const json_t *calls)
+{
+	ollama_head(out, rc);
+	ollama_text(out, rc, "", 0, NULL, 0);
+	ollama_tool_calls(out, calls);
+	buf_adds(out, "},\"done\":false");
+	ollama_request_id(out, rc);
+	buf_adds(out, "}\n");
+}
+
+/* The end of a stream (the tool calls' line, then the final line), or
+ * the whole answer (one object, tool calls in its message). */
 static void
 ollama_final(struct buf *out, const struct resp_ctx *rc,
     const struct resp_answer *a, bool whole)
 {
 	const struct buf *t = a->ra_text, *r = a->ra_reasoning;
+	bool		 calls = rc->rc_api == API_OLLAMA_CHAT &&
+			    a->ra_tool_calls != NULL &&
+			    json_array_size(a->ra_tool_calls) > 0;
 
+	if (calls && !whole)
+		ollama_calls_line(out, rc, a->ra_tool_calls);
 	ollama_head(out, rc);
 	if (whole)
 		ollama_text(out, rc, t->b_data, t->b_len, r->b_data, r->b_len);
 	else
 		ollama_text(out, rc, "", 0, NULL, 0);
-	if (a->ra_tool_calls != NULL && json_array_size(a->ra_tool_calls) > 0 &&
-	    rc->rc_api == API_OLLAMA_CHAT)
+	if (calls && whole)
 		ollama_tool_calls(out, a->ra_tool_calls);
 	if (rc->rc_api == API_OLLAMA_CHAT)
 		buf_addc(out, '}');

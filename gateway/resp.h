@@ -20,6 +20,8 @@ struct resp_ctx {
 	const char	*rc_request_id;		/* Ollama bodies carry it */
 	uint64_t	 rc_t0_ms;		/* request start (monotonic) */
 	uint64_t	 rc_first_ms;		/* first content, 0 if none */
+	bool		 rc_hide_thinking;	/* Ollama "think": false: no
+						   "thinking" goes out */
 };
 
 /* The whole answer, for non-streaming replies and stream ends. */
@@ -39,7 +41,8 @@ void	resp_stream_open(struct buf *out, const struct resp_ctx *);
 void	resp_stream_chunk(struct buf *out, const struct resp_ctx *,
 	    const struct proto_req_chunk *);
 /* The final event(s); tool calls seen during the stream are in
- * ra_tool_calls (Ollama sends them on the final line). */
+ * ra_tool_calls (Ollama streams get them whole on a "done": false line
+ * just before the final line, as Ollama sends them). */
 void	resp_stream_close(struct buf *out, const struct resp_ctx *,
 	    const struct resp_answer *);
 /* An error after the head was sent, then the end of the stream. */

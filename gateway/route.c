@@ -1,23 +1,19 @@
-/* route.c - the HTTP surface: routes, authentication, health and model listing. */
+/* route.c - the HTTP surface: routes, authentication, health, and the model routes (bodies in models.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "../common/clock.h"
-#include "../common/conf.h"
 #include "../common/json.h"
 #include "../common/log.h"
-#include "../common/sha256.h"
-#include "../common/xmem.h"
 #include "greq.h"
 #include "gw.h"
+#include "models.h"
 #include "resp.h"
 #include "route.h"
 #include "stats.h"
 #include "sup.h"
-#include "users.h"
 
 typedef void	(*route_fn)(struct gw *, struct http_conn *,
 		    const struct http_request *);
@@ -194,83 +190,11 @@ cache_clear(struct gw *g, struct http_conn *c, const struct http_request *r)
 }
 
 static void
-openai_model(struct buf *b, const char *id)
-{
-	buf_adds(b, "{\"id\":\"");
-	json_escape(b, id, strlen(id));
-	buf_printf(b, "\",\"object\":\"model\",\"created\":%lld,"
-	    "\"owned_by\":\"sluice\"}", (long long)time(NULL));
-}
-
-/* Ollama's /api/tags entry, digest = sha256 of the name (WilmerAI). */
-static void
-ollama_model(struct buf *b, const char *id)
-{
-	char	 h[SHA256_HEXLEN];
-
-	sha256_hex(id, strlen(id), h);
-	buf_adds(b, "{\"name\":\"");
-	json_escape(b, id, strlen(id));
-	buf_adds(b, "\",\"model\":\"");
-	json_escape(b, id, strlen(id));
-	buf_printf(b, ":latest\",\"modified_at\":\"2024-11-23T00:00:00Z\","
-	    "\"size\":1,\"digest\":\"%s\",\"details\":{\"format\":\"gguf\","
-	    "\"family\":\"sluice\",\"families\":null,\"parameter_size\":"
-	    "\"N/A\",\"quantization_level\":\"Q8\"}}", h);
-}
-
-static void
-list_one(struct buf *b, bool *first, void (*entry)(struct buf *,
-    const char *), const char *id)
-{
-	if (!*first)
-		buf_addc(b, ',');
-	*first = false;
-	entry(b, id);
-}
-
-/* One user's entries: "<user>:<folder>" for each shared workflow when
- * the user allows them, else "<user>". */
-static void
-list_user(struct gw *g, const struct gw_user *u, struct buf *b, bool *first,
-    void (*entry)(struct buf *, const char *))
-{
-	char	**names = NULL, *id;
-	size_t	  i;
-
-	if (u->gu_allow)
-		names = conf_shared_workflows(g->g_conf.c_config_dir,
-		    u->gu_shared);
-	if (names == NULL || names[0] == NULL)
-		list_one(b, first, entry, u->gu_name);
-	for (i = 0; names != NULL && names[i] != NULL; i++) {
-		id = xasprintf("%s:%s", u->gu_name, names[i]);
-		list_one(b, first, entry, id);
-		free(id);
-	}
-	conf_names_free(names);
-}
-
-/* WilmerAI's listing, for every configured user. */
-static void
-list_models(struct gw *g, struct buf *b, void (*entry)(struct buf *,
-    const char *))
-{
-	size_t	 i;
-	bool	 first = true;
-
-	for (i = 0; i < g->g_nusers; i++)
-		list_user(g, &g->g_users[i], b, &first, entry);
-}
-
-static void
 models(struct gw *g, struct http_conn *c, const struct http_request *r)
 {
 	struct buf	 b = BUF_INIT;
 
-	buf_adds(&b, "{\"object\":\"list\",\"data\":[");
-	list_models(g, &b, openai_model);
-	buf_adds(&b, "]}");
+	models_openai(g, &b);
 	reply_json(c, 200, &b);
 	buf_free(&b);
 }
@@ -280,10 +204,35 @@ tags(struct gw *g, struct http_conn *c, const struct http_request *r)
 {
 	struct buf	 b = BUF_INIT;
 
-	buf_adds(&b, "{\"models\":[");
-	list_models(g, &b, ollama_model);
-	buf_adds(&b, "]}");
+	models_tags(g, &b);
 	reply_json(c, 200, &b);
+	buf_free(&b);
+}
+
+/* GET /api/ps: Open WebUI and other Ollama clients ask what runs. */
+static void
+ps(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	struct buf	 b = BUF_INIT;
+
+	models_ps(g, &b);
+	reply_json(c, 200, &b);
+	buf_free(&b);
+}
+
+/* POST /api/show {"model": ...}: one model's details. */
+static void
+show(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	struct buf	 b = BUF_INIT;
+	char		 err[API_ERRLEN];
+	int		 status;
+
+	status = models_show(g, r->body, r->body_len, &b, err);
+	if (status == 200)
+		reply_json(c, 200, &b);
+	else
+		http_reply_error(c, status, err, NULL);
 	buf_free(&b);
 }
 
@@ -312,6 +261,8 @@ static const struct route routes[] = {
 	{ HTTP_GET,	"/v1/models",		models, ACCESS_KEY, "models" },
 	{ HTTP_GET,	"/models",		models, ACCESS_KEY, "models" },
 	{ HTTP_GET,	"/api/tags",		tags, ACCESS_KEY, "tags" },
+	{ HTTP_GET,	"/api/ps",		ps, ACCESS_KEY, "ps" },
+	{ HTTP_POST,	"/api/show",		show, ACCESS_KEY, "show" },
 	{ HTTP_GET,	"/api/version",		version, ACCESS_KEY, "version" },
 	{ HTTP_GET,	"/health",		health, ACCESS_PUBLIC, "health" },
 	{ HTTP_GET,	"/metrics",		metrics, ACCESS_ADMIN, "metrics" },

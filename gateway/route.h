@@ -1,4 +1,4 @@
-/* route.h - the HTTP surface: routes, authentication, health and model listing. */
+/* route.h - the HTTP surface: routes, authentication, health, and the model routes (bodies in models.c). */
 #ifndef SLUICE_ROUTE_H
 #define SLUICE_ROUTE_H
 

@@ -87,18 +87,25 @@ shared(struct gw *g, const struct gw_user *u, const char *name, size_t n,
 		wf[0] = '\0';
 }
 
+size_t
+users_model_len(const char *model)
+{
+	size_t	 n = strlen(model);
+
+	return n >= 7 && strcmp(model + n - 7, ":latest") == 0 ? n - 7 : n;
+}
+
 int
 users_select(struct gw *g, const char *model, const struct gw_user **u,
     char wf[NAME_MAX_LEN + 1])
 {
-	size_t		 n = strlen(model);
+	size_t		 n;
 	const char	*colon;
 	bool		 multi = g->g_nusers > 1;
 
 	wf[0] = '\0';
 	*u = g->g_nusers > 0 ? &g->g_users[0] : NULL;
-	if (n >= 7 && strcmp(model + n - 7, ":latest") == 0)
-		n -= 7;
+	n = users_model_len(model);
 	colon = memchr(model, ':', n);
 	if (multi && (*u = find(g, model, colon != NULL ?
 	    (size_t)(colon - model) : n)) == NULL)
@@ -122,4 +129,26 @@ users_list(struct gw *g)
 	for (i = 0; i < g->g_nusers; i++)
 		buf_printf(&b, "%s%s", i > 0 ? ", " : "", g->g_users[i].gu_name);
 	return buf_take(&b);
+}
+
+void
+users_models(struct gw *g, void (*fn)(void *arg, const char *id), void *arg)
+{
+	const struct gw_user	*u;
+	char			**names, *id;
+	size_t			 i, k;
+
+	for (i = 0; i < g->g_nusers; i++) {
+		u = &g->g_users[i];
+		names = u->gu_allow ? conf_shared_workflows(
+		    g->g_conf.c_config_dir, u->gu_shared) : NULL;
+		if (names == NULL || names[0] == NULL)
+			fn(arg, u->gu_name);
+		for (k = 0; names != NULL && names[k] != NULL; k++) {
+			id = xasprintf("%s:%s", u->gu_name, names[k]);
+			fn(arg, id);
+			free(id);
+		}
+		conf_names_free(names);
+	}
 }

@@ -33,4 +33,15 @@ int	users_select(struct gw *g, const char *model,
 /* "a, b, c": the configured users, for error messages (caller frees). */
 char	*users_list(struct gw *g);
 
+/* The length of model without a trailing ":latest", which WilmerAI's
+ * model field rules drop. */
+size_t	users_model_len(const char *model);
+
+/* Call fn(arg, id) for each model the gateway lists (/v1/models,
+ * /api/tags, ...), in order: per configured user, "<user>:<folder>"
+ * for each of its shared workflows when it allows them (WilmerAI's
+ * listing), else "<user>". id is borrowed for the call. */
+void	users_models(struct gw *g, void (*fn)(void *arg, const char *id),
+	    void *arg);
+
 #endif

@@ -55,6 +55,7 @@ static const struct field fields_req_start[] = {
 	FLD("usr",	F_STR,	0, proto_req_start, user),
 	FLD("swf",	F_STR,	0, proto_req_start, workflow),
 	FLD("ks",	F_STR,	0, proto_req_start, key_scope),
+	FLD("think",	F_STR,	0, proto_req_start, think),
 };
 
 static const struct field fields_req_chunk[] = {

@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	6
+#define PROTO_VERSION	7
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -77,6 +77,10 @@ struct proto_req_start {
 						   field chose, or empty */
 	struct str		 key_scope;	/* sha256(API key)[:16]: scopes
 						   memories per key; or empty */
+	struct str		 think;		/* the client's Ollama "think"
+						   as JSON text (true, false,
+						   "high", ...); absent when
+						   it sent none */
 };
 
 struct proto_req_chunk {

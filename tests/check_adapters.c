@@ -489,6 +489,52 @@ START_TEST(ollama_generate_body_like_wilmer)
 }
 END_TEST
 
+/* ad's body for a call that carries the client's think has none. */
+static void
+no_think(const struct adapter *ad, enum conf_apitype_kind k,
+    const struct wmsgs *l)
+{
+	struct node_call nc;
+	char		*b;
+
+	fixture(k, "", "max_tokens");
+	nc = call(l, NULL, true);
+	nc.nc_think = "false";
+	b = ad->ad_body(&nc);
+	ck_assert_msg(strstr(b, "think") == NULL, "%s: %s", ad->ad_name, b);
+	free(b);
+}
+
+/* The client's think goes to the Ollama adapters, over the preset's;
+ * the other dialects never send it. */
+START_TEST(client_think_only_to_ollama)
+{
+	struct wmsgs	 l = ollama_convo();
+	json_t		*preset = json_pack("{s:b}", "think", 0);
+	struct node_call nc;
+	char		*b;
+
+	fixture(APIT_OLLAMA_CHAT, "", "num_predict");
+	nc = call(&l, preset, true);
+	nc.nc_think = "true";
+	b = adapter_ollama_chat.ad_body(&nc);
+	ck_assert_ptr_nonnull(strstr(b, "}, \"think\": true}"));
+	free(b);
+	fixture(APIT_OLLAMA_GENERATE, "", "num_predict");
+	nc = call(NULL, NULL, false);
+	nc.nc_think = "\"high\"";
+	body_is(&adapter_ollama_generate, &nc, "{\"model\": \"m1\", \"prompt\": "
+	    "\"\", \"stream\": false, \"raw\": true, \"options\": "
+	    "{\"num_predict\": 300}, \"think\": \"high\"}");
+	no_think(&adapter_openai_chat, APIT_OPENAI_CHAT, &l);
+	no_think(&adapter_openai_completion, APIT_OPENAI_COMPLETION, NULL);
+	no_think(&adapter_kobold, APIT_KOBOLD, NULL);
+	no_think(&adapter_claude, APIT_CLAUDE, &l);
+	json_decref(preset);
+	wmsgs_free(&l);
+}
+END_TEST
+
 START_TEST(ollama_generate_replies)
 {
 	const struct adapter	*ad = &adapter_ollama_generate;
@@ -1443,7 +1489,8 @@ adapters_suite(void)
 	    ollama_chat_body_like_wilmer, ollama_chat_stream_lines,
 	    ollama_chat_tool_calls, ollama_chat_whole_answer, NULL });
 	add(s, "ollama_generate", (const TTest *const[]){
-	    ollama_generate_body_like_wilmer, ollama_generate_replies, NULL });
+	    ollama_generate_body_like_wilmer, ollama_generate_replies,
+	    client_think_only_to_ollama, NULL });
 	add(s, "kobold", (const TTest *const[]){ kobold_body_like_wilmer,
 	    kobold_replies, NULL });
 	add(s, "claude", (const TTest *const[]){ claude_body_like_wilmer,

@@ -93,19 +93,27 @@ START_TEST(content_parts_and_images)
 }
 END_TEST
 
+/* A body of kind api that must fail with want_status and a message
+ * holding want. */
 static void
-bad(const char *body, int want_status, const char *want)
+bad_api(int api, const char *body, int want_status, const char *want)
 {
 	int	 st = 0;
 	char	 err[API_ERRLEN];
 
-	ck_assert_int_eq(api_parse(API_OPENAI_CHAT, body, strlen(body), "r", &NOLIM,
-	    &A, &st, err), -1);
+	ck_assert_int_eq(api_parse(api, body, strlen(body), "r", &NOLIM, &A,
+	    &st, err), -1);
 	ck_assert_int_eq(st, want_status);
 	ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err,
 	    want);
 	ck_assert_ptr_null(A.ar_model);
 	ck_assert_ptr_null(A.ar_start.b_data);
+}
+
+static void
+bad(const char *body, int want_status, const char *want)
+{
+	bad_api(API_OPENAI_CHAT, body, want_status, want);
 }
 
 START_TEST(wilmer_validation_messages)
@@ -121,7 +129,14 @@ START_TEST(wilmer_validation_messages)
 	bad("{\"messages\":[{\"role\":\"user\"}]}", 400,
 	    "Each message must have 'content' or 'tool_calls'.");
 	bad("{\"messages\":[{\"role\":\"user\",\"content\":5}]}", 400,
-	    "content");
+	    "messages[0].content must be a string, a list of content parts "
+	    "or null.");
+	bad("{\"messages\":[{\"role\":\"user\",\"content\":\"a\"},"
+	    "{\"role\":\"assistant\",\"content\":null,\"tool_calls\":{}}]}",
+	    400, "messages[1].tool_calls must be a list.");
+	bad("{\"messages\":[{\"role\":\"tool\",\"content\":\"a\","
+	    "\"tool_call_id\":7}]}", 400, "messages[0]: 'name' and "
+	    "'tool_call_id' must be strings.");
 	bad("{\"stream\":\"yes\",\"messages\":[]}", 400, "'stream'");
 	bad("{\"model\":7,\"messages\":[]}", 400, "'model'");
 	/* Path traversal through the model field never reaches a file. */
@@ -149,7 +164,7 @@ START_TEST(model_names_that_are_fine)
 END_TEST
 
 static const struct resp_ctx RC = { API_OPENAI_CHAT, "chatcmpl-1",
-    "u:wf", 1700000000, true, "rid-1", 0, 0 };
+    "u:wf", 1700000000, true, "rid-1", 0, 0, false };
 
 static struct resp_answer
 answer(const struct buf *text, const struct buf *r, const json_t *tools,
@@ -351,7 +366,7 @@ START_TEST(ollama_chat_requests)
 
 	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
 	    "\"messages\":[{\"role\":\"user\",\"content\":\"hi\",\"images\":"
-	    "[\"QUJD\"]},{\"role\":\"assistant\",\"content\":{\"x\":1},"
+	    "[\"QUJD\"]},{\"role\":\"assistant\",\"content\":\"{\\\"x\\\":1}\","
 	    "\"tool_calls\":[{\"function\":{\"name\":\"f\",\"arguments\":"
 	    "{\"a\":1}}}]}],\"options\":{\"temperature\":0.1}}", &st, err), 0);
 	ck_assert(A.ar_stream);			/* Ollama's default */
@@ -372,6 +387,96 @@ START_TEST(ollama_chat_requests)
 	    err), -1);
 	ck_assert_str_eq(err, "Both 'model' and 'messages' fields are "
 	    "required.");
+}
+END_TEST
+
+/* /api/chat checks its messages as Ollama's server does, with the rule
+ * /v1/chat/completions uses (api_msg_check), in Ollama's error shape. */
+START_TEST(ollama_validation_messages)
+{
+	int	 st;
+	char	 err[API_ERRLEN];
+
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":5}]}", 400,
+	    "messages[0].content must be a string.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}]}",
+	    400, "messages[0].content must be a string.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{"
+	    "\"content\":\"x\"}]}", 400, "Each message must have a 'role' "
+	    "field.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[7]}", 400,
+	    "Each message must have a 'role' field.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":\"x\"},{\"role\":\"user\",\"content\":"
+	    "\"y\",\"images\":\"QUJD\"}]}", 400,
+	    "messages[1].images must be a list of base64 strings.");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":\"y\",\"images\":[\"QUJD\",5]}]}", 400,
+	    "messages[0].images[1] must be a base64 string");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"user\",\"content\":\"y\",\"images\":[\"data:image/png;"
+	    "base64,QUJD\"]}]}", 400, "messages[0].images[0] must be a base64 "
+	    "string");
+	bad_api(API_OLLAMA_CHAT, "{\"model\":\"m\",\"messages\":[{\"role\":"
+	    "\"assistant\",\"content\":\"\",\"tool_calls\":\"f\"}]}", 400,
+	    "messages[0].tool_calls must be a list.");
+	bad_api(API_OLLAMA_GENERATE, "{\"model\":\"m\",\"prompt\":\"x\","
+	    "\"images\":[\"http://i/x.png\"]}", 400,
+	    "images[0] must be a base64 string");
+	/* What Ollama's server takes, Sluice takes: no content, null
+	 * content, null images. */
+	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
+	    "\"messages\":[{\"role\":\"user\"},{\"role\":\"assistant\","
+	    "\"content\":null,\"images\":null}]}", &st, err), 0);
+	ck_assert(str_eq(M.m_u.req_start.msgs[0].content, ""));
+	ck_assert(str_eq(M.m_u.req_start.msgs[1].content, ""));
+	done();
+}
+END_TEST
+
+/* "think" is a boolean or a level; it travels as JSON text, and only
+ * false turns reasoning off. */
+START_TEST(ollama_think_field)
+{
+	static const char *const ok[][2] = {
+		{ "false", "false" }, { "true", "true" },
+		{ "\"high\"", "\"high\"" }, { "\"low\"", "\"low\"" },
+	};
+	static const char *const wrong[] = { "\"yes\"", "\"false\"", "1",
+	    "{}", "\"HIGH\"" };
+	char		 body[160], err[API_ERRLEN];
+	int		 st;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		snprintf(body, sizeof(body), "{\"model\":\"m\",\"think\":%s,"
+		    "\"messages\":[]}", ok[i][0]);
+		ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, body, &st, err), 0);
+		ck_assert_str_eq(A.ar_think, ok[i][1]);
+		ck_assert(str_eq(M.m_u.req_start.think, ok[i][1]));
+		ck_assert(api_thinking_off(&A) == (i == 0));
+		done();
+	}
+	for (i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		snprintf(body, sizeof(body), "{\"model\":\"m\",\"think\":%s,"
+		    "\"messages\":[]}", wrong[i]);
+		bad_api(API_OLLAMA_CHAT, body, 400, "'think' must be true, "
+		    "false, \"high\", \"medium\" or \"low\".");
+	}
+	ck_assert_int_eq(parse_api(API_OLLAMA_CHAT, "{\"model\":\"m\","
+	    "\"think\":null,\"messages\":[]}", &st, err), 0);
+	ck_assert_ptr_null(A.ar_think);
+	ck_assert_ptr_null(M.m_u.req_start.think.p);
+	ck_assert(!api_thinking_off(&A));
+	done();
+	ck_assert_int_eq(parse_api(API_OLLAMA_GENERATE, "{\"model\":\"m\","
+	    "\"think\":false,\"prompt\":\"x\"}", &st, err), 0);
+	ck_assert(str_eq(M.m_u.req_start.think, "false"));
+	done();
+	bad_api(API_OLLAMA_GENERATE, "{\"model\":\"m\",\"think\":0,"
+	    "\"prompt\":\"x\"}", 400, "'think'");
 }
 END_TEST
 
@@ -431,7 +536,7 @@ START_TEST(legacy_completion_requests)
 
 	ck_assert_int_eq(parse_api(API_OPENAI_COMPLETION, "{\"model\":\"m\","
 	    "\"prompt\":\"Once upon a time\"}", &st, err), 0);
-	ck_assert(!A.ar_stream);		/* OpenAI's default */
+	ck_assert(!A.ar_stream);	/* the OpenAI spec's default */
 	ck_assert_uint_eq(rs->nmsgs, 1);	/* not an empty conversation */
 	ck_assert(str_eq(rs->msgs[0].content, "Once upon a time"));
 	done();
@@ -458,17 +563,14 @@ json_line(const char *s, size_t n)
 START_TEST(ollama_stream_shapes)
 {
 	struct resp_ctx		 rc = { API_OLLAMA_CHAT, "x", "u", 1, false,
-				    "rid-9", 1000, 1500 };
+				    "rid-9", 1000, 1500, false };
 	struct proto_req_chunk	 c = { 0, { "he", 2 }, { "why", 3 },
 				    STR_NULL_INIT };
 	struct proto_req_done	 d = { RQ_OK, { "length", 6 }, 7, 3, false, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
 				    STR_NULL_INIT, false };
 	struct buf		 b = BUF_INIT, e = BUF_INIT;
-	json_t			*tools = json_loads("[{\"index\":0,\"id\":\"call_1\","
-				    "\"type\":\"function\",\"function\":{\"name\":"
-				    "\"f\",\"arguments\":\"{\\\"a\\\":1}\"}}]", 0, NULL);
-	struct resp_answer	 ra = answer(&e, &e, tools, &d);
+	struct resp_answer	 ra = answer(&e, &e, NULL, &d);
 	json_t			*j;
 	char			*nl;
 
@@ -488,11 +590,6 @@ START_TEST(ollama_stream_shapes)
 	j = json_line(b.b_data, b.b_len - 1);
 	ck_assert(json_is_true(json_object_get(j, "done")));
 	ck_assert_str_eq(path_str(j, "done_reason"), "length");
-	ck_assert_str_eq(path_str(j, "message.tool_calls.0.function.name"),
-	    "f");
-	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
-	    json_object_get(json_array_get(json_object_get(json_object_get(j,
-	    "message"), "tool_calls"), 0), "function"), "arguments"), "a")), 1);
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "eval_count")),
 	    3);
 	ck_assert_int_gt(json_integer_value(json_object_get(j,
@@ -506,15 +603,110 @@ START_TEST(ollama_stream_shapes)
 	buf_reset(&b);
 	resp_stream_error(&b, &rc, 502, "gone");
 	ck_assert_str_eq(b.b_data, "{\"error\":\"gone\"}\n");
+	buf_free(&b);
+}
+END_TEST
+
+/* A stream's tool calls come whole on a done:false line of their own,
+ * then the final line without them, as Ollama streams them; a whole
+ * answer holds them in its one object. */
+START_TEST(ollama_tool_call_shapes)
+{
+	struct resp_ctx		 rc = { API_OLLAMA_CHAT, "x", "u", 1, false,
+				    "rid-9", 1000, 1500, false };
+	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 7, 3, false, 0,
+				    STR_NULL_INIT, STR_NULL_INIT, false,
+				    STR_NULL_INIT, false };
+	struct buf		 b = BUF_INIT, e = BUF_INIT;
+	json_t			*tools = json_loads("[{\"index\":0,\"id\":\"call_1\","
+				    "\"type\":\"function\",\"function\":{\"name\":"
+				    "\"f\",\"arguments\":\"{\\\"a\\\":1}\"}}]", 0, NULL);
+	struct resp_answer	 ra = answer(&e, &e, tools, &d);
+	json_t			*j;
+	char			*nl;
+
+	resp_stream_close(&b, &rc, &ra);
+	nl = strchr(b.b_data, '\n');
+	ck_assert_ptr_nonnull(nl);
+	j = json_line(b.b_data, (size_t)(nl - b.b_data));
+	ck_assert(json_is_false(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "message.content"), "");
+	ck_assert_str_eq(path_str(j, "message.tool_calls.0.function.name"),
+	    "f");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(json_array_get(json_object_get(json_object_get(j,
+	    "message"), "tool_calls"), 0), "function"), "arguments"), "a")), 1);
+	ck_assert_str_eq(path_str(j, "request_id"), "rid-9");
+	json_decref(j);
+	j = json_line(nl + 1, strlen(nl + 1) - 1);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "done_reason"), "stop");
+	ck_assert_ptr_null(json_object_get(json_object_get(j, "message"),
+	    "tool_calls"));
+	json_decref(j);
+	buf_reset(&b);
+	resp_whole(&b, &rc, &ra);
+	j = json_line(b.b_data, b.b_len);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(path_str(j, "message.tool_calls.0.function.name"),
+	    "f");
+	json_decref(j);
 	json_decref(tools);
 	buf_free(&b);
+}
+END_TEST
+
+/* "think": false: reasoning stays out of stream lines and whole
+ * answers, and a chunk of reasoning alone makes no line. */
+START_TEST(ollama_thinking_hidden)
+{
+	struct resp_ctx		 rc = { API_OLLAMA_CHAT, "x", "u", 1, false,
+				    "rid-9", 1000, 1500, true };
+	struct proto_req_chunk	 only = { 0, STR_NULL_INIT, { "why", 3 },
+				    STR_NULL_INIT };
+	struct proto_req_chunk	 both = { 1, { "he", 2 }, { "why", 3 },
+				    STR_NULL_INIT };
+	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 1, 1, false, 0,
+				    STR_NULL_INIT, STR_NULL_INIT, false,
+				    STR_NULL_INIT, false };
+	struct buf		 b = BUF_INIT, t = BUF_INIT, r = BUF_INIT;
+	struct resp_answer	 ra;
+	json_t			*j;
+
+	resp_stream_chunk(&b, &rc, &only);
+	ck_assert_uint_eq(b.b_len, 0);
+	resp_stream_chunk(&b, &rc, &both);
+	j = json_line(b.b_data, b.b_len - 1);
+	ck_assert_str_eq(path_str(j, "message.content"), "he");
+	ck_assert_ptr_null(json_object_get(json_object_get(j, "message"),
+	    "thinking"));
+	json_decref(j);
+	buf_reset(&b);
+	buf_adds(&t, "answer");
+	buf_adds(&r, "reasons");
+	ra = answer(&t, &r, NULL, &d);
+	resp_whole(&b, &rc, &ra);
+	ck_assert_ptr_null(strstr(b.b_data, "thinking"));
+	buf_reset(&b);
+	rc.rc_api = API_OLLAMA_GENERATE;
+	resp_whole(&b, &rc, &ra);
+	ck_assert_ptr_null(strstr(b.b_data, "thinking"));
+	buf_reset(&b);
+	rc.rc_hide_thinking = false;	/* the test can tell */
+	resp_whole(&b, &rc, &ra);
+	j = json_line(b.b_data, b.b_len);
+	ck_assert_str_eq(path_str(j, "thinking"), "reasons");
+	json_decref(j);
+	buf_free(&b);
+	buf_free(&t);
+	buf_free(&r);
 }
 END_TEST
 
 START_TEST(generate_and_completion_whole)
 {
 	struct resp_ctx		 rc = { API_OLLAMA_GENERATE, "x", "u", 1, false,
-				    "rid-3", 1000, 0 };
+				    "rid-3", 1000, 0, false };
 	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 2, 2, false, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
 				    STR_NULL_INIT, false };
@@ -595,6 +787,8 @@ api_suite(void)
 	tcase_add_test(tc, model_names_that_are_fine);
 	tcase_add_test(tc, begtags_rules);
 	tcase_add_test(tc, ollama_chat_requests);
+	tcase_add_test(tc, ollama_validation_messages);
+	tcase_add_test(tc, ollama_think_field);
 	tcase_add_test(tc, ollama_tool_call_without_arguments);
 	tcase_add_test(tc, ollama_generate_requests);
 	tcase_add_test(tc, legacy_completion_requests);
@@ -604,6 +798,8 @@ api_suite(void)
 	tcase_add_test(tc, stream_error_then_done);
 	tcase_add_test(tc, whole_answer_and_errors);
 	tcase_add_test(tc, ollama_stream_shapes);
+	tcase_add_test(tc, ollama_tool_call_shapes);
+	tcase_add_test(tc, ollama_thinking_hidden);
 	tcase_add_test(tc, generate_and_completion_whole);
 	tcase_add_test(tc, tool_call_deltas_merge);
 	suite_add_tcase(s, tc);

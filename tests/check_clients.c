@@ -43,6 +43,10 @@ START_TEST(official_clients)
 	memset(&t, 0, sizeof(t));
 	it_mock_start(&t);
 	it_config(&t, NULL, NULL);
+	/* Reasoning in <think> tags comes back as Ollama's "thinking",
+	 * which test.mjs checks "think": false keeps out. */
+	it_mock_endpoint(&t, "\"reasoningTags\": true, \"reasoningOutput\": "
+	    "\"field\"");
 	it_gateway_start(&t, NULL);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && node test.mjs "
 	    "http://127.0.0.1:%d http://127.0.0.1:%d", dir, t.it_port,

@@ -1,4 +1,4 @@
-/* check_common.c - buffers, token estimates, safe names, uuids, model selection. */
+/* check_common.c - buffers, token estimates, safe names, uuids, model selection, base64. */
 #include <check.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/base64.h"
 #include "../common/buf.h"
 #include "../common/jsonw.h"
 #include "../common/log.h"
@@ -260,6 +261,31 @@ START_TEST(model_field_names)
 }
 END_TEST
 
+START_TEST(base64_as_go_reads_it)
+{
+	static const char *good[] = { "QUJD", "QUI=", "QQ==", "+/+/",
+	    "QUJD\nREVG", "QUJD\r\nQQ==" };
+	static const char *bad[] = { "", "QUJ", "Q===", "QQ==QUJD", "QU-D",
+	    "QU_D", "data:image/png;base64,QUJD", "QUJD ", "http://x/a.png" };
+	size_t	 i;
+
+	ck_assert_int_eq(base64_digit('A'), 0);
+	ck_assert_int_eq(base64_digit('z'), 51);
+	ck_assert_int_eq(base64_digit('9'), 61);
+	ck_assert_int_eq(base64_digit('/'), 63);
+	ck_assert_int_eq(base64_digit('='), -1);
+	ck_assert_int_eq(base64_digit('\0'), -1);
+	ck_assert_int_eq(base64_digit(0xc3), -1);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(base64_valid(good[i], strlen(good[i])), "%s",
+		    good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!base64_valid(bad[i], strlen(bad[i])), "%s",
+		    bad[i]);
+	ck_assert(!base64_valid("QU\0D", 4));
+}
+END_TEST
+
 static Suite *
 common_suite(void)
 {
@@ -284,6 +310,9 @@ common_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("uuid");
 	tcase_add_test(tc, uuids_are_v4_and_distinct);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("base64");
+	tcase_add_test(tc, base64_as_go_reads_it);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -496,6 +496,69 @@ START_TEST(server_errors)
 }
 END_TEST
 
+/* Ask model through Ollama's /api/chat, whole, with "think": think
+ * (JSON text); the client must get the joke. Returns the one request
+ * the backend saw. */
+static json_t *
+ask_think(const char *model, const char *think)
+{
+	struct it_resp	 r;
+	char		 body[1024];
+	json_t		*log, *rec, *j;
+
+	snprintf(body, sizeof(body), "{\"model\": \"%s\", \"stream\": false, "
+	    "\"think\": %s, \"messages\": [{\"role\": \"system\", "
+	    "\"content\": \"Be brief.\"}, {\"role\": \"user\", \"content\": "
+	    "\"Hi\"}, {\"role\": \"assistant\", \"content\": \"Hello!\"}, "
+	    "{\"role\": \"user\", \"content\": \"Tell me a joke\\n#mock "
+	    "{\\\"text\\\": \\\"" JOKE "\\\", \\\"chunk\\\": 4}\"}]}",
+	    model, think);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat", body, &r), 0);
+	ck_assert_msg(r.r_status == 200, "%s: %ld %s", model, r.r_status,
+	    r.r_body.b_data);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "content")), JOKE);
+	json_decref(j);
+	it_resp_free(&r);
+	log = it_mock_log(&T, true);
+	ck_assert_msg(json_array_size(log) == 1, "%s: %zu backend calls",
+	    model, json_array_size(log));
+	rec = json_incref(json_array_get(log, 0));
+	json_decref(log);
+	return rec;
+}
+
+/* An Ollama client's "think" reaches an Ollama backend as it was sent
+ * (tests/golden/<dialect>.think.json), and no other dialect:
+ * OpenAI-compatible chat and completions have no such field. */
+START_TEST(think_reaches_ollama_only)
+{
+	json_t	*rec;
+
+	start(1);
+	rec = ask_think("ollama-chat", "false");
+	assert_golden(json_object_get(rec, "body"), "ollama-chat.think");
+	json_decref(rec);
+	rec = ask_think("ollama-generate", "\"high\"");
+	assert_golden(json_object_get(rec, "body"), "ollama-generate.think");
+	json_decref(rec);
+	rec = ask_think("it", "false");		/* the OpenAI chat endpoint */
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "path")),
+	    "/v1/chat/completions");
+	ck_assert_ptr_null(json_object_get(json_object_get(rec, "body"),
+	    "think"));
+	json_decref(rec);
+	rec = ask_think("completion", "true");
+	ck_assert_ptr_nonnull(json_object_get(json_object_get(rec, "body"),
+	    "prompt"));
+	ck_assert_ptr_null(json_object_get(json_object_get(rec, "body"),
+	    "think"));
+	json_decref(rec);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 dialects_suite(void)
 {
@@ -509,6 +572,10 @@ dialects_suite(void)
 	tcase_add_test(tc, kobold);
 	tcase_add_test(tc, claude);
 	tcase_add_test(tc, server_errors);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("think");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, think_reaches_ollama_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1048,6 +1048,44 @@ START_TEST(prompt_routing_streams)
 }
 END_TEST
 
+/* The client's Ollama "think" is about its answer: it reaches the
+ * responder's call over the preset's, while the calls before it keep
+ * their preset. */
+START_TEST(client_think_reaches_the_responder_only)
+{
+	struct it_resp	 r;
+	json_t		*log;
+
+	start_with(NULL, "{\"nodes\": [{\"type\": \"Standard\", "
+	    "\"endpointName\": \"Oll\", \"preset\": \"Deep\", "
+	    "\"systemPrompt\": \"Plan.\", \"prompt\": "
+	    "\"{chat_user_prompt_last_one}\"}, {\"type\": \"Standard\", "
+	    "\"endpointName\": \"Oll\", \"preset\": \"Deep\", "
+	    "\"systemPrompt\": \"Plan: {agent1Output}\", \"prompt\": \"\", "
+	    "\"lastMessagesToSendInsteadOfPrompt\": 2}]}");
+	it_file(&T, "ApiTypes/Ollama.json", "{\"type\": \"ollamaApiChat\", "
+	    "\"presetType\": \"Ollama\", \"maxNewTokensPropertyName\": "
+	    "\"num_predict\", \"streamPropertyName\": \"stream\"}\n");
+	it_file(&T, "Presets/Ollama/it/Deep.json", "{\"think\": true}\n");
+	endpoint("Oll", NULL, "Ollama", NULL);
+	go();
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat", "{\"model\": "
+	    "\"x\", \"stream\": false, \"think\": false, \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"hi\"}]}", &r), 0);
+	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status,
+	    r.r_body.b_data);
+	it_resp_free(&r);
+	log = it_mock_log(&T, false);
+	ck_assert_uint_eq(json_array_size(log), 2);
+	ck_assert(json_is_true(json_object_get(json_object_get(json_array_get(
+	    log, 0), "body"), "think")));
+	ck_assert(json_is_false(json_object_get(json_object_get(
+	    json_array_get(log, 1), "body"), "think")));
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -1079,6 +1117,10 @@ flow_suite(void)
 	tcase_add_test(tc, post_responder_call_after_streamed_answer);
 	tcase_add_test(tc, conditional_workflow_streams);
 	tcase_add_test(tc, prompt_routing_streams);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("think");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, client_think_reaches_the_responder_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -113,6 +113,174 @@ START_TEST(ollama_chat_streams_ndjson)
 }
 END_TEST
 
+/* The default config, with reasoning in <think> tags separated into
+ * its own field (reasoningOutput "field"). */
+static void
+start_reasoning(void)
+{
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, NULL, NULL);
+	it_mock_endpoint(&T, "\"reasoningTags\": true, \"reasoningOutput\": "
+	    "\"field\"");
+	it_gateway_start(&T, NULL);
+}
+
+/* POST an Ollama chat whose backend answers "<think>plan</think>answer"
+ * in 3-character pieces; think is "" (not sent) or its JSON. */
+static void
+think_chat(const char *path, bool stream, const char *think,
+    struct it_resp *r)
+{
+	char	 body[512];
+	bool	 chat = strcmp(path, "/api/chat") == 0;
+
+	snprintf(body, sizeof(body), "{\"model\":\"it\",\"stream\":%s%s%s,"
+	    "%s\"#mock {\\\"text\\\": \\\"<think>plan</think>answer\\\", "
+	    "\\\"chunk\\\": 3}\"%s}", stream ? "true" : "false",
+	    *think ? ",\"think\":" : "", think, chat ?
+	    "\"messages\":[{\"role\":\"user\",\"content\":" : "\"prompt\":",
+	    chat ? "}]" : "");
+	ck_assert_int_eq(it_request(&T, "POST", path, body, r), 0);
+	ck_assert_msg(r->r_status == 200, "%ld %s", r->r_status,
+	    r->r_body.b_data);
+}
+
+/* Reasoning the cleaner separates goes out as "thinking", except when
+ * the client said "think": false: then no stream line and no whole
+ * answer has it, on /api/chat and /api/generate. */
+START_TEST(ollama_think_false_hides_thinking)
+{
+	struct it_resp	 r;
+	char		*text;
+	int		 ndone, nerr;
+	json_t		*j;
+
+	start_reasoning();
+	think_chat("/api/chat", true, "", &r);	/* the test can tell */
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"thinking\":\"pl"));
+	it_resp_free(&r);
+	think_chat("/api/chat", true, "false", &r);
+	ck_assert_ptr_null(strstr(r.r_body.b_data, "thinking"));
+	text = ndjson_text(r.r_body.b_data, "content", &ndone, &nerr, NULL, 0);
+	ck_assert_str_eq(text, "answer");
+	ck_assert_int_eq(ndone, 1);
+	free(text);
+	it_resp_free(&r);
+	think_chat("/api/chat", false, "false", &r);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "content")), "answer");
+	ck_assert_ptr_null(json_object_get(json_object_get(j, "message"),
+	    "thinking"));
+	json_decref(j);
+	it_resp_free(&r);
+	think_chat("/api/chat", false, "true", &r);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "thinking")), "plan");
+	json_decref(j);
+	it_resp_free(&r);
+	think_chat("/api/generate", true, "false", &r);
+	ck_assert_ptr_null(strstr(r.r_body.b_data, "thinking"));
+	text = ndjson_text(r.r_body.b_data, "response", &ndone, &nerr, NULL,
+	    0);
+	ck_assert_str_eq(text, "answer");
+	free(text);
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
+#define TWO_CALLS "\"#mock {\\\"text\\\": \\\"Let me check.\\\", "	\
+	"\\\"tool_calls\\\": [{\\\"name\\\": \\\"get_weather\\\", "	\
+	"\\\"arguments\\\": {\\\"city\\\": \\\"Paris\\\", "		\
+	"\\\"unit\\\": \\\"celsius\\\"}}, {\\\"name\\\": "		\
+	"\\\"get_time\\\", \\\"arguments\\\": {\\\"tz\\\": "		\
+	"\\\"CET\\\"}}]}\""
+
+/* The Ollama tool calls of one line or answer: two, whole, arguments
+ * as objects. */
+static void
+assert_two_calls(json_t *msg)
+{
+	json_t	*calls = json_object_get(msg, "tool_calls"), *fn;
+
+	ck_assert_uint_eq(json_array_size(calls), 2);
+	fn = json_object_get(json_array_get(calls, 0), "function");
+	ck_assert_str_eq(json_string_value(json_object_get(fn, "name")),
+	    "get_weather");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(fn,
+	    "arguments"), "unit")), "celsius");
+	fn = json_object_get(json_array_get(calls, 1), "function");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(fn,
+	    "arguments"), "tz")), "CET");
+}
+
+/* Streamed tool calls (their arguments reach the gateway in 8-byte
+ * fragments) come whole on a done:false line with empty content, just
+ * before the final line, which has none, as Ollama streams them; a
+ * whole answer has them in its one object. */
+START_TEST(ollama_tool_calls_before_the_final_line)
+{
+	struct it_resp	 r;
+	const char	*p, *nl, *last = NULL;
+	json_t		*j, *calls_line = NULL;
+	char		*text;
+	int		 ncalls = 0, ndone, nerr, nlines = 0, calls_at = -1;
+
+	start(NULL);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat", "{\"model\":"
+	    "\"it\",\"messages\":[{\"role\":\"user\",\"content\":"
+	    TWO_CALLS "}]}", &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	for (p = r.r_body.b_data; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		j = json_loadb(p, (size_t)(nl - p), 0, NULL);
+		ck_assert_msg(j != NULL, "not JSON: %.*s", (int)(nl - p), p);
+		if (json_object_get(json_object_get(j, "message"),
+		    "tool_calls") != NULL) {
+			ncalls++;
+			calls_at = nlines;
+			json_decref(calls_line);
+			calls_line = json_incref(j);
+		}
+		last = p;
+		nlines++;
+		json_decref(j);
+	}
+	ck_assert_msg(ncalls == 1, "%d lines with calls: %s", ncalls,
+	    r.r_body.b_data);
+	text = ndjson_text(r.r_body.b_data, "content", &ndone, &nerr, NULL, 0);
+	ck_assert_str_eq(text, "Let me check.");
+	ck_assert_int_eq(ndone, 1);
+	free(text);
+	ck_assert(json_is_false(json_object_get(calls_line, "done")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    calls_line, "message"), "content")), "");
+	assert_two_calls(json_object_get(calls_line, "message"));
+	json_decref(calls_line);
+	/* The next line is the last, and the final one. */
+	ck_assert_int_eq(calls_at, nlines - 2);
+	ck_assert_ptr_nonnull(last);
+	j = it_json(last);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(json_string_value(json_object_get(j, "done_reason")),
+	    "stop");
+	json_decref(j);
+	it_resp_free(&r);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat", "{\"model\":"
+	    "\"it\",\"stream\":false,\"messages\":[{\"role\":\"user\","
+	    "\"content\":" TWO_CALLS "}]}", &r), 0);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "content")), "Let me check.");
+	assert_two_calls(json_object_get(j, "message"));
+	json_decref(j);
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
 START_TEST(ollama_chat_whole_and_generate)
 {
 	struct it_resp	 r;
@@ -195,6 +363,90 @@ START_TEST(tags_version_and_completions)
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(j, "choices"), 0), "text")), "whole");
 	json_decref(j);
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* POST /api/show with body: the status, and the body's "error" when
+ * want_error is not NULL. */
+static void
+show_fails(const char *body, long want_status, const char *want_error)
+{
+	struct it_resp	 r;
+	json_t		*j;
+
+	ck_assert_int_eq(it_request(&T, "POST", "/api/show", body, &r), 0);
+	ck_assert_msg(r.r_status == want_status, "%s: %ld %s", body,
+	    r.r_status, r.r_body.b_data);
+	j = it_json(r.r_body.b_data);
+	ck_assert_msg(json_is_string(json_object_get(j, "error")), "%s",
+	    r.r_body.b_data);	/* Ollama's error shape */
+	if (want_error != NULL)
+		ck_assert_str_eq(json_string_value(json_object_get(j, "error")),
+		    want_error);
+	json_decref(j);
+	it_resp_free(&r);
+}
+
+/* /api/ps and /api/show describe the models /api/tags lists, with the
+ * same details, in Ollama's shapes; show knows only those. */
+START_TEST(ps_and_show)
+{
+	struct it_resp	 r;
+	json_t		*tags, *ps, *show, *tag, *run, *caps;
+
+	start(NULL);
+	tags = get_json("/api/tags");
+	tag = json_array_get(json_object_get(tags, "models"), 0);
+	ps = get_json("/api/ps");
+	ck_assert_uint_eq(json_array_size(json_object_get(ps, "models")), 1);
+	run = json_array_get(json_object_get(ps, "models"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(run, "name")), "it");
+	ck_assert_str_eq(json_string_value(json_object_get(run, "model")),
+	    "it:latest");
+	ck_assert(json_equal(json_object_get(run, "digest"),
+	    json_object_get(tag, "digest")));
+	ck_assert(json_equal(json_object_get(run, "size"),
+	    json_object_get(tag, "size")));
+	ck_assert(json_equal(json_object_get(run, "details"),
+	    json_object_get(tag, "details")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(run,
+	    "details"), "family")), "sluice");
+	ck_assert(json_is_string(json_object_get(run, "expires_at")));
+	ck_assert_int_eq(json_integer_value(json_object_get(run, "size_vram")),
+	    0);
+	json_decref(ps);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/show",
+	    "{\"model\":\"it\"}", &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	show = it_json(r.r_body.b_data);
+	it_resp_free(&r);
+	ck_assert(json_equal(json_object_get(show, "details"),
+	    json_object_get(tag, "details")));
+	ck_assert(json_is_string(json_object_get(show, "modelfile")));
+	ck_assert_str_eq(json_string_value(json_object_get(show, "parameters")),
+	    "");
+	ck_assert(json_is_string(json_object_get(show, "template")));
+	ck_assert(json_is_object(json_object_get(show, "model_info")));
+	caps = json_object_get(show, "capabilities");
+	ck_assert_str_eq(json_string_value(json_array_get(caps, 0)),
+	    "completion");
+	json_decref(show);
+	json_decref(tags);
+	/* The older "name", and the ":latest" of the tags' "model". */
+	ck_assert_int_eq(it_request(&T, "POST", "/api/show",
+	    "{\"name\":\"it:latest\"}", &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	it_resp_free(&r);
+	show_fails("{\"model\":\"nope\"}", 404, "model 'nope' not found");
+	show_fails("{}", 400, "model is required");
+	show_fails("{\"model\":\"\"}", 400, "model is required");
+	show_fails("{\"model\":5}", 400, "'model' must be a string.");
+	show_fails("{", 400, NULL);
+	show_fails("[\"it\"]", 400, NULL);
+	ck_assert_int_eq(it_request(&T, "GET", "/api/show", NULL, &r), 0);
+	ck_assert_int_eq(r.r_status, 405);
 	it_resp_free(&r);
 	it_stop_clean(&T);
 }
@@ -504,7 +756,10 @@ it_api_suite(void)
 } while (0)
 	TC("ollama_stream", ollama_chat_streams_ndjson, 60);
 	TC("ollama_whole", ollama_chat_whole_and_generate, 60);
+	TC("ollama_think", ollama_think_false_hides_thinking, 60);
+	TC("ollama_tool_calls", ollama_tool_calls_before_the_final_line, 60);
 	TC("tags_completions", tags_version_and_completions, 60);
+	TC("ps_show", ps_and_show, 60);
 	TC("delete", delete_cancels_by_request_id, 60);
 	TC("idempotency", idempotency_key_displaces_older_request, 60);
 	TC("nonstream_disconnect", nonstream_disconnect_cancels, 60);

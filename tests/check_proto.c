@@ -33,7 +33,8 @@ fill_sample(struct proto_msg *m, uint32_t type)
 		m->m_u.req_start = (struct proto_req_start){ API_OPENAI_CHAT,
 		    true, { "m:x", 3 }, msgs, 2, { "{\"t\":1}", 7 },
 		    { "[]", 2 }, { "\"auto\"", 6 }, 90000, 1, 900000, { "bob", 3 },
-		    { "general", 7 }, { "0123456789abcdef", 16 } };
+		    { "general", 7 }, { "0123456789abcdef", 16 },
+		    { "false", 5 } };
 		break;
 	case PROTO_REQ_CHUNK:
 		m->m_u.req_chunk = (struct proto_req_chunk){ 7, { "tok", 3 },
@@ -121,6 +122,7 @@ START_TEST(decoded_values)
 	ck_assert_uint_eq(rs->msgs[1].nimages, 2);
 	ck_assert(str_eq(rs->msgs[1].images[1], "data:x"));
 	ck_assert_uint_eq(rs->deadline_ms, 90000);
+	ck_assert(str_eq(rs->think, "false"));
 	proto_msg_free(&d);
 }
 END_TEST
@@ -145,6 +147,14 @@ START_TEST(defaults_for_missing_optional)
 	ck_assert_int_eq(proto_decode(a.b_data + 4, a.b_len - 4, &d, err), 0);
 	ck_assert_int_eq(d.m_u.cache.entries, -1);
 	ck_assert(!d.m_u.cache.hit && !d.m_u.cache.answer);
+	proto_msg_free(&d);
+	buf_free(&a);
+	/* A client that sent no "think": the worker sees none. */
+	proto_msg_init(&m, PROTO_REQ_START, "r");
+	m.m_u.req_start.api = API_OLLAMA_CHAT;
+	proto_encode(&a, &m);
+	ck_assert_int_eq(proto_decode(a.b_data + 4, a.b_len - 4, &d, err), 0);
+	ck_assert_ptr_null(d.m_u.req_start.think.p);
 	proto_msg_free(&d);
 	buf_free(&a);
 }

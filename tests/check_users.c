@@ -1,4 +1,4 @@
-/* check_users.c - the model field picks the user and shared workflow (WilmerAI 1.5), one user or several. */
+/* check_users.c - the model field picks the user and shared workflow (WilmerAI 1.5), one user or several; the models listed. */
 #include <check.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../common/buf.h"
 #include "../gateway/gw.h"
 #include "../gateway/users.h"
 #include "testmain.h"
@@ -99,6 +100,35 @@ START_TEST(multi_user)
 }
 END_TEST
 
+static void
+collect(void *arg, const char *id)
+{
+	struct buf	*b = arg;
+
+	buf_printf(b, "%s%s", b->b_len > 0 ? " " : "", id);
+}
+
+/* The one listing /v1/models, /api/tags, /api/ps and /api/show use. */
+START_TEST(listed_models)
+{
+	struct buf	 b = BUF_INIT;
+
+	buf_adds(&b, "");
+	users_models(&G, collect, &b);
+	ck_assert_str_eq(b.b_data, "alice:general");
+	buf_reset(&b);
+	buf_adds(&b, "");
+	G.g_nusers = 2;		/* bob does not list his workflows */
+	users_models(&G, collect, &b);
+	ck_assert_str_eq(b.b_data, "alice:general bob");
+	buf_free(&b);
+	ck_assert_uint_eq(users_model_len("bob:latest"), 3);
+	ck_assert_uint_eq(users_model_len("bob"), 3);
+	ck_assert_uint_eq(users_model_len(":latest"), 0);
+	ck_assert_uint_eq(users_model_len("latest"), 6);
+}
+END_TEST
+
 static Suite *
 users_suite(void)
 {
@@ -108,6 +138,10 @@ users_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, single_user);
 	tcase_add_test(tc, multi_user);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("models");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, listed_models);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,6 +24,10 @@ struct node_call {
 	bool				 nc_stream;	/* stream to the client */
 	const char			*nc_tools;	/* JSON text or NULL */
 	const char			*nc_tool_choice;
+	/* The client's Ollama "think" (JSON text: true, false, "high",
+	 * ...) for a call whose answer goes to the client, else NULL.
+	 * Only the Ollama adapters send it, over the preset's. */
+	const char			*nc_think;
 	/* Completion backends (openAIV1Completion, koboldCppGenerate,
 	 * ollamaApiGenerate): the whole prompt text as prompt.c builds it
 	 * (prompt_completion). NULL for chat backends; a completion

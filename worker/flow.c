@@ -83,6 +83,7 @@ flow_free(struct flow *f)
 	conf_user_free(f->f_user);
 	free(f->f_tools);
 	free(f->f_tool_choice);
+	free(f->f_think);
 }
 
 void
@@ -112,6 +113,7 @@ flow_run(struct wctx *wc, const struct proto_req_start *rs,
 	f.f_tools = rs->tools.n > 0 ? str_dup(rs->tools) : NULL;
 	f.f_tool_choice = rs->tool_choice.n > 0 ? str_dup(rs->tool_choice) :
 	    NULL;
+	f.f_think = rs->think.n > 0 ? str_dup(rs->think) : NULL;
 	if (discussion != NULL)
 		log_debug("[rq %s] discussion id '%s'", wc->wc_rqid, discussion);
 	run_selected(&f);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/base64.h"
 #include "../common/jsonw.h"
 #include "backend.h"
 #include "gen_input.h"
@@ -26,16 +27,6 @@ sget(const json_t *o, const char *key, const char *def)
 
 /* ---- images ----------------------------------------------------------- */
 
-static int
-b64val(char c)
-{
-	const char	*abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "abcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char	*p = c != '\0' ? strchr(abc, c) : NULL;
-
-	return p != NULL ? (int)(p - abc) : -1;
-}
-
 /* The media type of raw base64 image data, sniffed from its first
  * bytes; image/jpeg when unknown (WilmerAI asks PIL, same default). */
 static const char *
@@ -46,7 +37,7 @@ sniff_media_type(const char *b64)
 	int		 v[16];
 
 	for (i = 0; i < 16; i++)
-		if ((v[i] = b64val(b64[i])) < 0)
+		if ((v[i] = base64_digit((unsigned char)b64[i])) < 0)
 			return "image/jpeg";
 	for (i = 0; i < 4; i++) {
 		b[3 * i] = (unsigned char)(v[4 * i] << 2 | v[4 * i + 1] >> 4);
@@ -78,7 +69,7 @@ looks_base64(const char *s)
 	if (n < 100 || n % 4 != 0 || k == 0)
 		return false;
 	while (k > 0)
-		if (b64val(s[--k]) < 0)
+		if (base64_digit((unsigned char)s[--k]) < 0)
 			return false;
 	return true;
 }

@@ -54,14 +54,18 @@ messages_json(const struct wmsgs *l)
 }
 
 /* The gen_input as Ollama's "options": "think" is lifted out to the top
- * level (*think, a new reference or NULL) and the stream flag, a
+ * level (*think, a new reference or NULL), where the client's own
+ * think, when it sent one, wins over the preset's; the stream flag, a
  * transport field, is dropped. */
 static json_t *
 options_json(const struct node_call *nc, json_t **think)
 {
-	json_t	*opt = gen_input_new(nc);
+	json_t	*opt = gen_input_new(nc), *client = NULL;
 
-	*think = json_incref(json_object_get(opt, "think"));
+	if (nc->nc_think != NULL)
+		client = json_loads(nc->nc_think, JSON_DECODE_ANY, NULL);
+	*think = client != NULL ? client :
+	    json_incref(json_object_get(opt, "think"));
 	json_object_del(opt, "think");
 	if (nc->nc_at->a_stream_prop[0] != '\0')
 		json_object_del(opt, nc->nc_at->a_stream_prop);

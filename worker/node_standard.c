@@ -119,6 +119,9 @@ fill_call(struct node_ctx *x, const struct llm_target *t, struct node_call *nc,
 	nc->nc_stream = x->nx_stream;
 	nc->nc_tools = tools ? f->f_tools : NULL;
 	nc->nc_tool_choice = tools ? f->f_tool_choice : NULL;
+	/* The client's think is about its answer: the other calls of
+	 * the workflow (categorising, summaries) keep their presets. */
+	nc->nc_think = x->nx_deliver ? f->f_think : NULL;
 	nc->nc_tool_calls = x->nx_deliver ? json_array() : NULL;
 	nc->nc_deliver = x->nx_deliver;
 }

@@ -23,6 +23,9 @@ struct flow {
 	const char			*f_discussion;	/* "" when none */
 	char				*f_tools;	/* request tools (JSON) or NULL */
 	char				*f_tool_choice;
+	char				*f_think;	/* the client's Ollama
+							   "think" (JSON) or
+							   NULL */
 	struct wresult			*f_res;
 	bool				 f_answered;	/* the client has its answer */
 	/* message timestamps (wf_ts.c): 0 not resolved yet, 1

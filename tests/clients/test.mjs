@@ -123,6 +123,80 @@ async function ollamaCalls() {
 	check('ollama version', typeof v.version === 'string', JSON.stringify(v));
 }
 
+async function ollamaModels() {
+	const p = await ollama.ps();
+	check('ollama ps', p.models.some((x) => x.name === 'it' &&
+	    x.size_vram === 0 && typeof x.expires_at === 'string'),
+	    JSON.stringify(p));
+	const s = await ollama.show({ model: 'it' });
+	check('ollama show', s.capabilities.includes('completion') &&
+	    s.details.family === 'sluice' && typeof s.modelfile === 'string',
+	    JSON.stringify(s));
+	try {
+		await ollama.show({ model: 'nope' });
+		check('ollama show unknown', false, 'no error');
+	} catch (e) {
+		check('ollama show unknown', e.status_code === 404 &&
+		    e.message === "model 'nope' not found",
+		    `${e.status_code} ${e.message}`);
+	}
+}
+
+// The last request the backend (the mock) received.
+async function lastBackendBody() {
+	const log = await (await fetch(`${mock}/mock/requests`)).json();
+	return log[log.length - 1].body;
+}
+
+// The endpoint hands <think> reasoning back as a field (check_clients.c).
+async function ollamaThink() {
+	const thought = user({ text: '<think>plan</think>answer', chunk: 3 });
+	const plain = await ollama.chat({ model: 'it', stream: false,
+	    messages: thought });
+	check('ollama thinking', plain.message.thinking === 'plan' &&
+	    plain.message.content === 'answer', JSON.stringify(plain));
+	const r = await ollama.chat({ model: 'it', stream: false, think: false,
+	    messages: thought });
+	check('ollama think false', !('thinking' in r.message) &&
+	    r.message.content === 'answer', JSON.stringify(r));
+	// An OpenAI-compatible backend has no such field.
+	const sent = await lastBackendBody();
+	check('think not sent to an openai backend', !('think' in sent),
+	    JSON.stringify(sent));
+	const s = await ollama.chat({ model: 'it', stream: true, think: false,
+	    messages: thought });
+	let text = '', thinking = 0;
+	for await (const part of s) {
+		text += part.message.content;
+		if ('thinking' in part.message)
+			thinking++;
+	}
+	check('ollama think false stream', text === 'answer' && thinking === 0,
+	    `${text} / ${thinking} parts with thinking`);
+}
+
+// Ollama streams tool calls whole on a done:false part, then the final
+// part without them.
+async function ollamaStreamedToolCall() {
+	const s = await ollama.chat({ model: 'it', stream: true,
+	    tools: [{ type: 'function', function: { name: 'get_weather',
+	    description: 'weather', parameters: { type: 'object',
+	    properties: { city: { type: 'string' } } } } }],
+	    messages: user({ tool_calls: [{ name: 'get_weather',
+	    arguments: { city: 'Paris', unit: 'celsius' } }] }) });
+	const parts = [];
+	for await (const part of s)
+		parts.push(part);
+	const withCalls = parts.filter((p) => p.message.tool_calls?.length);
+	const c = withCalls[0]?.message.tool_calls[0]?.function;
+	check('ollama streamed tool call', withCalls.length === 1 &&
+	    withCalls[0].done === false && c.name === 'get_weather' &&
+	    c.arguments.city === 'Paris' && c.arguments.unit === 'celsius' &&
+	    parts[parts.length - 1].done === true &&
+	    parts.indexOf(withCalls[0]) === parts.length - 2,
+	    JSON.stringify(parts));
+}
+
 async function ollamaAbortAndErrors() {
 	const before = await clientGone();
 	const s = await ollama.chat({ model: 'it', stream: true,
@@ -142,6 +216,15 @@ async function ollamaAbortAndErrors() {
 	} catch (e) {
 		check('ollama 400', e.status_code === 400, `${e.status_code} ${e.message}`);
 	}
+	try {
+		await ollama.chat({ model: 'it', stream: false,
+		    messages: [{ role: 'user', content: 5 }] });
+		check('ollama 400 content', false, 'no error');
+	} catch (e) {
+		check('ollama 400 content', e.status_code === 400 &&
+		    e.message === 'messages[0].content must be a string.',
+		    `${e.status_code} ${e.message}`);
+	}
 }
 
 try {
@@ -149,6 +232,9 @@ try {
 	await openaiRest();
 	await openaiAbort();
 	await ollamaCalls();
+	await ollamaModels();
+	await ollamaThink();
+	await ollamaStreamedToolCall();
 	await ollamaAbortAndErrors();
 } catch (e) {
 	check('no unexpected exception', false, e.stack);

@@ -124,6 +124,29 @@ it_settings(struct it *t, const char *settings)
 	write_file(t->it_dir, "sluice.json", text);
 }
 
+/* Endpoints/it/Mock.json: endpoint "Mock" at url, with extra members. */
+static void
+mock_endpoint(struct it *t, const char *url, const char *extra)
+{
+	char	 text[2048];
+
+	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\","
+	    " \"apiTypeConfigFileName\": \"Open-AI-API\","
+	    " \"modelNameToSendToAPI\": \"mock-model\", \"promptTemplate\": null,"
+	    " \"maxContextTokenSize\": 4096%s%s}\n", url, extra ? ", " : "",
+	    extra ? extra : "");
+	write_file(t->it_dir, "Endpoints/it/Mock.json", text);
+}
+
+void
+it_mock_endpoint(struct it *t, const char *extra)
+{
+	char	 murl[128];
+
+	snprintf(murl, sizeof(murl), "http://127.0.0.1:%d", t->it_mock_port);
+	mock_endpoint(t, murl, extra);
+}
+
 void
 it_config(struct it *t, const char *settings, const char *url)
 {
@@ -143,11 +166,7 @@ it_config(struct it *t, const char *settings, const char *url)
 	    " \"chatCompletionAddMissingAssistantGenerator\": false,"
 	    " \"endpointConfigsSubDirectory\": \"it\","
 	    " \"connectTimeoutInSeconds\": 2}\n");
-	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\","
-	    " \"apiTypeConfigFileName\": \"Open-AI-API\","
-	    " \"modelNameToSendToAPI\": \"mock-model\", \"promptTemplate\": null,"
-	    " \"maxContextTokenSize\": 4096}\n", url ? url : murl);
-	write_file(t->it_dir, "Endpoints/it/Mock.json", text);
+	mock_endpoint(t, url ? url : murl, NULL);
 	write_file(t->it_dir, "ApiTypes/Open-AI-API.json",
 	    "{\"type\": \"openAIChatCompletion\", \"presetType\": \"OpenAI\","
 	    " \"maxNewTokensPropertyName\": \"max_tokens\","

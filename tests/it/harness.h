@@ -31,6 +31,10 @@ void	it_mock_start(struct it *);
  * without braces, e.g. "\"min_workers\": 2" (NULL for none). */
 void	it_config(struct it *, const char *settings, const char *endpoint_url);
 
+/* Write endpoint "Mock" (the mock) of it_config anew, with extra JSON
+ * members (e.g. "\"reasoningOutput\": \"field\""), or none when NULL. */
+void	it_mock_endpoint(struct it *, const char *extra);
+
 /* Start the gateway on a free port with the config folder and wait
  * until a worker is ready. env is NULL or "NAME=value" entries joined by
  * ';' for the gateway and its workers (e.g. "SLUICE_FAULT=crash"). */
