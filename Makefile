@@ -96,6 +96,8 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
 		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
+# what a web page may do here: the Host and Origin rules
+GATEWAY_SRCS	+= $(addprefix gateway/,origin.c)
 WORKER_SRCS	:= $(addprefix worker/,\
 		   backend.c cache.c callcache.c clean.c clean_conf.c \
 		   clean_match.c \
@@ -299,6 +301,7 @@ check_memory_chaos_OBJS	:= $(check_memory_it_OBJS) $(PROTO_OBJS)
 check_memory_chaos_LIBS	:= $(LIBS_SQLITE)
 check_hostile_OBJS	:= $(check_it_OBJS)
 check_security_OBJS	:= $(check_it_OBJS)
+check_origin_OBJS	:= $(BASE) $(call obj,gateway/origin.c)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -314,6 +317,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_clients check_store_it check_memory_it check_vecmem_it \
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
+UNIT_TESTS	+= check_origin
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 
