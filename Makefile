@@ -210,7 +210,8 @@ check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
 			    common/names.c)
 check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/sup.c common/conf.c common/json.c \
-			    common/names.c tests/stubs_gwconf.c)
+			    common/names.c tests/stubs_gwconf.c \
+			    gateway/origin.c)
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
 			    worker/msgs.c worker/llm_openai.c worker/gen_input.c \
 			    common/jsonw.c common/conf.c common/json.c common/names.c \
