@@ -97,7 +97,7 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   http_parse.c main.c metrics.c notify.c pool.c reload.c resp.c \
 		   route.c epslots.c gate.c slots.c stats.c sup.c users.c)
 # what a web page may do here: the Host and Origin rules
-GATEWAY_SRCS	+= $(addprefix gateway/,origin.c)
+GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 WORKER_SRCS	:= $(addprefix worker/,\
 		   backend.c cache.c callcache.c clean.c clean_conf.c \
 		   clean_match.c \
@@ -303,6 +303,7 @@ check_memory_chaos_LIBS	:= $(LIBS_SQLITE)
 check_hostile_OBJS	:= $(check_it_OBJS)
 check_security_OBJS	:= $(check_it_OBJS)
 check_origin_OBJS	:= $(BASE) $(call obj,gateway/origin.c)
+check_browser_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -319,6 +320,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
 UNIT_TESTS	+= check_origin
+IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

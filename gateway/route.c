@@ -11,6 +11,7 @@
 #include "../common/log.h"
 #include "../common/sha256.h"
 #include "../common/xmem.h"
+#include "browser.h"
 #include "greq.h"
 #include "gw.h"
 #include "resp.h"
@@ -392,6 +393,8 @@ route_request(struct http_conn *c, const struct http_request *r, void *arg)
 	enum http_method m = r->method == HTTP_HEAD ? HTTP_GET : r->method;
 
 	g->g_cnt.gc_requests++;
+	if (!browser_gate(g, c, r))
+		return;
 	for (i = 0; i < NROUTES; i++) {
 		if (routes[i].r_method != m ||
 		    strcmp(routes[i].r_path, r->path) != 0)
