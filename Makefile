@@ -97,6 +97,8 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
 		   sup.c users.c)
+# what a web page may do here: the Host and Origin rules
+GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 WORKER_SRCS	:= $(addprefix worker/,\
 		   backend.c cache.c callcache.c clean.c clean_conf.c \
 		   clean_match.c \
@@ -210,7 +212,8 @@ check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
 			    common/names.c)
 check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/sup.c common/conf.c common/json.c \
-			    common/names.c tests/stubs_gwconf.c)
+			    common/names.c tests/stubs_gwconf.c \
+			    gateway/origin.c)
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
 			    worker/msgs.c worker/llm_openai.c worker/gen_input.c \
 			    common/jsonw.c common/conf.c common/json.c common/names.c \
@@ -301,6 +304,8 @@ check_memory_chaos_OBJS	:= $(check_memory_it_OBJS) $(PROTO_OBJS)
 check_memory_chaos_LIBS	:= $(LIBS_SQLITE)
 check_hostile_OBJS	:= $(check_it_OBJS)
 check_security_OBJS	:= $(check_it_OBJS)
+check_origin_OBJS	:= $(BASE) $(call obj,gateway/origin.c)
+check_browser_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -316,6 +321,8 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_clients check_store_it check_memory_it check_vecmem_it \
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
+UNIT_TESTS	+= check_origin
+IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
 

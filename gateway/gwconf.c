@@ -14,9 +14,13 @@
 #include "../common/names.h"
 #include "../common/xmem.h"
 #include "gwconf.h"
+#include "origin.h"
 
-enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_KEYS, S_LEVEL, S_BOOL, S_CLEVEL,
+enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_LIST, S_LEVEL, S_BOOL, S_CLEVEL,
     S_DBSYNC, S_CACHE };
+
+/* Whether entry may go in a list setting: 0, or -1 with the reason. */
+typedef int	(*entry_fn)(const char *entry, char *why, size_t len);
 
 /* One setting: its key in sluice.json, its type and where it lives. A
  * command-line flag that sets the same thing wins over the files. */
@@ -24,12 +28,21 @@ struct setting {
 	const char	*s_key;
 	enum stype	 s_type;
 	size_t		 s_off;
-	size_t		 s_width;	/* for S_UINT / S_SIZE */
+	size_t		 s_width;	/* S_UINT / S_SIZE: bytes; S_LIST:
+					   entries at most */
+	entry_fn	 s_entry;	/* S_LIST */
 };
 
 #define SET(key, type, mem)						\
 	{ key, type, offsetof(struct gw_conf, mem),			\
-	    sizeof(((struct gw_conf *)0)->mem) }
+	    sizeof(((struct gw_conf *)0)->mem), NULL }
+
+/* A NULL-terminated char *mem[N + 1]: at most N entries. */
+#define SET_LIST(key, mem, check)					\
+	{ key, S_LIST, offsetof(struct gw_conf, mem),			\
+	    sizeof(((struct gw_conf *)0)->mem) / sizeof(char *) - 1, check }
+
+static int	key_entry(const char *, char *, size_t);
 
 static const struct setting settings[] = {
 	SET("listen",			S_STR,	c_listen),
@@ -37,9 +50,13 @@ static const struct setting settings[] = {
 	SET("db_synchronous",		S_DBSYNC, c_db_sync_full),
 	SET("log_level",		S_LEVEL, c_log_level),
 	SET("access_log",		S_BOOL,	c_access_log),
-	SET("api_keys",			S_KEYS,	c_api_keys),
-	SET("admin_api_keys",		S_KEYS,	c_admin_keys),
+	SET_LIST("api_keys",		c_api_keys, key_entry),
+	SET_LIST("admin_api_keys",	c_admin_keys, key_entry),
 	SET("allow_unauthenticated_remote", S_BOOL, c_allow_open_remote),
+	SET_LIST("allowed_hosts",	c_allowed_hosts,
+	    origin_check_host_entry),
+	SET_LIST("allowed_origins",	c_allowed_origins,
+	    origin_check_origin_entry),
 	SET("request_timeout_s",	S_MS,	c_request_timeout_ms),
 	SET("stream_heartbeat_s",	S_MS,	c_stream_heartbeat_ms),
 	SET("concurrency",		S_UINT,	c_concurrency),
@@ -120,6 +137,8 @@ usage(FILE *f)
 "  --concurrency-timeout S  longest wait for a turn, seconds (default 900)\n"
 "  --concurrency-level wilmer|endpoint  gate whole requests (default) or\n"
 "                     each endpoint's backend calls\n"
+"  --allowed-host HOST  serve requests whose Host names HOST (repeatable)\n"
+"  --allowed-origin ORIGIN  let web pages from ORIGIN call (repeatable)\n"
 "  --check-config     load and check every configuration file, then exit\n"
 "  --import-wilmer DIR  import a WilmerAI DiscussionIds folder (or one\n"
 "                     discussion's folder) into the database, then exit\n"
@@ -181,7 +200,7 @@ parse_uint(const char *v, unsigned *out)
 
 enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
     O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL,
-    O_IMPORT };
+    O_IMPORT, O_AHOST, O_AORIGIN };
 
 static const struct option longopts[] = {
 	{ "config-dir", required_argument, NULL, O_CONFIG },
@@ -198,6 +217,8 @@ static const struct option longopts[] = {
 	{ "concurrency", required_argument, NULL, O_CONC },
 	{ "concurrency-timeout", required_argument, NULL, O_CONC_TO },
 	{ "concurrency-level", required_argument, NULL, O_CONC_LEVEL },
+	{ "allowed-host", required_argument, NULL, O_AHOST },
+	{ "allowed-origin", required_argument, NULL, O_AORIGIN },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, O_VERSION },
 	{ "help", no_argument, NULL, O_HELP },
@@ -270,6 +291,45 @@ apply_conc(struct gw_conf *c, int ch, const char *arg)
 	return 0;
 }
 
+/* Free a list setting's entries, wiping them (some are keys). */
+static void
+list_clear(char **list)
+{
+	size_t	 i;
+
+	for (i = 0; list[i] != NULL; i++) {
+		xfree_secret(list[i]);
+		list[i] = NULL;
+	}
+}
+
+/* --allowed-host, --allowed-origin: each adds an entry; once one is
+ * given, the files' list is not read. */
+static int
+add_entry(struct gw_conf *c, const char *key, const char *flag,
+    const char *arg)
+{
+	const struct setting	*s = &settings[setting_index(key)];
+	char			**list = (char **)((char *)c + s->s_off);
+	char			  why[CONF_ERRLEN];
+	size_t			  n = 0;
+
+	if (s->s_entry(arg, why, sizeof(why)) == -1) {
+		fprintf(stderr, "sluice-gateway: %s: %s\n", flag, why);
+		return -1;
+	}
+	while (list[n] != NULL)
+		n++;
+	if (n == s->s_width) {
+		fprintf(stderr, "sluice-gateway: %s: at most %zu\n", flag,
+		    s->s_width);
+		return -1;
+	}
+	list[n] = xstrdup(arg);
+	cli_set |= 1ull << setting_index(key);
+	return 0;
+}
+
 static int
 apply_opt(struct gw_conf *c, int ch, const char *arg)
 {
@@ -285,6 +345,10 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 			return apply_conc(c, ch, arg);
 	case O_CHECK:	c->c_check_only = true; return 0;
 	case O_IMPORT:	replace(&c->c_import_dir, arg); return 0;
+	case O_AHOST:	return add_entry(c, "allowed_hosts", "--allowed-host",
+			    arg);
+	case O_AORIGIN:	return add_entry(c, "allowed_origins",
+			    "--allowed-origin", arg);
 	case 'v':	c->c_log_level = LOG_LVL_DEBUG;
 			cli_set |= 1ull << setting_index("log_level"); return 0;
 	case O_LISTEN:	set_listen(c, arg);
@@ -339,26 +403,42 @@ gwconf_args(struct gw_conf *c, int argc, char **argv)
 	return 0;
 }
 
+/* An API key: never repeated in a message. */
 static int
-set_keys(char **keys, const char *name, const struct jfile *jf, json_t *v,
-    char err[CONF_ERRLEN])
+key_entry(const char *key, char *why, size_t len)
 {
-	size_t	 i;
-	json_t	*k;
+	if (strlen(key) >= 8)
+		return 0;
+	snprintf(why, len, "each key must be at least 8 characters long");
+	return -1;
+}
 
-	if (!json_is_array(v) || json_array_size(v) > GW_MAX_KEYS)
-		return jfile_err(jf, name, err, "'%s' must be a list of at "
-		    "most %d strings", name, GW_MAX_KEYS);
+/* A list setting s from v: strings that s's entry check accepts. The
+ * list is replaced only when every entry is good. */
+static int
+set_list(struct gw_conf *c, const struct setting *s, const struct jfile *jf,
+    json_t *v, char err[CONF_ERRLEN])
+{
+	char	**list = (char **)((char *)c + s->s_off);
+	char	  why[CONF_ERRLEN];
+	size_t	  i;
+	json_t	 *k;
+
+	if (!json_is_array(v) || json_array_size(v) > s->s_width)
+		return jfile_err(jf, s->s_key, err, "'%s' must be a list of "
+		    "at most %zu strings", s->s_key, s->s_width);
 	json_array_foreach(v, i, k) {
-		if (!json_is_string(k) || json_string_length(k) < 8)
-			return jfile_err(jf, name, err, "each key in '%s' must "
-			    "be a string of at least 8 characters", name);
+		if (!json_is_string(k))
+			return jfile_err_elem(jf, v, i, err, "'%s' must be a "
+			    "list of strings, not of %s", s->s_key,
+			    json_type_desc(k));
+		if (s->s_entry(json_string_value(k), why, sizeof(why)) == -1)
+			return jfile_err_elem(jf, v, i, err, "'%s': %s",
+			    s->s_key, why);
 	}
-	for (i = 0; keys[i] != NULL; i++)
-		xfree_secret(keys[i]);
+	list_clear(list);
 	json_array_foreach(v, i, k)
-		keys[i] = xstrdup(json_string_value(k));
-	keys[json_array_size(v)] = NULL;
+		list[i] = xstrdup(json_string_value(k));
 	return 0;
 }
 
@@ -521,9 +601,8 @@ apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
 				    "a string", key);
 			replace((char **)((char *)c + settings[i].s_off),
 			    json_string_value(v));
-		} else if (settings[i].s_type == S_KEYS) {
-			if (set_keys((char **)((char *)c + settings[i].s_off),
-			    key, jf, v, err) == -1)
+		} else if (settings[i].s_type == S_LIST) {
+			if (set_list(c, &settings[i], jf, v, err) == -1)
 				return -1;
 		} else if (settings[i].s_type == S_LEVEL) {
 			if (set_level(c, jf, v, err) == -1)
@@ -665,10 +744,10 @@ gwconf_free(struct gw_conf *c)
 	free(c->c_state_dir);
 	free(c->c_worker_bin);
 	free(c->c_import_dir);
-	for (i = 0; c->c_api_keys[i] != NULL; i++)
-		xfree_secret(c->c_api_keys[i]);
-	for (i = 0; c->c_admin_keys[i] != NULL; i++)
-		xfree_secret(c->c_admin_keys[i]);
+	list_clear(c->c_api_keys);
+	list_clear(c->c_admin_keys);
+	list_clear(c->c_allowed_hosts);
+	list_clear(c->c_allowed_origins);
 	memset(c, 0, sizeof(*c));
 }
 

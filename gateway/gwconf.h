@@ -11,6 +11,7 @@
 
 #define GW_MAX_KEYS	32
 #define GW_MAX_USERS	32
+#define GW_MAX_ALLOWED	64	/* allowed_hosts, allowed_origins */
 
 /* What --concurrency limits (WilmerAI's --concurrency-level). */
 enum gw_clevel {
@@ -52,6 +53,11 @@ struct gw_conf {
 	char			*c_api_keys[GW_MAX_KEYS + 1];	/* NULL-terminated */
 	char			*c_admin_keys[GW_MAX_KEYS + 1];	/* admin routes */
 	bool			 c_allow_open_remote;	/* no key, not loopback */
+	char			*c_allowed_hosts[GW_MAX_ALLOWED + 1];	/* Host
+						   values to serve besides our
+						   own (origin.h); NULL-ended */
+	char			*c_allowed_origins[GW_MAX_ALLOWED + 1];	/* web
+						   pages that may call */
 	bool			 c_check_only;	/* --check-config */
 	char			*c_import_dir;	/* --import-wilmer DIR */
 	bool			 c_access_log;	/* a line per request */

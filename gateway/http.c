@@ -74,6 +74,8 @@ struct http_conn {
 	enum conn_state		 c_state;
 	enum http_parse_phase	 c_phase;	/* timer armed for this phase */
 	char			 c_peer[HTTP_ADDRLEN];
+	char			 c_local[HTTP_ADDRLEN];	/* our end */
+	char			*c_hdrs;	/* http_set_headers, or NULL */
 	void			*c_owner;
 	http_gone_cb		 c_gone;
 	http_drain_cb		 c_drain;
@@ -432,6 +434,7 @@ conn_free(struct http_conn *c)
 	event_free(c->c_timer);
 	event_free(c->c_resume);
 	http_parser_free(c->c_parser);
+	free(c->c_hdrs);
 	free(c);
 }
 
@@ -533,6 +536,7 @@ conn_dispatch(struct http_conn *c)
 
 	event_del(c->c_timer);
 	c->c_req->peer = c->c_peer;
+	c->c_req->local = c->c_local;
 	c->c_t0_us = now_us();
 	c->c_nserved++;
 	c->c_ttfb_us = -1;
@@ -732,9 +736,9 @@ conn_write_head(struct http_conn *c, int status, const char *ctype,
 		evbuffer_add_printf(out, "Content-Length: %zu\r\n", len);
 	else if (mode == BODY_CHUNKED)
 		evbuffer_add_printf(out, "Transfer-Encoding: chunked\r\n");
-	evbuffer_add_printf(out, "Connection: %s\r\n%s\r\n",
+	evbuffer_add_printf(out, "Connection: %s\r\n%s%s\r\n",
 	    c->c_close_after ? "close" : "keep-alive",
-	    extra != NULL ? extra : "");
+	    extra != NULL ? extra : "", c->c_hdrs != NULL ? c->c_hdrs : "");
 }
 
 /* An error the server answers by itself, then closes the connection. */
@@ -774,6 +778,7 @@ conn_reply_done(struct http_conn *c)
 
 	conn_report(c, false);
 	srv->hs_nbusy--;
+	http_set_headers(c, NULL);
 	c->c_owner = NULL;
 	c->c_gone = NULL;
 	c->c_drain = NULL;
@@ -919,6 +924,13 @@ http_set_tag(struct http_conn *c, long tag)
 }
 
 void
+http_set_headers(struct http_conn *c, const char *lines)
+{
+	free(c->c_hdrs);
+	c->c_hdrs = lines != NULL ? xstrdup(lines) : NULL;
+}
+
+void
 http_set_owner(struct http_conn *c, void *owner, http_gone_cb gone,
     http_drain_cb drain)
 {
@@ -952,6 +964,20 @@ http_conn_request(const struct http_conn *c)
 
 /* ---- server -------------------------------------------------------- */
 
+/* Our end of an accepted connection: on a wildcard listener, the
+ * address the client chose. */
+static void
+local_addr(int fd, char *out, size_t len)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 slen = sizeof(ss);
+
+	memset(&ss, 0, sizeof(ss));
+	out[0] = '\0';
+	if (getsockname(fd, (struct sockaddr *)&ss, &slen) == 0)
+		http_addr_fmt((struct sockaddr *)&ss, out, len);
+}
+
 static struct http_conn *
 conn_new(struct http_server *srv, struct bufferevent *bev,
     const struct sockaddr *sa)
@@ -970,6 +996,7 @@ conn_new(struct http_server *srv, struct bufferevent *bev,
 	c->c_parser = http_parser_new(&srv->hs_lim);
 	c->c_req = http_parser_request(c->c_parser);
 	http_addr_fmt(sa, c->c_peer, sizeof(c->c_peer));
+	local_addr(bufferevent_getfd(bev), c->c_local, sizeof(c->c_local));
 	ip_key_of(sa, &c->c_ip);
 	c->c_state = CS_READ;
 	c->c_phase = HTTP_PHASE_HEAD;

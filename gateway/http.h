@@ -56,6 +56,11 @@ struct http_request {
 	size_t			 body_len;
 	char			 id[UUID_BUFLEN];	/* X-Request-Id value */
 	const char		*peer;		/* "127.0.0.1:40312" */
+	const char		*local;		/* the address the client
+						   reached: "127.0.0.1:5050",
+						   "[::ffff:10.0.0.2]:5050"
+						   on a dual-stack socket,
+						   "unix", or "" */
 };
 
 /* Called once per complete request. The handler must eventually end the
@@ -139,6 +144,13 @@ void	http_set_route(struct http_conn *, const char *route);
 
 /* A number to report with the current request (the worker's pid). */
 void	http_set_tag(struct http_conn *, long tag);
+
+/* Header lines (CRLF-ended, e.g. "Vary: Origin\r\n") to add to every
+ * reply head written for the current request, after the reply's own
+ * extra headers: whole replies, errors through http_reply_error and
+ * streams alike. Copied; NULL forgets them. They end with the reply;
+ * errors the server answers before a handler runs never carry them. */
+void	http_set_headers(struct http_conn *, const char *lines);
 
 /* Attach the owner of the current request: gone and drain callbacks go
  * to it. Call from the handler (or before ending the reply). */

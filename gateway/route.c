@@ -7,6 +7,7 @@
 #include "../common/clock.h"
 #include "../common/json.h"
 #include "../common/log.h"
+#include "browser.h"
 #include "greq.h"
 #include "gw.h"
 #include "models.h"
@@ -343,6 +344,8 @@ route_request(struct http_conn *c, const struct http_request *r, void *arg)
 	enum http_method m = r->method == HTTP_HEAD ? HTTP_GET : r->method;
 
 	g->g_cnt.gc_requests++;
+	if (!browser_gate(g, c, r))
+		return;
 	for (i = 0; i < NROUTES; i++) {
 		if (routes[i].r_method != m ||
 		    strcmp(routes[i].r_path, r->path) != 0)

@@ -42,22 +42,6 @@ start(const char *temperature, int workers)
 	it_gateway_start(&T, NULL);
 }
 
-static long long
-backend_calls(void)
-{
-	struct it_resp	 r;
-	json_t		*j;
-	long long	 n;
-
-	ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/stats", NULL, &r),
-	    0);
-	j = it_json(r.r_body.b_data);
-	n = json_integer_value(json_object_get(j, "requests"));
-	json_decref(j);
-	it_resp_free(&r);
-	return n;
-}
-
 /* Entries in the cache; 0 when no worker has opened the database. */
 static long long
 cache_rows(void)
@@ -141,13 +125,13 @@ START_TEST(hit_at_low_temperature)
 	a = content(&r);
 	ck_assert_str_eq(a, "Hello there, friend.");
 	it_resp_free(&r);
-	ck_assert_int_eq(backend_calls(), 1);
+	ck_assert_int_eq(it_mock_requests(&T), 1);
 	ck_assert_int_eq(chat(false, answer, &r, hdr, sizeof(hdr)), 200);
 	ck_assert_str_eq(hdr, "hit");
 	b = content(&r);
 	ck_assert_str_eq(a, b);
 	it_resp_free(&r);
-	ck_assert_int_eq(backend_calls(), 1);
+	ck_assert_int_eq(it_mock_requests(&T), 1);
 	ck_assert_int_eq(cache_rows(), 1);
 	ck_assert(it_metric(&T, "sluice_cache_hits_total") == 1);
 	ck_assert(it_metric(&T, "sluice_cache_misses_total") == 1);
@@ -172,7 +156,7 @@ START_TEST(miss_above_temperature)
 		ck_assert_str_eq(hdr, "miss");
 		it_resp_free(&r);
 	}
-	ck_assert_int_eq(backend_calls(), 2);
+	ck_assert_int_eq(it_mock_requests(&T), 2);
 	ck_assert_int_eq(cache_rows(), 0);
 	it_stop_clean(&T);
 }
@@ -205,7 +189,7 @@ START_TEST(stream_replay)
 	w = content(&r);
 	ck_assert_str_eq(w, ss.ss_text);
 	it_resp_free(&r);
-	ck_assert_int_eq(backend_calls(), 1);
+	ck_assert_int_eq(it_mock_requests(&T), 1);
 	free(ss.ss_text);
 	free(d1);
 	free(d2);
@@ -234,7 +218,7 @@ START_TEST(hit_in_another_worker)
 	ck_assert_int_eq(chat(false, answer, &r, hdr, sizeof(hdr)), 200);
 	ck_assert_str_eq(hdr, "hit");
 	it_resp_free(&r);
-	ck_assert_int_eq(backend_calls(), 1);
+	ck_assert_int_eq(it_mock_requests(&T), 1);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -292,7 +276,7 @@ START_TEST(admin_clear)
 	ck_assert_int_eq(chat(false, answer, &r, hdr, sizeof(hdr)), 200);
 	ck_assert_str_eq(hdr, "miss");
 	it_resp_free(&r);
-	ck_assert_int_eq(backend_calls(), 2);
+	ck_assert_int_eq(it_mock_requests(&T), 2);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -326,7 +310,7 @@ START_TEST(tool_order_and_off)
 		    sizeof(hdr)), i == 0 ? "miss" : "hit");
 		it_resp_free(&r);
 	}
-	ck_assert_int_eq(backend_calls(), 1);
+	ck_assert_int_eq(it_mock_requests(&T), 1);
 	it_stop_clean(&T);
 
 	memset(&T, 0, sizeof(T));
@@ -362,7 +346,7 @@ START_TEST(early_head_unknown)
 	ck_assert_int_eq(chat(true, "hi", &r, hdr, sizeof(hdr)), 200);
 	ck_assert_str_eq(hdr, "hit");
 	it_resp_free(&r);
-	ck_assert_int_eq(backend_calls(), 2);
+	ck_assert_int_eq(it_mock_requests(&T), 2);
 	it_stop_clean(&T);
 }
 END_TEST

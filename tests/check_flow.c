@@ -432,9 +432,10 @@ START_TEST(disconnect_cancels_nested_call)
 	it_file(&T, "Workflows/it/Child.json", "[{\"type\": \"Standard\", "
 	    "\"endpointName\": \"Mock\", \"prompt\": \"\"}]");
 	go();
-	if (asprintf(&req, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-	    strlen(body), body) == -1)
+	if (asprintf(&req, "POST /v1/chat/completions HTTP/1.1\r\n"
+	    "Host: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+	    "Content-Length: %zu\r\n\r\n%s", T.it_port, strlen(body),
+	    body) == -1)
 		abort();
 	it_raw(&T, req, strlen(req), &resp, 400);
 	ck_assert_ptr_nonnull(strstr(resp.b_data, "data: "));

@@ -186,6 +186,63 @@ START_TEST(remote_bind_needs_keys)
 }
 END_TEST
 
+/* allowed_hosts and allowed_origins: lists from sluice.json, the flags
+ * over it; bad entries (api_keys' too) are errors at their place,
+ * naming the entry and why. */
+START_TEST(browser_lists)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", "{\"allowed_hosts\": [\"box.lan\", \"*\"],\n"
+	    " \"allowed_origins\": [\"http://localhost:3000\"]}\n");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_ptr_null(c.c_allowed_hosts[0]);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_allowed_hosts[0], "box.lan");
+	ck_assert_str_eq(c.c_allowed_hosts[1], "*");
+	ck_assert_ptr_null(c.c_allowed_hosts[2]);
+	ck_assert_str_eq(c.c_allowed_origins[0], "http://localhost:3000");
+	ck_assert_ptr_null(c.c_allowed_origins[1]);
+	gwconf_free(&c);
+	/* the flags repeat, and the files' list is then not read */
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--allowed-origin",
+	    "https://a.example", "--allowed-origin", "https://b.example/",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_allowed_origins[0], "https://a.example");
+	ck_assert_str_eq(c.c_allowed_origins[1], "https://b.example/");
+	ck_assert_ptr_null(c.c_allowed_origins[2]);
+	ck_assert_str_eq(c.c_allowed_hosts[0], "box.lan");
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--allowed-host", "sluice.example.com:443",
+	    (char *)NULL), 0);
+	ck_assert_str_eq(c.c_allowed_hosts[0], "sluice.example.com:443");
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--allowed-origin", "null", (char *)NULL),
+	    -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--allowed-host", "http://x", (char *)NULL),
+	    -1);
+	gwconf_free(&c);
+	load_fails("{\"allowed_origins\": [\n  \"http://ok.example\",\n"
+	    "  \"null\"]}", "sluice.json:3:3: 'allowed_origins': \"null\" is "
+	    "the Origin of sandboxed frames");
+	load_fails("{\"allowed_origins\": [\"localhost:3000\"]}",
+	    "sluice.json:1:22: 'allowed_origins': \"localhost:3000\" is not "
+	    "an origin");
+	load_fails("{\"allowed_hosts\": [\"ok\", 5]}", "sluice.json:1:26: "
+	    "'allowed_hosts' must be a list of strings, not of a number");
+	load_fails("{\"allowed_hosts\": [\"*.example.com\"]}",
+	    "'allowed_hosts': \"*.example.com\" is not a host name");
+	load_fails("{\"allowed_hosts\": \"box.lan\"}",
+	    "sluice.json:1:2: 'allowed_hosts' must be a list of at most 64 "
+	    "strings");
+	load_fails("{\"api_keys\": [\"sk-123456789\", \"short\"]}",
+	    "sluice.json:1:31: 'api_keys': each key must be at least 8");
+}
+END_TEST
+
 START_TEST(unknown_user_is_an_error)
 {
 	struct gw_conf	 c;
@@ -388,6 +445,7 @@ gwconf_suite(void)
 	tcase_add_test(tc, files_then_command_line);
 	tcase_add_test(tc, bad_settings_are_positioned_errors);
 	tcase_add_test(tc, remote_bind_needs_keys);
+	tcase_add_test(tc, browser_lists);
 	tcase_add_test(tc, unknown_user_is_an_error);
 	tcase_add_test(tc, concurrency_settings);
 	tcase_add_test(tc, db_synchronous_setting);

@@ -161,6 +161,16 @@ dial(const char *src)
 	return fd;
 }
 
+/* The Host line curl would send to the gateway. */
+static const char *
+host_line(void)
+{
+	static char	 line[64];
+
+	snprintf(line, sizeof(line), "Host: 127.0.0.1:%d\r\n", T.it_port);
+	return line;
+}
+
 static int
 send_all(int fd, const char *p, size_t n)
 {
@@ -330,7 +340,8 @@ probe_header_line(struct probe *p)
 
 	p->p_name = "100 KiB header line";
 	p->p_status = 431;
-	buf_adds(&p->p_prefix, "GET /health HTTP/1.1\r\nHost: t\r\nX-Big: ");
+	buf_printf(&p->p_prefix, "GET /health HTTP/1.1\r\n%sX-Big: ",
+	    host_line());
 	start = p->p_prefix.b_len;
 	fill(&p->p_prefix, 'a', 16 * KIB - start);
 	fill(&p->p_cross, 'a', 100 * KIB - (16 * KIB - start));
@@ -345,7 +356,7 @@ probe_headers(struct probe *p)
 
 	p->p_name = "10,000 headers";
 	p->p_status = 431;
-	buf_adds(&p->p_prefix, "GET /health HTTP/1.1\r\nHost: t\r\n");
+	buf_printf(&p->p_prefix, "GET /health HTTP/1.1\r\n%s", host_line());
 	for (i = 2; i <= 100; i++)
 		buf_printf(&p->p_prefix, "X-H%d: v\r\n", i);
 	for (; i <= 10000; i++)
@@ -362,15 +373,15 @@ probes_build(struct probe p[NPROBES], size_t max_body)
 	memset(p, 0, NPROBES * sizeof(*p));
 	p[0].p_name = "1 GiB Content-Length";
 	p[0].p_status = 413;
-	buf_adds(&p[0].p_prefix, "POST /v1/chat/completions HTTP/1.1\r\n"
-	    "Host: t\r\nContent-Type: application/json\r\n"
-	    "Content-Length: 1073741824\r\n\r");
+	buf_printf(&p[0].p_prefix, "POST /v1/chat/completions HTTP/1.1\r\n"
+	    "%sContent-Type: application/json\r\n"
+	    "Content-Length: 1073741824\r\n\r", host_line());
 	buf_adds(&p[0].p_cross, "\n");
 	p[1].p_name = "1 GiB chunked";
 	p[1].p_status = 413;
-	buf_adds(&p[1].p_prefix, "POST /v1/chat/completions HTTP/1.1\r\n"
-	    "Host: t\r\nContent-Type: application/json\r\n"
-	    "Transfer-Encoding: chunked\r\n\r\n40000000\r\n");
+	buf_printf(&p[1].p_prefix, "POST /v1/chat/completions HTTP/1.1\r\n"
+	    "%sContent-Type: application/json\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n40000000\r\n", host_line());
 	fill(&p[1].p_prefix, 'a', max_body);
 	buf_adds(&p[1].p_cross, "a");
 	probe_header_line(&p[2]);
@@ -380,7 +391,7 @@ probes_build(struct probe p[NPROBES], size_t max_body)
 	buf_adds(&p[4].p_prefix, "GET /");
 	fill(&p[4].p_prefix, 'a', 8 * KIB - 1);
 	fill(&p[4].p_cross, 'a', 64 * KIB - 8 * KIB);
-	buf_adds(&p[4].p_cross, " HTTP/1.1\r\nHost: t\r\n\r\n");
+	buf_printf(&p[4].p_cross, " HTTP/1.1\r\n%s\r\n", host_line());
 }
 
 static void
@@ -507,8 +518,8 @@ chat_request(char *out, size_t len)
 	    "[{\"role\":\"user\",\"content\":\"hello\"}]}";
 
 	snprintf(out, len, "POST /v1/chat/completions HTTP/1.0\r\n"
-	    "Host: t\r\nContent-Type: application/json\r\n"
-	    "Content-Length: %zu\r\n\r\n%s", strlen(body), body);
+	    "%sContent-Type: application/json\r\n"
+	    "Content-Length: %zu\r\n\r\n%s", host_line(), strlen(body), body);
 }
 
 /* A steady stream of normal requests, every ~2 ms, alternating a chat
@@ -612,14 +623,14 @@ struct slow {
 static void
 slow_open(struct slow *v, size_t n)
 {
-	static const char head[] = "GET /health HTTP/1.1\r\nHost: t\r\n"
-	    "X-Drip: ";
-	static const char body[] = "POST /v1/chat/completions HTTP/1.1\r\n"
-	    "Host: t\r\nContent-Type: application/json\r\n"
-	    "Content-Length: 100000\r\n\r\n{";
-	char		 src[32];
+	char		 head[128], body[256], src[32];
 	size_t		 i;
 
+	snprintf(head, sizeof(head), "GET /health HTTP/1.1\r\n%sX-Drip: ",
+	    host_line());
+	snprintf(body, sizeof(body), "POST /v1/chat/completions HTTP/1.1\r\n"
+	    "%sContent-Type: application/json\r\n"
+	    "Content-Length: 100000\r\n\r\n{", host_line());
 	for (i = 0; i < n; i++) {
 		snprintf(src, sizeof(src), "127.1.%zu.%zu",
 		    i / SLOW_PER_ADDR / 250, 1 + i / SLOW_PER_ADDR % 250);
@@ -871,10 +882,12 @@ END_TEST
 static void
 hold(int *fds, int n, const char *src)
 {
-	static const char req[] = "GET /health HTTP/1.1\r\nHost: t\r\n\r\n";
 	struct buf	 r = BUF_INIT;
+	char		 req[128];
 	int		 i;
 
+	snprintf(req, sizeof(req), "GET /health HTTP/1.1\r\n%s\r\n",
+	    host_line());
 	for (i = 0; i < n; i++) {
 		fds[i] = dial(src);
 		ck_assert_int_ne(fds[i], -1);

@@ -121,8 +121,9 @@ h_echo(struct http_conn *c, const struct http_request *r)
 	char	*meta;
 
 	meta = xasprintf("X-Meta: method=%s path=%s query=%s minor=%d ka=%d "
-	    "peer=%s len=%zu nul=%d\r\n", r->method_name, r->path, r->query,
-	    r->version_minor, r->keep_alive, r->peer, r->body_len,
+	    "peer=%s local=%s len=%zu nul=%d\r\n", r->method_name, r->path,
+	    r->query, r->version_minor, r->keep_alive, r->peer, r->local,
+	    r->body_len,
 	    r->body[r->body_len] == '\0');
 	http_reply(c, 200, "text/plain", meta, r->body, r->body_len);
 	free(meta);
@@ -140,6 +141,24 @@ h_hdr(struct http_conn *c, const struct http_request *r)
 		    r->headers[i].value);
 	http_reply(c, 200, "text/plain", NULL, b.b_data, b.b_len);
 	buf_free(&b);
+}
+
+/* Headers for every reply of the request, whichever way it ends:
+ * ?stream, ?error, ?twice (set, then replaced) or a whole reply. */
+static void
+h_every(struct http_conn *c, const struct http_request *r)
+{
+	http_set_headers(c, "X-Every: 1\r\nX-Also: 2\r\n");
+	if (strcmp(r->query, "twice") == 0)
+		http_set_headers(c, "X-Every: 3\r\n");
+	if (strcmp(r->query, "stream") == 0) {
+		http_stream_begin(c, 200, "text/plain", "X-Own: s\r\n");
+		http_stream_write(c, "s", 1);
+		http_stream_end(c);
+	} else if (strcmp(r->query, "error") == 0)
+		http_reply_error(c, 403, "refused", "X-Own: e\r\n");
+	else
+		http_reply(c, 200, "text/plain", "X-Own: r\r\n", "r", 1);
 }
 
 static void
@@ -279,6 +298,7 @@ t_handler(struct http_conn *c, const struct http_request *r, void *arg)
 		{ "/stream", h_stream }, { "/hold", h_hold },
 		{ "/flood", h_flood }, { "/stats", h_stats },
 		{ "/late", h_late }, { "/lateowner", h_late },
+		{ "/every", h_every },
 	};
 	size_t	 i;
 
@@ -848,7 +868,8 @@ START_TEST(test_keepalive)
 	ck_assert_pstr_eq(hdr(&r1, "Content-Type"), "text/plain");
 	ck_assert_pstr_eq(hdr(&r1, "Content-Length"), "0");
 	snprintf(meta, sizeof(meta), "method=GET path=/echo query=x=1 "
-	    "minor=1 ka=1 peer=127.0.0.1:%d len=0 nul=1", cli_port(c));
+	    "minor=1 ka=1 peer=127.0.0.1:%d local=127.0.0.1:%d len=0 nul=1",
+	    cli_port(c), srv_port);
 	ck_assert_pstr_eq(hdr(&r1, "X-Meta"), meta);
 	cli_sends(c, "GET /stats HTTP/1.1\r\n\r\n");
 	ck_assert(cli_resp(c, &r2, WAIT_MS));
@@ -1044,6 +1065,44 @@ START_TEST(test_stream)
 	cli_sends(c, "GET /echo HTTP/1.1\r\n\r\n");
 	ck_assert(cli_resp(c, &r, WAIT_MS));
 	ck_assert_int_eq(r.status, 200);
+	resp_clear(&r);
+	cli_close(c);
+	srv_stop();
+}
+END_TEST
+
+/* http_set_headers: on whole replies, errors and streams, after the
+ * reply's own headers; replaced by a second call; gone with the reply
+ * (the next request on the connection has none). */
+START_TEST(test_reply_headers)
+{
+	static const char *const q[] = { "", "error", "stream", "twice" };
+	static const char *const own[] = { "r", "e", "s", "r" };
+	struct cli	*c;
+	struct resp	 r;
+	char		 req[64];
+	size_t		 i;
+
+	srv_start(NULL);
+	c = cli_open();
+	for (i = 0; i < 4; i++) {
+		snprintf(req, sizeof(req), "GET /every?%s HTTP/1.1\r\n\r\n",
+		    q[i]);
+		cli_sends(c, req);
+		ck_assert(cli_resp(c, &r, WAIT_MS));
+		ck_assert_int_eq(r.status, i == 1 ? 403 : 200);
+		ck_assert_pstr_eq(hdr(&r, "X-Own"), own[i]);
+		ck_assert_pstr_eq(hdr(&r, "X-Every"), i == 3 ? "3" : "1");
+		if (i == 3)
+			ck_assert_ptr_null(hdr(&r, "X-Also"));
+		else
+			ck_assert_pstr_eq(hdr(&r, "X-Also"), "2");
+		resp_clear(&r);
+	}
+	cli_sends(c, "GET /echo HTTP/1.1\r\n\r\n");
+	ck_assert(cli_resp(c, &r, WAIT_MS));
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_ptr_null(hdr(&r, "X-Every"));
 	resp_clear(&r);
 	cli_close(c);
 	srv_stop();
@@ -1861,6 +1920,7 @@ http_suite(void)
 		{ "pipeline_many", test_pipeline_many },
 		{ "deferred", test_deferred },
 		{ "stream", test_stream }, { "stream_http10", test_stream_http10 },
+		{ "reply_headers", test_reply_headers },
 		{ "gone", test_gone }, { "gone_no_owner", test_gone_no_owner },
 		{ "gone_streaming", test_gone_streaming },
 		{ "gone_on_free", test_gone_on_free },

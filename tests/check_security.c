@@ -443,7 +443,7 @@ nul_probes(void)
 		    "\"content\":\"inside.txt\\u0000/../../../etc/passwd\"}]}",
 	};
 	static const char raw[] = "GET /health\0/../../etc/passwd HTTP/1.1\r\n"
-	    "Host: t\r\n\r\n";
+	    "Host: 127.0.0.1\r\n\r\n";
 	struct it_resp	 r;
 	struct buf	 b = BUF_INIT;
 	char		*u = gw_url("/v1/chat/completions");
@@ -477,8 +477,9 @@ url_probes(void)
 	size_t		 i;
 
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		ck_assert_int_gt(asprintf(&req, "GET %s HTTP/1.1\r\nHost: t\r\n"
-		    "Connection: close\r\n\r\n", paths[i]), 0);
+		ck_assert_int_gt(asprintf(&req, "GET %s HTTP/1.1\r\nHost: "
+		    "127.0.0.1:%d\r\nConnection: close\r\n\r\n", paths[i],
+		    T.it_port), 0);
 		buf_reset(&b);
 		it_raw(&T, req, strlen(req), &b, 2000);
 		ck_assert_msg(strncmp(b.b_data, "HTTP/1.1 404 ", 13) == 0,
@@ -681,7 +682,9 @@ START_TEST(backend_url_never_from_request)
 	pid_t		 evil;
 	int		 eport, i;
 
-	start(NULL, NULL);
+	/* the Host check would refuse the evil Host before any worker could
+	 * be misled: let it through to test the workers */
+	start("\"allowed_hosts\": [\"127.0.0.2\"]", NULL);
 	evil = evil_start(&eport);
 	snprintf(e, sizeof(e), "http://127.0.0.2:%d", eport);
 	snprintf(host, sizeof(host), "Host: 127.0.0.2:%d", eport);

@@ -46,22 +46,6 @@ state_file(const char *name, char *out, size_t outlen)
 
 /* ---- requests ---- */
 
-static json_int_t
-mock_requests(void)
-{
-	struct it_resp	 r;
-	json_t		*j;
-	json_int_t	 v;
-
-	ck_assert_int_eq(it_request(&T, "GET", "mock:/mock/stats", NULL, &r),
-	    0);
-	j = it_json(r.r_body.b_data);
-	v = json_integer_value(json_object_get(j, "requests"));
-	json_decref(j);
-	it_resp_free(&r);
-	return v;
-}
-
 /* A chat request whose answer must be "hi"; user is the user text. */
 static void
 ask_hi(bool stream, const char *user)
@@ -104,10 +88,10 @@ START_TEST(lock_taken_and_dropped)
 	struct stat	 sb;
 
 	start(workflow);
-	ck_assert_int_eq(mock_requests(), 0);
+	ck_assert_int_eq(it_mock_requests(&T), 0);
 	ask_hi(false, "hello");
 	it_wait_idle(&T, 2);		/* the nodes after the answer ran */
-	ck_assert_int_eq(mock_requests(), 1);
+	ck_assert_int_eq(it_mock_requests(&T), 1);
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
 	    0);
 	ck_assert_int_eq(it_db_int(&T, "PRAGMA user_version"), 3);
@@ -133,13 +117,13 @@ START_TEST(lock_held_ends_the_workflow)
 	start(workflow);
 	ask_hi(false, "hello");		/* makes the database */
 	it_wait_idle(&T, 2);
-	ck_assert_int_eq(mock_requests(), 1);
+	ck_assert_int_eq(it_mock_requests(&T), 1);
 	it_db_exec(&T, "INSERT INTO workflow_locks (lock_id, owner, "
 	    "expires_at) VALUES ('L', 'someone-else', unixepoch() + 600)");
 	ask_hi(false, "hello");
 	ask_hi(true, "hello");
 	it_wait_idle(&T, 2);
-	ck_assert_int_eq(mock_requests(), 1);
+	ck_assert_int_eq(it_mock_requests(&T), 1);
 	ck_assert_msg(it_log_wait(&T, "workflow lock 'L' is held by another "
 	    "run", &from, 1000), "no log line for the held lock");
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks "
@@ -149,7 +133,7 @@ START_TEST(lock_held_ends_the_workflow)
 	    "unixepoch() - 1");
 	ask_hi(false, "hello");
 	it_wait_idle(&T, 2);
-	ck_assert_int_eq(mock_requests(), 2);
+	ck_assert_int_eq(it_mock_requests(&T), 2);
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
 	    0);
 	it_stop_clean(&T);
@@ -175,7 +159,7 @@ START_TEST(second_worker_sees_the_lock)
 	    "the first worker is not busy after its answer");
 	ask_hi(false, "second");
 	it_wait_idle(&T, 2);
-	ck_assert_int_eq(mock_requests(), 1);	/* the first's call only */
+	ck_assert_int_eq(it_mock_requests(&T), 1);	/* the first's call only */
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
 	    0);
 	it_stop_clean(&T);

@@ -296,7 +296,8 @@ exec_gateway(struct it *t, char *bin)
 {
 	char	 state[300];
 	char	*argv[18] = { bin, "--config-dir", t->it_dir, "--listen",
-		    "127.0.0.1:0", "--state-dir", state };
+		    t->it_listen[0] != '\0' ? t->it_listen : "127.0.0.1:0",
+		    "--state-dir", state };
 	char	*users = strdup(t->it_users), *tok, *save;
 	int	 n = 7;
 
@@ -315,10 +316,15 @@ exec_gateway(struct it *t, char *bin)
 void
 it_gateway_start(struct it *t, const char *env)
 {
-	char	 bin[300], line[64];
+	char	 bin[300], line[64], needle[96];
 	size_t	 from = 0;
 	int	 fd;
 
+	/* "listening on 127.0.0.1:", or on the host part of it_listen */
+	snprintf(needle, sizeof(needle), "listening on %.*s:",
+	    t->it_listen[0] != '\0' ? (int)(strrchr(t->it_listen, ':') -
+	    t->it_listen) : 9, t->it_listen[0] != '\0' ? t->it_listen :
+	    "127.0.0.1");
 	snprintf(bin, sizeof(bin), "%s/sluice-gateway", t->it_build);
 	snprintf(t->it_log, sizeof(t->it_log), "%s/gateway.log", t->it_dir);
 	t->it_gw = fork();
@@ -336,8 +342,7 @@ it_gateway_start(struct it *t, const char *env)
 		exec_gateway(t, bin);
 		_exit(127);
 	}
-	ck_assert_msg(it_log_wait(t, "listening on 127.0.0.1:", &from,
-	    it_slow(5000)),
+	ck_assert_msg(it_log_wait(t, needle, &from, it_slow(5000)),
 	    "gateway did not start; see %s", t->it_log);
 	{
 		size_t	 len;
@@ -404,6 +409,22 @@ it_stop_clean(struct it *t)
 
 	ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	    "gateway did not exit cleanly (status %d)", st);
+}
+
+long long
+it_mock_requests(struct it *t)
+{
+	struct it_resp	 r;
+	json_t		*j;
+	long long	 n;
+
+	ck_assert_int_eq(it_request(t, "GET", "mock:/mock/stats", NULL, &r),
+	    0);
+	j = it_json(r.r_body.b_data);
+	n = json_integer_value(json_object_get(j, "requests"));
+	json_decref(j);
+	it_resp_free(&r);
+	return n;
 }
 
 json_t *
@@ -732,14 +753,19 @@ it_connect(struct it *t)
 void
 it_send_post(int fd, const char *path, const char *body, const char *extra)
 {
-	char	*req;
-	int	 n;
+	struct sockaddr_in	 sa;
+	socklen_t		 slen = sizeof(sa);
+	char			*req;
+	int			 n;
 
 	/* HTTP/1.0: streams are close-delimited, so raw readers need not
-	 * undo chunked coding. */
-	n = asprintf(&req, "POST %s HTTP/1.0\r\nHost: t\r\nContent-Type: "
-	    "application/json\r\nContent-Length: %zu\r\n%s\r\n%s", path,
-	    strlen(body), extra ? extra : "", body);
+	 * undo chunked coding. The Host is what curl would send. */
+	memset(&sa, 0, sizeof(sa));
+	ck_assert_int_eq(getpeername(fd, (struct sockaddr *)&sa, &slen), 0);
+	n = asprintf(&req, "POST %s HTTP/1.0\r\nHost: 127.0.0.1:%d\r\n"
+	    "Content-Type: application/json\r\nContent-Length: %zu\r\n%s"
+	    "\r\n%s", path, ntohs(sa.sin_port), strlen(body),
+	    extra ? extra : "", body);
 	ck_assert_int_gt(n, 0);
 	ck_assert_int_eq(write(fd, req, (size_t)n), n);
 	free(req);

@@ -20,6 +20,8 @@ struct it {
 	pid_t	 it_gw;
 	int	 it_port;
 	char	 it_users[128];		/* "a b": --user for each, or "" */
+	char	 it_listen[64];		/* --listen "addr:0", or "" for
+					   127.0.0.1:0 */
 };
 
 /* Start the mock backend on a free port. Fails the test on error. */
@@ -166,6 +168,9 @@ void	it_settings(struct it *, const char *settings);
 /* The mock's log of the requests it received (GET /mock/requests),
  * cleared afterwards when clear is set. Caller decrefs. */
 json_t	*it_mock_log(struct it *, bool clear);
+
+/* How many requests the mock has received (its /mock/stats). */
+long long	it_mock_requests(struct it *);
 
 /* Parse JSON (test fails on invalid JSON). */
 json_t	*it_json(const char *text);
