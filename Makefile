@@ -61,7 +61,7 @@ endif
 # root) or print the command.
 NODEPS_GOALS := clean help distclean
 ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
--include $(O)/config.mk
+include $(O)/config.mk
 endif
 DEPS_ARGS	:= $(if $(filter run check deps bench,$(MAKECMDGOALS)),--install) \
 		   $(firstword $(filter check bench,$(MAKECMDGOALS)) \
