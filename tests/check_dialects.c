@@ -112,11 +112,7 @@ start(int nworkers)
 	snprintf(settings, sizeof(settings), "\"min_workers\": %d, "
 	    "\"max_workers\": %d", nworkers, nworkers);
 	it_config(&T, settings, NULL);
-	it_file(&T, "Users/it.json", "{\"customWorkflowOverride\": true, "
-	    "\"customWorkflow\": \"Main\", \"chatCompleteAddUserAssistant\": "
-	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
-	    "\"endpointConfigsSubDirectory\": \"it\", \"allowSharedWorkflows\":"
-	    " true, \"connectTimeoutInSeconds\": 2}\n");
+	it_allow_shared(&T);
 	/* Suffixes start a line, so a "#mock" line ends with the JSON. */
 	it_file(&T, "PromptTemplates/turns.json", "{"
 	    "\"promptTemplateSystemPrefix\": \"<|system|>\\n\", "

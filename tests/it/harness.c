@@ -124,6 +124,27 @@ it_settings(struct it *t, const char *settings)
 	write_file(t->it_dir, "sluice.json", text);
 }
 
+/* Users/it.json: the custom workflow Main, endpoints in "it". */
+static void
+write_user(struct it *t, bool shared)
+{
+	char	 text[512];
+
+	snprintf(text, sizeof(text), "{\"customWorkflowOverride\": true, "
+	    "\"customWorkflow\": \"Main\", \"chatCompleteAddUserAssistant\": "
+	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
+	    "\"endpointConfigsSubDirectory\": \"it\", %s"
+	    "\"connectTimeoutInSeconds\": 2}\n", shared ?
+	    "\"allowSharedWorkflows\": true, " : "");
+	write_file(t->it_dir, "Users/it.json", text);
+}
+
+void
+it_allow_shared(struct it *t)
+{
+	write_user(t, true);
+}
+
 void
 it_config(struct it *t, const char *settings, const char *url)
 {
@@ -137,12 +158,7 @@ it_config(struct it *t, const char *settings, const char *url)
 	write_file(t->it_dir, "sluice.json", text);
 	write_file(t->it_dir, "Users/_current-user.json",
 	    "{\"currentUser\": \"it\"}\n");
-	write_file(t->it_dir, "Users/it.json",
-	    "{\"customWorkflowOverride\": true, \"customWorkflow\": \"Main\","
-	    " \"chatCompleteAddUserAssistant\": false,"
-	    " \"chatCompletionAddMissingAssistantGenerator\": false,"
-	    " \"endpointConfigsSubDirectory\": \"it\","
-	    " \"connectTimeoutInSeconds\": 2}\n");
+	write_user(t, false);
 	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\","
 	    " \"apiTypeConfigFileName\": \"Open-AI-API\","
 	    " \"modelNameToSendToAPI\": \"mock-model\", \"promptTemplate\": null,"
@@ -466,7 +482,14 @@ it_resp_free(struct it_resp *r)
 const char *
 it_header(const struct it_resp *r, const char *name, char *out, size_t len)
 {
-	const char	*p = r->r_headers.b_data;
+	return it_header_in(&r->r_headers, name, out, len);
+}
+
+const char *
+it_header_in(const struct buf *headers, const char *name, char *out,
+    size_t len)
+{
+	const char	*p = headers->b_data;
 	size_t		 n = strlen(name), k;
 
 	for (; p != NULL && *p != '\0'; p = strchr(p, '\n') ? strchr(p, '\n') +
@@ -517,14 +540,19 @@ stream_handle(struct it *t, struct sctx *sc, struct curl_slist *hd)
 	CURL	*h = curl_easy_init();
 	char	 url[128];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
-	    t->it_port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", t->it_port,
+	    sc->sc_s->s_path != NULL ? sc->sc_s->s_path :
+	    "/v1/chat/completions");
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
 	curl_easy_setopt(h, CURLOPT_POSTFIELDS, sc->sc_s->s_body);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_data);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, sc);
 	curl_easy_setopt(h, CURLOPT_PRIVATE, sc);
+	if (sc->sc_s->s_headers != NULL) {
+		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, collect);
+		curl_easy_setopt(h, CURLOPT_HEADERDATA, sc->sc_s->s_headers);
+	}
 	return h;
 }
 
@@ -565,6 +593,8 @@ it_streams(struct it *t, struct it_stream *s, size_t n, int timeout_ms,
 	}
 	for (i = 0; i < n; i++) {
 		buf_adds(&s[i].s_out, "");
+		if (s[i].s_headers != NULL)
+			buf_adds(s[i].s_headers, "");
 		curl_multi_remove_handle(m, sc[i].sc_h);
 		curl_easy_cleanup(sc[i].sc_h);
 	}

@@ -61,11 +61,15 @@ int	it_request_url(const char *method, const char *url,
 	    const char *const *hdrs, const char *body, struct it_resp *r);
 void	it_resp_free(struct it_resp *);
 
-/* Header value (first match, case-insensitive) or NULL; borrowed. */
+/* Header value (first match, case-insensitive) into out, cut to
+ * outlen - 1 bytes; out, or NULL when the response has no such header. */
 const char *it_header(const struct it_resp *, const char *name, char *out,
 	    size_t outlen);
+/* The same in header lines as curl wrote them (headers may be empty). */
+const char *it_header_in(const struct buf *headers, const char *name,
+	    char *out, size_t outlen);
 
-/* Concurrent streaming requests to /v1/chat/completions. */
+/* Concurrent streaming POSTs (to /v1/chat/completions unless s_path). */
 struct it_stream {
 	const char	*s_body;
 	struct buf	 s_out;
@@ -73,6 +77,9 @@ struct it_stream {
 	bool		 s_finished;
 	uint64_t	 s_first_ms;	/* ms from start to the first byte */
 	uint64_t	 s_end_ms;
+	const char	*s_path;	/* NULL: /v1/chat/completions */
+	struct buf	*s_headers;	/* NULL, or receives the response's
+					   header lines (caller frees) */
 };
 
 /* Run n streams to completion (or timeout_ms). tick, if not NULL, runs
@@ -151,6 +158,10 @@ void	it_wait_idle(struct it *, int n);
 
 /* Open descriptors of a process (from /proc). */
 int	it_fd_count(pid_t);
+
+/* Let user "it" of it_config run shared workflows too
+ * (Workflows/_shared/<name>/, chosen by the model field). */
+void	it_allow_shared(struct it *);
 
 /* Write a file of the config folder (rel like "Endpoints/it/X.json"),
  * creating folders on the way. */
