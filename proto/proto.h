@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	6
+#define PROTO_VERSION	7
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -101,6 +101,8 @@ struct proto_req_done {
 					   and the client may have it now;
 					   the worker keeps working on the
 					   request and sends POST_DONE */
+	struct str	 retry_after;	/* for RQ_ERROR: the backend's
+					   Retry-After as it sent it */
 };
 
 /* The work after the answer (nodes after the responder) is over. The

@@ -925,6 +925,52 @@ START_TEST(helpers)
 }
 END_TEST
 
+/* A backend's error body, in each dialect's shape, gives its message on
+ * one line; anything else gives nothing and leaves out alone. */
+START_TEST(error_messages)
+{
+	static const struct {
+		const char	*body;
+		const char	*want;		/* NULL: none */
+	} cases[] = {
+		{ "{\"error\":\"model 'x' not found\"}", "model 'x' not found" },
+		{ "{\"error\":{\"message\":\"context length exceeded\","
+		    "\"type\":\"invalid_request_error\"}}",
+		    "context length exceeded" },
+		{ "{\"type\":\"error\",\"error\":{\"type\":"
+		    "\"invalid_request_error\",\"message\":\"prompt is too "
+		    "long\"}}", "prompt is too long" },
+		{ "{\"detail\":{\"msg\":\"bad input\",\"type\":"
+		    "\"bad_request\"}}", "bad input" },
+		{ "{\"detail\":\"Not Found\"}", "Not Found" },
+		{ "{\"detail\":[{\"loc\":[\"body\"],\"msg\":\"field "
+		    "required\"}]}", "field required" },
+		{ "{\"error\":\"two\\nlines\\r\"}", "two lines " },
+		{ "{\"error\":\"\"}", NULL },
+		{ "{\"error\":{\"code\":400}}", NULL },
+		{ "{\"message\":\"not a shape we know\"}", NULL },
+		{ "<html>502 Bad Gateway</html>", NULL },
+		{ "", NULL },
+	};
+	char	 out[64];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(out, sizeof(out), "untouched");
+		ck_assert_msg(adapter_error_message(cases[i].body,
+		    strlen(cases[i].body), out, sizeof(out)) ==
+		    (cases[i].want != NULL), "%s", cases[i].body);
+		ck_assert_str_eq(out, cases[i].want != NULL ? cases[i].want :
+		    "untouched");
+	}
+	/* Not NUL-terminated, and cut to the room given. */
+	ck_assert(adapter_error_message("{\"error\":\"abcdef\"}trailing", 18,
+	    out, 4));
+	ck_assert_str_eq(out, "abc");
+	ck_assert(!adapter_error_message(NULL, 0, out, sizeof(out)));
+}
+END_TEST
+
 /* ---- prompt templates ---------------------------------------------------- */
 
 static char	 CONF[64];
@@ -1450,7 +1496,8 @@ adapters_suite(void)
 	    claude_tool_choice, claude_headers_and_path,
 	    claude_images_and_prefill, claude_stream_events,
 	    claude_stream_ends_and_errors, claude_whole_answer, NULL });
-	add(s, "helpers", (const TTest *const[]){ helpers, NULL });
+	add(s, "helpers", (const TTest *const[]){ helpers, error_messages,
+	    NULL });
 	add(s, "templates", (const TTest *const[]){ template_loading,
 	    template_choice_and_tags, shipped_templates, NULL });
 	add(s, "completion_prompt", (const TTest *const[]){

@@ -33,6 +33,16 @@ char		*adapter_dump(json_t *root);
 json_t		*adapter_reply(struct call_state *, const char *text, size_t n,
 		    const char *what);
 
+/* The message of a backend's error body (body[0..n), not NUL-
+ * terminated) in any dialect's shape: {"error": "..."} (Ollama),
+ * {"error": {"message"}} (OpenAI, Claude), {"detail": {"msg"}}
+ * (KoboldCpp), {"detail": "..."} or {"detail": [{"msg"}]} (FastAPI
+ * servers). Written to out on one line (line breaks become spaces), cut
+ * to len - 1 bytes. Returns false, out untouched, when the body is not
+ * JSON or carries no message. */
+bool		 adapter_error_message(const char *body, size_t n, char *out,
+		    size_t len);
+
 /* True when text[0..n) holds only ASCII whitespace (WilmerAI skips
  * such lines and events). */
 bool		 adapter_blank(const char *text, size_t n);

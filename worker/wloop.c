@@ -277,6 +277,8 @@ send_done(struct wctx *wc, const struct wresult *r, bool background)
 		d->message = str_from(r->r_message);
 		if (r->r_endpoint[0] != '\0')
 			d->endpoint = str_from(r->r_endpoint);
+		if (r->r_retry_after[0] != '\0')
+			d->retry_after = str_from(r->r_retry_after);
 	}
 	wloop_send(wc, &m);
 }
