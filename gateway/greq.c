@@ -431,7 +431,9 @@ greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		    d->endpoint.p);
 		gw_metrics_backend_error(q->q_gw->g_metrics, ep);
 	}
-	if (d->status == RQ_ERROR && d->http_status == 504)
+	/* The worker's own clock ran out; a backend's timeout (also 504)
+	 * is a backend error, not a cancellation. */
+	if (d->status == RQ_ERROR && str_eq(d->code, PROTO_CODE_DEADLINE))
 		gw_metrics_cancel(q->q_gw->g_metrics, GW_CANCEL_DEADLINE);
 	if (d->status == RQ_OK) {
 		q->q_gw->g_cnt.gc_ok++;

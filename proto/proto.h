@@ -38,6 +38,10 @@ enum proto_api {
 
 enum proto_status { RQ_OK = 0, RQ_CANCELLED = 1, RQ_ERROR = 2 };
 
+/* REQ_DONE's code when the worker stopped the request at its deadline
+ * (HTTP 504, as a backend's timeout is too). */
+#define PROTO_CODE_DEADLINE	"deadline"
+
 /* All struct str members below are borrowed views into the decoded frame
  * (no NUL terminator) and die with proto_msg_free(). A NULL .p means the
  * key was absent. JSON-valued fields carry JSON text. */

@@ -252,7 +252,7 @@ static void
 send_done(struct wctx *wc, const struct wresult *r, bool background)
 {
 	static const struct wresult expired = { .r_status = RQ_ERROR,
-	    .r_http = 504, .r_code = "deadline",
+	    .r_http = 504, .r_code = PROTO_CODE_DEADLINE,
 	    .r_message = "the request exceeded its deadline",
 	    .r_prompt_tokens = -1, .r_completion_tokens = -1 };
 	struct proto_msg	 m;
