@@ -83,6 +83,49 @@ async function openaiRest() {
 	}
 }
 
+// A call that must fail; returns what it threw (null when it did not).
+async function thrown(fn) {
+	try {
+		await fn();
+	} catch (e) {
+		return e;
+	}
+	return null;
+}
+
+const desc = (e) => e === null ? 'no error' :
+    `${e.constructor.name} ${e.status ?? e.status_code} ${e.message} ` +
+    JSON.stringify(e.headers ?? {});
+
+// A backend's 429 and its Retry-After reach the client as the client's
+// own RateLimitError (maxRetries is 0: the client does not wait); a 400
+// about the request's content as BadRequestError with its message.
+async function openaiBackendErrors() {
+	const ask = (o, stream) => async () => {
+		const r = await openai.chat.completions.create({ model: 'it',
+		    stream, messages: user(o) });
+		if (stream)
+			for await (const ch of r)
+				;
+	};
+	for (const stream of [false, true]) {
+		const tag = stream ? ' (stream)' : '';
+		let e = await thrown(ask({ status: 429, retry_after: '7' }, stream));
+		check('openai backend 429' + tag, e instanceof OpenAI.RateLimitError &&
+		    e.status === 429 && e.type === 'rate_limit_error' &&
+		    e.headers['retry-after'] === '7', desc(e));
+		e = await thrown(ask({ status: 400, error: 'This model\'s maximum ' +
+		    'context length is 4096 tokens' }, stream));
+		check('openai backend 400' + tag, e instanceof OpenAI.BadRequestError &&
+		    e.type === 'invalid_request_error' &&
+		    /endpoint 'Mock'.*maximum context length is 4096/.test(e.message),
+		    desc(e));
+		e = await thrown(ask({ status: 401 }, stream));
+		check('openai backend 401 is a gateway fault' + tag,
+		    e instanceof OpenAI.InternalServerError && e.status === 502, desc(e));
+	}
+}
+
 async function openaiAbort() {
 	const before = await clientGone();
 	const ac = new AbortController();
@@ -144,12 +187,40 @@ async function ollamaAbortAndErrors() {
 	}
 }
 
+// The same backend errors through the ollama client: ResponseError with
+// the status and the message.
+async function ollamaBackendErrors() {
+	const ask = (o, stream) => async () => {
+		const r = await ollama.chat({ model: 'it', stream, messages: user(o) });
+		if (stream)
+			for await (const part of r)
+				;
+	};
+	for (const stream of [false, true]) {
+		const tag = stream ? ' (stream)' : '';
+		let e = await thrown(ask({ status: 429, retry_after: '7' }, stream));
+		check('ollama backend 429' + tag, e?.name === 'ResponseError' &&
+		    e.status_code === 429 && /answered HTTP 429/.test(e.error), desc(e));
+		e = await thrown(ask({ status: 400, error: 'input too long' }, stream));
+		check('ollama backend 400' + tag, e?.name === 'ResponseError' &&
+		    e.status_code === 400 && /HTTP 400: input too long/.test(e.error),
+		    desc(e));
+	}
+	const r = await fetch(`${gw}/api/chat`, { method: 'POST', body:
+	    JSON.stringify({ model: 'it', messages: user({ status: 429,
+	    retry_after: '7' }) }) });
+	check('ollama route Retry-After', r.status === 429 &&
+	    r.headers.get('retry-after') === '7', `${r.status} ${r.headers.get('retry-after')}`);
+}
+
 try {
 	await openaiChat();
 	await openaiRest();
+	await openaiBackendErrors();
 	await openaiAbort();
 	await ollamaCalls();
 	await ollamaAbortAndErrors();
+	await ollamaBackendErrors();
 } catch (e) {
 	check('no unexpected exception', false, e.stack);
 }
