@@ -113,15 +113,7 @@ start(int nworkers)
 	    "\"max_workers\": %d", nworkers, nworkers);
 	it_config(&T, settings, NULL);
 	it_allow_shared(&T);
-	/* Suffixes start a line, so a "#mock" line ends with the JSON. */
-	it_file(&T, "PromptTemplates/turns.json", "{"
-	    "\"promptTemplateSystemPrefix\": \"<|system|>\\n\", "
-	    "\"promptTemplateSystemSuffix\": \"\\n<|end|>\\n\", "
-	    "\"promptTemplateUserPrefix\": \"<|user|>\\n\", "
-	    "\"promptTemplateUserSuffix\": \"\\n<|end|>\\n\", "
-	    "\"promptTemplateAssistantPrefix\": \"<|assistant|>\\n\", "
-	    "\"promptTemplateAssistantSuffix\": \"\\n<|end|>\\n\", "
-	    "\"promptTemplateEndToken\": \"\"}\n");
+	it_turns_template(&T);
 	for (i = 0; i < NDIALECTS; i++)
 		write_dialect(&dialects[i]);
 	it_gateway_start(&T, NULL);

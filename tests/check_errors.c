@@ -24,11 +24,6 @@
 
 static struct it	 T;
 
-enum way { OA_WHOLE, OA_STREAM, OL_WHOLE, OL_STREAM, NWAYS };
-
-static const char *const way_name[NWAYS] = { "openai", "openai stream",
-    "ollama", "ollama stream" };
-
 /* One case: what to ask and what the client must get. */
 struct want {
 	const char	*w_model;	/* "it", or a shared workflow */
@@ -40,38 +35,6 @@ struct want {
 };
 
 /* ---- configuration ------------------------------------------------- */
-
-/* A shared workflow "name": one Standard node on endpoint ep. */
-static void
-shared(const char *name, const char *ep)
-{
-	char	 rel[256], text[512];
-
-	snprintf(rel, sizeof(rel), "Workflows/_shared/%s/_DefaultWorkflow.json",
-	    name);
-	snprintf(text, sizeof(text), "[{\"type\": \"Standard\", "
-	    "\"endpointName\": \"%s\", \"prompt\": \"\", "
-	    "\"lastMessagesToSendInsteadOfPrompt\": 5, "
-	    "\"maxResponseSizeInTokens\": 300}]\n", ep);
-	it_file(&T, rel, text);
-}
-
-/* Endpoint ep of api type at ({"type": type}) at url. */
-static void
-endpoint(const char *ep, const char *at, const char *type, const char *url)
-{
-	char	 rel[256], text[512];
-
-	snprintf(rel, sizeof(rel), "ApiTypes/%s.json", at);
-	snprintf(text, sizeof(text), "{\"type\": \"%s\", "
-	    "\"maxNewTokensPropertyName\": \"max_tokens\"}\n", type);
-	it_file(&T, rel, text);
-	snprintf(rel, sizeof(rel), "Endpoints/it/%s.json", ep);
-	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\", "
-	    "\"apiTypeConfigFileName\": \"%s\", \"modelNameToSendToAPI\": "
-	    "\"m\", \"promptTemplate\": \"turns\"}\n", url, at);
-	it_file(&T, rel, text);
-}
 
 /* A listener on 127.0.0.1 whose accept queue is full: connecting to it
  * hangs until the connect timeout. Returns its port. */
@@ -114,69 +77,46 @@ start(int n, const char *more)
 	    more != NULL ? ", " : "", more != NULL ? more : "");
 	it_config(&T, settings, NULL);
 	it_allow_shared(&T);
-	it_file(&T, "PromptTemplates/turns.json", "{"
-	    "\"promptTemplateUserPrefix\": \"<|user|>\\n\", "
-	    "\"promptTemplateUserSuffix\": \"\\n<|end|>\\n\", "
-	    "\"promptTemplateAssistantPrefix\": \"<|assistant|>\\n\", "
-	    "\"promptTemplateAssistantSuffix\": \"\\n<|end|>\\n\"}\n");
+	it_turns_template(&T);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", T.it_mock_port);
-	endpoint("Ollama", "OllamaChat", "ollamaApiChat", url);
-	endpoint("Claude", "Claude", "claudeMessages", url);
-	endpoint("Kobold", "KoboldCpp", "koboldCppGenerate", url);
-	endpoint("Refused", "OpenAIPlain", "openAIChatCompletion",
-	    "http://127.0.0.1:1");
+	it_backend(&T, "ollama", "Ollama", "ollamaApiChat", url, "", "");
+	it_backend(&T, "claude", "Claude", "claudeMessages", url, "", "");
+	it_backend(&T, "kobold", "Kobold", "koboldCppGenerate", url, "", "");
+	it_backend(&T, "refused", "Refused", "openAIChatCompletion",
+	    "http://127.0.0.1:1", "", "");
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", silent_listener());
-	endpoint("Silent", "OpenAIPlain", "openAIChatCompletion", url);
-	shared("ollama", "Ollama");
-	shared("claude", "Claude");
-	shared("kobold", "Kobold");
-	shared("refused", "Refused");
-	shared("silent", "Silent");
+	it_backend(&T, "silent", "Silent", "openAIChatCompletion", url, "", "");
 	it_gateway_start(&T, NULL);
 	it_wait_idle(&T, n);
 }
 
 /* ---- asking -------------------------------------------------------- */
 
-static bool
-streamed(enum way way)
-{
-	return way == OA_STREAM || way == OL_STREAM;
-}
-
-static bool
-ollama(enum way way)
-{
-	return way == OL_WHOLE || way == OL_STREAM;
-}
-
+/* The request of case w asked way. Caller frees. */
 static char *
-body_for(const struct want *w, enum way way)
+body_for(const struct want *w, enum it_way way)
 {
-	json_t	*b = json_pack("{s:s,s:b,s:[{s:s,s:s+}]}", "model", w->w_model,
-		    "stream", streamed(way), "messages", "role", "user",
-		    "content", "Hi\n#mock ", w->w_script);
-	char	*s = json_dumps(b, 0);
+	char	 user[512];
 
-	json_decref(b);
-	return s;
+	snprintf(user, sizeof(user), "Hi\n#mock %s", w->w_script);
+	return it_way_body(way, w->w_model, user);
 }
 
 /* The error message of an answer in the route's shape, checking the
  * shape: Ollama's {"error": "..."} alone, or OpenAI's error object with
  * the wanted type and the status as its code. j owns the result. */
 static const char *
-error_message(const struct want *w, enum way way, json_t *j)
+error_message(const struct want *w, enum it_way way, json_t *j)
 {
 	json_t	*e = json_object_get(j, "error");
 
-	if (ollama(way)) {
+	if (it_way_ollama(way)) {
 		ck_assert_msg(json_is_string(e) && json_object_size(j) == 1,
-		    "%s: not Ollama's error shape", way_name[way]);
+		    "%s: not Ollama's error shape", it_way_name(way));
 		return json_string_value(e);
 	}
 	ck_assert_msg(json_is_object(e), "%s: no error object",
-	    way_name[way]);
+	    it_way_name(way));
 	ck_assert_str_eq(json_string_value(json_object_get(e, "type")),
 	    w->w_type);
 	ck_assert_int_eq(json_integer_value(json_object_get(e, "code")),
@@ -186,7 +126,8 @@ error_message(const struct want *w, enum way way, json_t *j)
 
 /* An error answered before any head: status, Retry-After, JSON body. */
 static void
-check_answer(const struct want *w, enum way way, const struct it_stream *s)
+check_answer(const struct want *w, enum it_way way,
+    const struct it_stream *s)
 {
 	char		 h[128], ct[64];
 	const char	*ra = it_header_in(s->s_headers, "Retry-After", h,
@@ -194,42 +135,44 @@ check_answer(const struct want *w, enum way way, const struct it_stream *s)
 	json_t		*j;
 
 	ck_assert_msg(s->s_status == w->w_status, "%s %s, %s: %ld %s",
-	    w->w_model, w->w_script, way_name[way], s->s_status,
+	    w->w_model, w->w_script, it_way_name(way), s->s_status,
 	    s->s_out.b_data);
 	ck_assert_msg(w->w_retry_after != NULL ? ra != NULL &&
 	    strcmp(ra, w->w_retry_after) == 0 : ra == NULL,
 	    "%s %s, %s: Retry-After %s", w->w_model, w->w_script,
-	    way_name[way], ra != NULL ? ra : "(none)");
+	    it_way_name(way), ra != NULL ? ra : "(none)");
 	ck_assert_str_eq(it_header_in(s->s_headers, "Content-Type", ct,
 	    sizeof(ct)), "application/json");
 	j = it_json(s->s_out.b_data);
 	msg = error_message(w, way, j);
 	ck_assert_msg(msg != NULL && strstr(msg, w->w_needle) != NULL,
-	    "%s %s, %s: %s", w->w_model, w->w_script, way_name[way],
+	    "%s %s, %s: %s", w->w_model, w->w_script, it_way_name(way),
 	    s->s_out.b_data);
 	json_decref(j);
 }
+
+/* Request i of ask_all is asked this way. */
+#define WAY(i)	((enum it_way)((i) % IT_NWAYS))
 
 /* Ask every case every way at once; each answer must be as wanted. */
 static void
 ask_all(const struct want *w, size_t n)
 {
-	size_t			 k = n * NWAYS, i;
+	size_t			 k = n * IT_NWAYS, i;
 	struct it_stream	*s = calloc(k, sizeof(*s));
 	struct buf		*hd = calloc(k, sizeof(*hd));
 	char			**bodies = calloc(k, sizeof(*bodies));
 
 	ck_assert(s != NULL && hd != NULL && bodies != NULL);
 	for (i = 0; i < k; i++) {
-		bodies[i] = body_for(&w[i / NWAYS], (enum way)(i % NWAYS));
+		bodies[i] = body_for(&w[i / IT_NWAYS], WAY(i));
 		s[i].s_body = bodies[i];
-		s[i].s_path = ollama((enum way)(i % NWAYS)) ? "/api/chat" :
-		    "/v1/chat/completions";
+		s[i].s_path = it_way_path(WAY(i));
 		s[i].s_headers = &hd[i];
 	}
 	it_streams(&T, s, k, it_slow(20000), NULL, NULL);
 	for (i = 0; i < k; i++) {
-		check_answer(&w[i / NWAYS], (enum way)(i % NWAYS), &s[i]);
+		check_answer(&w[i / IT_NWAYS], WAY(i), &s[i]);
 		buf_free(&s[i].s_out);
 		buf_free(&hd[i]);
 		free(bodies[i]);
@@ -273,7 +216,7 @@ START_TEST(rate_limited)
 
 	start(8, NULL);
 	ask_all(w, 5);
-	ck_assert_uint_eq(backend_calls(), 5 * NWAYS);
+	ck_assert_uint_eq(backend_calls(), 5 * IT_NWAYS);
 	ck_assert(it_metric(&T, "sluice_http_requests_total{route=\"chat\","
 	    "status=\"429\"}") == 10);
 	ck_assert(it_metric(&T, "sluice_http_requests_total{route="
@@ -297,7 +240,7 @@ START_TEST(unavailable)
 
 	start(8, NULL);
 	ask_all(w, 2);
-	ck_assert_uint_eq(backend_calls(), 2 * NWAYS * 3);
+	ck_assert_uint_eq(backend_calls(), 2 * IT_NWAYS * 3);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -335,7 +278,7 @@ START_TEST(client_fault)
 
 	start(8, NULL);
 	ask_all(w, 7);
-	ck_assert_uint_eq(backend_calls(), 7 * NWAYS);
+	ck_assert_uint_eq(backend_calls(), 7 * IT_NWAYS);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -376,7 +319,7 @@ START_TEST(server_fault)
 
 	start(12, NULL);
 	ask_all(w, 3);
-	ck_assert_uint_eq(backend_calls(), 2 * NWAYS * 3);
+	ck_assert_uint_eq(backend_calls(), 2 * IT_NWAYS * 3);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -401,7 +344,7 @@ START_TEST(timeouts)
 	    "\"deadline\"}") <= 0);
 	ask_all(deadline, 1);
 	ck_assert(it_metric(&T, "sluice_cancellations_total{source="
-	    "\"deadline\"}") == NWAYS);
+	    "\"deadline\"}") == IT_NWAYS);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -423,8 +366,8 @@ START_TEST(after_head)
 	start(2, "\"stream_heartbeat_s\": 0.2");
 	one.w_script = script;
 	memset(s, 0, sizeof(s));
-	b[0] = body_for(&one, OA_STREAM);
-	b[1] = body_for(&one, OL_STREAM);
+	b[0] = body_for(&one, IT_OPENAI_STREAM);
+	b[1] = body_for(&one, IT_OLLAMA_STREAM);
 	s[0].s_body = b[0];
 	s[1].s_body = b[1];
 	s[1].s_path = "/api/chat";
@@ -439,8 +382,8 @@ START_TEST(after_head)
 	s[1].s_out.b_data[s[1].s_out.b_len - 1] = '\0';	/* the last \n */
 	last = strrchr(s[1].s_out.b_data, '\n');
 	j = it_json(last != NULL ? last + 1 : s[1].s_out.b_data);
-	ck_assert_msg(strstr(error_message(&one, OL_STREAM, j), one.w_needle) !=
-	    NULL, "%s", s[1].s_out.b_data);
+	ck_assert_msg(strstr(error_message(&one, IT_OLLAMA_STREAM, j),
+	    one.w_needle) != NULL, "%s", s[1].s_out.b_data);
 	json_decref(j);
 	buf_free(&s[0].s_out);
 	buf_free(&s[1].s_out);
@@ -450,13 +393,10 @@ START_TEST(after_head)
 }
 END_TEST
 
-static Suite *
-errors_suite(void)
+int
+main(void)
 {
-	const struct {
-		const char	*name;
-		const TTest	*test;
-	} cases[] = {
+	const struct it_case	 cases[] = {
 		{ "rate_limited", rate_limited },
 		{ "unavailable", unavailable },
 		{ "client_fault", client_fault },
@@ -465,21 +405,7 @@ errors_suite(void)
 		{ "timeouts", timeouts },
 		{ "after_head", after_head },
 	};
-	Suite	*s = suite_create("errors");
-	TCase	*tc;
-	size_t	 i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tc = tcase_create(cases[i].name);
-		tcase_set_timeout(tc, 60);
-		tcase_add_test(tc, cases[i].test);
-		suite_add_tcase(s, tc);
-	}
-	return s;
-}
-
-int
-main(void)
-{
-	return it_main(errors_suite());
+	return it_main(it_suite("errors", cases, sizeof(cases) /
+	    sizeof(cases[0]), 60));
 }

@@ -183,6 +183,90 @@ it_file(struct it *t, const char *rel, const char *text)
 	write_file(t->it_dir, rel, text);
 }
 
+void
+it_turns_template(struct it *t)
+{
+	write_file(t->it_dir, "PromptTemplates/turns.json", "{"
+	    "\"promptTemplateSystemPrefix\": \"<|system|>\\n\", "
+	    "\"promptTemplateSystemSuffix\": \"\\n<|end|>\\n\", "
+	    "\"promptTemplateUserPrefix\": \"<|user|>\\n\", "
+	    "\"promptTemplateUserSuffix\": \"\\n<|end|>\\n\", "
+	    "\"promptTemplateAssistantPrefix\": \"<|assistant|>\\n\", "
+	    "\"promptTemplateAssistantSuffix\": \"\\n<|end|>\\n\", "
+	    "\"promptTemplateEndToken\": \"\"}\n");
+}
+
+void
+it_backend(struct it *t, const char *workflow, const char *ep,
+    const char *type, const char *url, const char *at_extra,
+    const char *ep_extra)
+{
+	char	 rel[256], text[1024];
+
+	snprintf(rel, sizeof(rel), "ApiTypes/%s.json", ep);
+	snprintf(text, sizeof(text), "{\"type\": \"%s\", "
+	    "\"maxNewTokensPropertyName\": \"max_tokens\"%s}\n", type,
+	    at_extra);
+	write_file(t->it_dir, rel, text);
+	snprintf(rel, sizeof(rel), "Endpoints/it/%s.json", ep);
+	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\", "
+	    "\"apiTypeConfigFileName\": \"%s\", \"modelNameToSendToAPI\": "
+	    "\"m\", \"promptTemplate\": \"turns\"%s}\n", url, ep, ep_extra);
+	write_file(t->it_dir, rel, text);
+	if (workflow == NULL)
+		return;
+	snprintf(rel, sizeof(rel), "Workflows/_shared/%s/_DefaultWorkflow.json",
+	    workflow);
+	snprintf(text, sizeof(text), "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"%s\", \"prompt\": \"\", "
+	    "\"lastMessagesToSendInsteadOfPrompt\": 5, "
+	    "\"maxResponseSizeInTokens\": 300}]\n", ep);
+	write_file(t->it_dir, rel, text);
+}
+
+const char *
+it_way_name(enum it_way w)
+{
+	static const char *const names[IT_NWAYS] = { "openai",
+	    "openai stream", "ollama", "ollama stream" };
+
+	return names[w];
+}
+
+bool
+it_way_stream(enum it_way w)
+{
+	return w == IT_OPENAI_STREAM || w == IT_OLLAMA_STREAM;
+}
+
+bool
+it_way_ollama(enum it_way w)
+{
+	return w == IT_OLLAMA || w == IT_OLLAMA_STREAM;
+}
+
+const char *
+it_way_path(enum it_way w)
+{
+	return it_way_ollama(w) ? "/api/chat" : "/v1/chat/completions";
+}
+
+char *
+it_way_body(enum it_way w, const char *model, const char *user)
+{
+	json_t	*b = json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "model", model,
+		    "stream", it_way_stream(w), "messages", "role", "user",
+		    "content", user);
+	char	*s;
+
+	if (w == IT_OPENAI_STREAM)
+		json_object_set_new(b, "stream_options", json_pack("{s:b}",
+		    "include_usage", 1));
+	s = json_dumps(b, 0);
+	json_decref(b);
+	return s;
+}
+
 size_t
 it_log_size(struct it *t)
 {
@@ -865,6 +949,22 @@ it_wait_idle(struct it *t, int n)
 	}
 	ck_assert_msg(idle >= n, "only %lld idle workers after 5 s",
 	    (long long)idle);
+}
+
+Suite *
+it_suite(const char *name, const struct it_case *c, size_t n, int timeout_s)
+{
+	Suite	*s = suite_create(name);
+	TCase	*tc;
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		tc = tcase_create(c[i].ic_name);
+		tcase_set_timeout(tc, timeout_s);
+		tcase_add_test(tc, c[i].ic_test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
 }
 
 int

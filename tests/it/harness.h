@@ -69,6 +69,19 @@ const char *it_header(const struct it_resp *, const char *name, char *out,
 const char *it_header_in(const struct buf *headers, const char *name,
 	    char *out, size_t outlen);
 
+/* The four ways to ask for a chat: the OpenAI and the Ollama chat
+ * route, whole or streamed. */
+enum it_way { IT_OPENAI, IT_OPENAI_STREAM, IT_OLLAMA, IT_OLLAMA_STREAM,
+	IT_NWAYS };
+
+const char	*it_way_name(enum it_way);	/* "ollama stream", ... */
+bool		 it_way_stream(enum it_way);
+bool		 it_way_ollama(enum it_way);
+const char	*it_way_path(enum it_way);	/* "/api/chat", ... */
+/* A body for way: model, stream and one user message; an OpenAI stream
+ * asks for include_usage. Caller frees. */
+char		*it_way_body(enum it_way, const char *model, const char *user);
+
 /* Concurrent streaming POSTs (to /v1/chat/completions unless s_path). */
 struct it_stream {
 	const char	*s_body;
@@ -163,6 +176,21 @@ int	it_fd_count(pid_t);
  * (Workflows/_shared/<name>/, chosen by the model field). */
 void	it_allow_shared(struct it *);
 
+/* PromptTemplates/turns.json: <|system|>, <|user|> and <|assistant|>
+ * turns whose suffixes start a line, so a "#mock" line ends with its
+ * JSON in a completion prompt. */
+void	it_turns_template(struct it *);
+
+/* A backend for user "it": ApiTypes/<ep>.json ({"type": type,
+ * "maxNewTokensPropertyName": "max_tokens"} and at_extra),
+ * Endpoints/it/<ep>.json (url, model "m", the turns template, and
+ * ep_extra) and, unless workflow is NULL, the shared workflow
+ * Workflows/_shared/<workflow>/ with one Standard node on ep (see
+ * it_allow_shared). Each extra is "" or ", \"key\": value, ...". */
+void	it_backend(struct it *, const char *workflow, const char *ep,
+	    const char *type, const char *url, const char *at_extra,
+	    const char *ep_extra);
+
 /* Write a file of the config folder (rel like "Endpoints/it/X.json"),
  * creating folders on the way. */
 void	it_file(struct it *, const char *rel, const char *text);
@@ -183,6 +211,16 @@ uint64_t it_now(void);
 /* main() of an integration suite: libcurl set up, SIGPIPE ignored,
  * then check_main(s). Returns the process exit status. */
 int	it_main(Suite *s);
+
+/* One case of a suite: its name (for CK_RUN_CASE) and its test. */
+struct it_case {
+	const char	*ic_name;
+	const TTest	*ic_test;
+};
+
+/* A suite of one TCase per case, each with a timeout of timeout_s. */
+Suite	*it_suite(const char *name, const struct it_case *, size_t n,
+	    int timeout_s);
 
 /* Sleep milliseconds. */
 void	it_sleep(int ms);
