@@ -48,6 +48,16 @@ gen_input_apply(json_t *root, const struct node_call *nc)
 	json_decref(gi);
 }
 
+void
+adapter_stream_usage(json_t *root, const struct node_call *nc)
+{
+	if (!nc->nc_stream || !nc->nc_at->a_stream_usage ||
+	    json_object_get(root, "stream_options") != NULL)
+		return;
+	json_object_set_new(root, "stream_options", json_pack("{s:b}",
+	    "include_usage", 1));
+}
+
 char *
 adapter_dump(json_t *root)
 {

@@ -21,6 +21,13 @@ json_t		*gen_input_new(const struct node_call *nc);
  * the caller owns), replacing values in place, new keys at the end. */
 void		 gen_input_apply(json_t *root, const struct node_call *nc);
 
+/* Ask an OpenAI-compatible server to end a stream with its usage: sets
+ * "stream_options": {"include_usage": true} on root (an object the
+ * caller owns) when nc streams and its api type's streamIncludeUsage
+ * is on, unless the preset set stream_options itself. WilmerAI never
+ * sends it (docs/migrating-from-wilmer.md). */
+void		 adapter_stream_usage(json_t *root, const struct node_call *nc);
+
 /* Serialise a request body byte for byte as WilmerAI's
  * requests.post(json=...) does, and release root. Caller frees. */
 char		*adapter_dump(json_t *root);

@@ -72,6 +72,7 @@ chat_body(const struct node_call *nc)
 		    json_string(nc->nc_ep->e_model));
 	json_object_set_new(root, "messages", messages_json(nc->nc_msgs));
 	gen_input_apply(root, nc);
+	adapter_stream_usage(root, nc);
 	if (nc->nc_tools != NULL && (t = json_loads(nc->nc_tools, 0, NULL)))
 		json_object_set_new(root, "tools", t);
 	if (nc->nc_tool_choice != NULL &&
