@@ -406,6 +406,6 @@ main(void)
 		{ "after_head", after_head },
 	};
 
-	return it_main(it_suite("errors", cases, sizeof(cases) /
+	return it_main(it_suite_cases("errors", cases, sizeof(cases) /
 	    sizeof(cases[0]), 60));
 }

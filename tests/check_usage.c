@@ -341,6 +341,6 @@ main(void)
 		{ "cache_keeps_backend_counts", cache_keeps_backend_counts },
 	};
 
-	return it_main(it_suite("usage", cases, sizeof(cases) /
+	return it_main(it_suite_cases("usage", cases, sizeof(cases) /
 	    sizeof(cases[0]), 60));
 }

@@ -952,7 +952,7 @@ it_wait_idle(struct it *t, int n)
 }
 
 Suite *
-it_suite(const char *name, const struct it_case *c, size_t n, int timeout_s)
+it_suite_cases(const char *name, const struct it_case *c, size_t n, int timeout_s)
 {
 	Suite	*s = suite_create(name);
 	TCase	*tc;

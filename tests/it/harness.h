@@ -219,7 +219,7 @@ struct it_case {
 };
 
 /* A suite of one TCase per case, each with a timeout of timeout_s. */
-Suite	*it_suite(const char *name, const struct it_case *, size_t n,
+Suite	*it_suite_cases(const char *name, const struct it_case *, size_t n,
 	    int timeout_s);
 
 /* Sleep milliseconds. */
