@@ -431,7 +431,7 @@ START_TEST(legacy_completion_requests)
 
 	ck_assert_int_eq(parse_api(API_OPENAI_COMPLETION, "{\"model\":\"m\","
 	    "\"prompt\":\"Once upon a time\"}", &st, err), 0);
-	ck_assert(!A.ar_stream);		/* the OpenAI spec's default */
+	ck_assert(!A.ar_stream);	/* the OpenAI spec's default */
 	ck_assert_uint_eq(rs->nmsgs, 1);	/* not an empty conversation */
 	ck_assert(str_eq(rs->msgs[0].content, "Once upon a time"));
 	done();
