@@ -124,27 +124,6 @@ it_settings(struct it *t, const char *settings)
 	write_file(t->it_dir, "sluice.json", text);
 }
 
-/* Users/it.json: the custom workflow Main, endpoints in "it". */
-static void
-write_user(struct it *t, bool shared)
-{
-	char	 text[512];
-
-	snprintf(text, sizeof(text), "{\"customWorkflowOverride\": true, "
-	    "\"customWorkflow\": \"Main\", \"chatCompleteAddUserAssistant\": "
-	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
-	    "\"endpointConfigsSubDirectory\": \"it\", %s"
-	    "\"connectTimeoutInSeconds\": 2}\n", shared ?
-	    "\"allowSharedWorkflows\": true, " : "");
-	write_file(t->it_dir, "Users/it.json", text);
-}
-
-void
-it_allow_shared(struct it *t)
-{
-	write_user(t, true);
-}
-
 void
 it_config(struct it *t, const char *settings, const char *url)
 {
@@ -158,7 +137,12 @@ it_config(struct it *t, const char *settings, const char *url)
 	write_file(t->it_dir, "sluice.json", text);
 	write_file(t->it_dir, "Users/_current-user.json",
 	    "{\"currentUser\": \"it\"}\n");
-	write_user(t, false);
+	write_file(t->it_dir, "Users/it.json",
+	    "{\"customWorkflowOverride\": true, \"customWorkflow\": \"Main\","
+	    " \"chatCompleteAddUserAssistant\": false,"
+	    " \"chatCompletionAddMissingAssistantGenerator\": false,"
+	    " \"endpointConfigsSubDirectory\": \"it\","
+	    " \"connectTimeoutInSeconds\": 2}\n");
 	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\","
 	    " \"apiTypeConfigFileName\": \"Open-AI-API\","
 	    " \"modelNameToSendToAPI\": \"mock-model\", \"promptTemplate\": null,"
@@ -181,6 +165,21 @@ void
 it_file(struct it *t, const char *rel, const char *text)
 {
 	write_file(t->it_dir, rel, text);
+}
+
+void
+it_allow_shared(struct it *t)
+{
+	char		 path[512];
+	json_t		*u;
+	json_error_t	 je;
+
+	snprintf(path, sizeof(path), "%s/Users/it.json", t->it_dir);
+	u = json_load_file(path, 0, &je);
+	ck_assert_msg(u != NULL, "%s: %s", path, je.text);
+	json_object_set_new(u, "allowSharedWorkflows", json_true());
+	ck_assert_int_eq(json_dump_file(u, path, JSON_INDENT(2)), 0);
+	json_decref(u);
 }
 
 void
