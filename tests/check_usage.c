@@ -51,7 +51,8 @@ start(const char *settings)
 	it_backend(&T, "nousage", "NoUsage", "openAIChatCompletion", url,
 	    ", \"streamIncludeUsage\": false", "");
 	it_backend(&T, "thinker", "Thinker", "openAIChatCompletion", url, "",
-	    ", \"removeThinking\": true");
+	    ", \"removeThinking\": true, \"startThinkTag\": \"<think>\", "
+	    "\"endThinkTag\": \"</think>\"");
 	it_backend(&T, "kobold", "Kobold", "koboldCppGenerate", url, "", "");
 	it_gateway_start(&T, NULL);
 }
@@ -250,16 +251,21 @@ END_TEST
  * estimate could not. */
 START_TEST(reasoning_counted)
 {
+	struct it_resp	 r;
 	struct usage	 u;
-	json_t		*sent;
 	enum it_way	 w;
 
 	start(NULL);
 	for (w = 0; w < IT_NWAYS; w++) {
-		u = ask("thinker", w, THINK, &sent);
+		request("thinker", w, THINK, &r);
+		ck_assert_msg(strstr(r.r_body.b_data, "alpha") != NULL &&
+		    strstr(r.r_body.b_data, "seven") == NULL, "%s: %s",
+		    it_way_name(w), r.r_body.b_data);
+		u = client_usage(w, &r.r_body);
 		ck_assert_msg(u.u_completion == THINK_PIECES, "%s: %lld",
 		    it_way_name(w), u.u_completion);
-		json_decref(sent);
+		it_resp_free(&r);
+		json_decref(it_mock_log(&T, true));
 	}
 	it_stop_clean(&T);
 }
