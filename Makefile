@@ -288,6 +288,8 @@ check_flow_OBJS		:= $(check_it_OBJS)
 check_wilmer_OBJS	:= $(check_it_OBJS) $(call obj,tests/it/dbq.c)
 check_wilmer_LIBS	:= $(LIBS_SQLITE)
 check_dialects_OBJS	:= $(check_it_OBJS)
+check_errors_OBJS	:= $(check_it_OBJS)
+check_usage_OBJS	:= $(check_it_OBJS)
 check_store_it_OBJS	:= $(check_it_OBJS) $(call obj,tests/it/dbq.c)
 check_store_it_LIBS	:= $(LIBS_SQLITE)
 check_memory_it_OBJS	:= $(check_store_it_OBJS) $(call obj,common/sha256.c)
@@ -317,7 +319,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
-		   check_dialects \
+		   check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it check_vecmem_it \
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security

@@ -523,6 +523,7 @@ static const struct field apitype_table[] = {
 	    0 },
 	{ "supportsChatTemplateKwargs", F_BOOL, AOFF(a_chat_template_kwargs),
 	    false, NULL, 0 },
+	{ "streamIncludeUsage", F_BOOL, AOFF(a_stream_usage), false, NULL, 1 },
 };
 
 static const struct field thinking_table[] = {

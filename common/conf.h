@@ -82,6 +82,8 @@ struct conf_apitype {
 	const char		*a_max_tokens_prop;	/* "" = none */
 	const char		*a_stream_prop;		/* default "stream" */
 	bool			 a_chat_template_kwargs;
+	bool			 a_stream_usage;	/* streamIncludeUsage
+							   (default true) */
 	json_t			*a_sampler_map;		/* object or NULL (borrowed) */
 	/* thinking {location, field, mode}; mode "unsupported" when absent */
 	const char		*a_think_location;	/* default "top" */

@@ -90,6 +90,7 @@ static const struct hf hf_req_done[] = {
 	HF(H_BOOL, proto_req_done, retiring, 0),
 	HF(H_STR, proto_req_done, endpoint, 0),
 	HF(H_BOOL, proto_req_done, background, 0),
+	HF(H_STR, proto_req_done, retry_after, 0),
 };
 static const struct hf hf_post_done[] = {
 	HF(H_BOOL, proto_post_done, retiring, 0),

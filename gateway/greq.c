@@ -1,4 +1,5 @@
 /* greq.c - one client request in flight: from HTTP to the pool and back. */
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,24 +150,70 @@ is_ollama(int api)
 	return api == API_OLLAMA_CHAT || api == API_OLLAMA_GENERATE;
 }
 
+/* A Retry-After value as a backend may send it: delta-seconds or an
+ * HTTP date, nothing that could break the header. */
+static bool
+retry_after_ok(struct str v)
+{
+	size_t	 i;
+
+	if (v.n == 0 || v.n > 63)
+		return false;
+	for (i = 0; i < v.n; i++)
+		if (!isalnum((unsigned char)v.p[i]) && strchr(" ,:", v.p[i]) ==
+		    NULL)
+			return false;
+	return true;
+}
+
+/* The Retry-After line of an error answer (docs/api.md): 429 and 503
+ * pass on the backend's value; a 503 without one (a backend's, the
+ * pool's, --concurrency's) says 1 s. NULL for none; the line lives in
+ * line. */
+static const char *
+retry_after_line(int status, struct str given, char *line, size_t len)
+{
+	if (status != 429 && status != 503)
+		return NULL;
+	if (retry_after_ok(given))
+		snprintf(line, len, "Retry-After: %.*s\r\n", (int)given.n,
+		    given.p);
+	else if (status == 503)
+		snprintf(line, len, "Retry-After: 1\r\n");
+	else
+		return NULL;
+	return line;
+}
+
+/* The error answer: a JSON error before the head, the stream's error
+ * event and its end after it. retry_after is the backend's value, or
+ * STR_NULL. */
 static void
-send_error(struct greq *q, int status, const char *message)
+send_error_after(struct greq *q, int status, const char *message,
+    struct str retry_after)
 {
 	struct buf	 b = BUF_INIT;
+	char		 line[96];
 
 	if (q->q_conn == NULL)
 		return;
 	if (!q->q_head_sent) {
 		resp_error(&b, is_ollama(q->q_rc.rc_api), status, message);
 		http_reply(q->q_conn, status, "application/json",
-		    status == 503 ? "Retry-After: 1\r\n" : NULL, b.b_data,
-		    b.b_len);
+		    retry_after_line(status, retry_after, line, sizeof(line)),
+		    b.b_data, b.b_len);
 	} else {
 		resp_stream_error(&b, &q->q_rc, status, message);
 		http_stream_write(q->q_conn, b.b_data, b.b_len);
 		http_stream_end(q->q_conn);
 	}
 	buf_free(&b);
+}
+
+static void
+send_error(struct greq *q, int status, const char *message)
+{
+	send_error_after(q, status, message, STR_NULL);
 }
 
 /* The tally of answer lookups is about one worker's run: a request
@@ -384,7 +431,9 @@ greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		    d->endpoint.p);
 		gw_metrics_backend_error(q->q_gw->g_metrics, ep);
 	}
-	if (d->status == RQ_ERROR && d->http_status == 504)
+	/* The worker's own clock ran out; a backend's timeout (also 504)
+	 * is a backend error, not a cancellation. */
+	if (d->status == RQ_ERROR && str_eq(d->code, PROTO_CODE_DEADLINE))
 		gw_metrics_cancel(q->q_gw->g_metrics, GW_CANCEL_DEADLINE);
 	if (d->status == RQ_OK) {
 		q->q_gw->g_cnt.gc_ok++;
@@ -395,8 +444,9 @@ greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		snprintf(msg, sizeof(msg), "%.*s", (int)d->message.n,
 		    d->message.p ? d->message.p : "the request was cancelled");
 		log_warnx("[rq %s] failed: %s", q->q_id, msg);
-		send_error(q, d->http_status >= 400 && d->http_status < 600 ?
-		    (int)d->http_status : 502, msg);
+		send_error_after(q, d->http_status >= 400 &&
+		    d->http_status < 600 ? (int)d->http_status : 502, msg,
+		    d->retry_after);
 	}
 	finish(q);
 }

@@ -77,6 +77,7 @@ static const struct field fields_req_done[] = {
 	FLD("ret",	F_BOOL,	0, proto_req_done, retiring),
 	FLD("ep",	F_STR,	0, proto_req_done, endpoint),
 	FLD("bg",	F_BOOL,	0, proto_req_done, background),
+	FLD("ra",	F_STR,	0, proto_req_done, retry_after),
 };
 
 static const struct field fields_post_done[] = {

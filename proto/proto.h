@@ -38,6 +38,10 @@ enum proto_api {
 
 enum proto_status { RQ_OK = 0, RQ_CANCELLED = 1, RQ_ERROR = 2 };
 
+/* REQ_DONE's code when the worker stopped the request at its deadline
+ * (HTTP 504, as a backend's timeout is too). */
+#define PROTO_CODE_DEADLINE	"deadline"
+
 /* All struct str members below are borrowed views into the decoded frame
  * (no NUL terminator) and die with proto_msg_free(). A NULL .p means the
  * key was absent. JSON-valued fields carry JSON text. */
@@ -105,6 +109,8 @@ struct proto_req_done {
 					   and the client may have it now;
 					   the worker keeps working on the
 					   request and sends POST_DONE */
+	struct str	 retry_after;	/* for RQ_ERROR: the backend's
+					   Retry-After as it sent it */
 };
 
 /* The work after the answer (nodes after the responder) is over. The

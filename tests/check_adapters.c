@@ -387,6 +387,74 @@ START_TEST(openai_chat_tool_calls)
 }
 END_TEST
 
+/* With streamIncludeUsage a streamed OpenAI-compatible request asks
+ * for the usage chunk, after the gen_input; a whole one, a preset's own
+ * stream_options and an api type that turns it off do not. */
+START_TEST(openai_stream_usage_body)
+{
+	json_t		*preset = json_pack("{s:{s:b}}", "stream_options",
+			    "include_usage", 0);
+	struct node_call nc;
+	struct wmsgs	 l = { NULL, 0 };
+
+	wmsgs_add(&l, "user", "hi");
+	fixture(APIT_OPENAI_CHAT, "", "max_tokens");
+	AT.a_stream_usage = true;
+	nc = call(&l, NULL, true);
+	body_is(&adapter_openai_chat, &nc, "{\"model\": \"m1\", \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"hi\"}], \"stream\": true, "
+	    "\"max_tokens\": 300, \"stream_options\": {\"include_usage\": "
+	    "true}}");
+	nc = call(&l, NULL, false);
+	body_is(&adapter_openai_chat, &nc, "{\"model\": \"m1\", \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"hi\"}], \"stream\": false, "
+	    "\"max_tokens\": 300}");
+	nc = call(&l, preset, true);
+	body_is(&adapter_openai_chat, &nc, "{\"model\": \"m1\", \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"hi\"}], \"stream_options\": "
+	    "{\"include_usage\": false}, \"stream\": true, \"max_tokens\": 300}");
+	fixture(APIT_OPENAI_COMPLETION, "", "max_tokens");
+	AT.a_stream_usage = true;
+	nc = call(NULL, NULL, true);
+	body_is(&adapter_openai_completion, &nc, "{\"prompt\": \"\", "
+	    "\"stream\": true, \"max_tokens\": 300, \"stream_options\": "
+	    "{\"include_usage\": true}, \"model\": \"m1\"}");
+	AT.a_stream_usage = false;
+	body_is(&adapter_openai_completion, &nc, "{\"prompt\": \"\", "
+	    "\"stream\": true, \"max_tokens\": 300, \"model\": \"m1\"}");
+	wmsgs_free(&l);
+	json_decref(preset);
+}
+END_TEST
+
+/* The usage chunk that ends such a stream ("choices": []) gives the
+ * backend's counts. */
+START_TEST(openai_stream_usage_chunk)
+{
+	const struct adapter	*ad = &adapter_openai_chat;
+	struct node_call	 nc;
+	struct call_state	 cs;
+
+	fixture(APIT_OPENAI_CHAT, "", "max_tokens");
+	nc = call(NULL, NULL, true);
+	cs = state(&nc);
+	ck_assert_int_eq(sse(ad, &cs, NULL, "{\"choices\":[{\"delta\":"
+	    "{\"content\":\"Hi\"}}]}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, NULL, "{\"choices\":[{\"delta\":{},"
+	    "\"finish_reason\":\"stop\"}]}"), 0);
+	ck_assert_int_eq(OUT.no_prompt_tokens, -1);
+	ck_assert_int_eq(sse(ad, &cs, NULL, "{\"choices\":[],\"usage\":"
+	    "{\"prompt_tokens\":12,\"completion_tokens\":34,"
+	    "\"total_tokens\":46}}"), 0);
+	ck_assert_int_eq(sse(ad, &cs, NULL, "[DONE]"), 0);
+	ck_assert(cs.cs_done);
+	ck_assert_str_eq(stub_tokens.b_data, "Hi");
+	ck_assert_str_eq(OUT.no_finish, "stop");
+	ck_assert_int_eq(OUT.no_prompt_tokens, 12);
+	ck_assert_int_eq(OUT.no_completion_tokens, 34);
+}
+END_TEST
+
 START_TEST(ollama_chat_tool_calls)
 {
 	const struct adapter	*ad = &adapter_ollama_chat;
@@ -971,6 +1039,52 @@ START_TEST(helpers)
 }
 END_TEST
 
+/* A backend's error body, in each dialect's shape, gives its message on
+ * one line; anything else gives nothing and leaves out alone. */
+START_TEST(error_messages)
+{
+	static const struct {
+		const char	*body;
+		const char	*want;		/* NULL: none */
+	} cases[] = {
+		{ "{\"error\":\"model 'x' not found\"}", "model 'x' not found" },
+		{ "{\"error\":{\"message\":\"context length exceeded\","
+		    "\"type\":\"invalid_request_error\"}}",
+		    "context length exceeded" },
+		{ "{\"type\":\"error\",\"error\":{\"type\":"
+		    "\"invalid_request_error\",\"message\":\"prompt is too "
+		    "long\"}}", "prompt is too long" },
+		{ "{\"detail\":{\"msg\":\"bad input\",\"type\":"
+		    "\"bad_request\"}}", "bad input" },
+		{ "{\"detail\":\"Not Found\"}", "Not Found" },
+		{ "{\"detail\":[{\"loc\":[\"body\"],\"msg\":\"field "
+		    "required\"}]}", "field required" },
+		{ "{\"error\":\"two\\nlines\\r\"}", "two lines " },
+		{ "{\"error\":\"\"}", NULL },
+		{ "{\"error\":{\"code\":400}}", NULL },
+		{ "{\"message\":\"not a shape we know\"}", NULL },
+		{ "<html>502 Bad Gateway</html>", NULL },
+		{ "", NULL },
+	};
+	char	 out[64];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(out, sizeof(out), "untouched");
+		ck_assert_msg(adapter_error_message(cases[i].body,
+		    strlen(cases[i].body), out, sizeof(out)) ==
+		    (cases[i].want != NULL), "%s", cases[i].body);
+		ck_assert_str_eq(out, cases[i].want != NULL ? cases[i].want :
+		    "untouched");
+	}
+	/* Not NUL-terminated, and cut to the room given. */
+	ck_assert(adapter_error_message("{\"error\":\"abcdef\"}trailing", 18,
+	    out, 4));
+	ck_assert_str_eq(out, "abc");
+	ck_assert(!adapter_error_message(NULL, 0, out, sizeof(out)));
+}
+END_TEST
+
 /* ---- prompt templates ---------------------------------------------------- */
 
 static char	 CONF[64];
@@ -1484,7 +1598,7 @@ adapters_suite(void)
 	    completion_stream_events, completion_whole_answer,
 	    preset_nulls_in_body, NULL });
 	add(s, "openai_chat", (const TTest *const[]){ openai_chat_tool_calls,
-	    NULL });
+	    openai_stream_usage_body, openai_stream_usage_chunk, NULL });
 	add(s, "ollama_chat", (const TTest *const[]){
 	    ollama_chat_body_like_wilmer, ollama_chat_stream_lines,
 	    ollama_chat_tool_calls, ollama_chat_whole_answer, NULL });
@@ -1497,7 +1611,8 @@ adapters_suite(void)
 	    claude_tool_choice, claude_headers_and_path,
 	    claude_images_and_prefill, claude_stream_events,
 	    claude_stream_ends_and_errors, claude_whole_answer, NULL });
-	add(s, "helpers", (const TTest *const[]){ helpers, NULL });
+	add(s, "helpers", (const TTest *const[]){ helpers, error_messages,
+	    NULL });
 	add(s, "templates", (const TTest *const[]){ template_loading,
 	    template_choice_and_tags, shipped_templates, NULL });
 	add(s, "completion_prompt", (const TTest *const[]){

@@ -222,7 +222,7 @@ START_TEST(stream_shapes)
 				    STR_NULL_INIT };
 	struct proto_req_done	 d = { RQ_OK, { "length", 6 }, 10, 5, false,
 				    0, STR_NULL_INIT, STR_NULL_INIT, false,
-				    STR_NULL_INIT, false };
+				    STR_NULL_INIT, false, STR_NULL_INIT };
 	json_t			*a;
 	int			 ndone;
 
@@ -277,7 +277,7 @@ START_TEST(whole_answer_and_errors)
 	struct buf		 b = BUF_INIT, text = BUF_INIT, r = BUF_INIT;
 	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, -1, -1, true, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
-				    STR_NULL_INIT, false };
+				    STR_NULL_INIT, false, STR_NULL_INIT };
 	json_t			*j;
 
 	buf_adds(&text, "caf\xc3\xa9 \xff!");	/* invalid byte kept safe */
@@ -568,7 +568,7 @@ START_TEST(ollama_stream_shapes)
 				    STR_NULL_INIT };
 	struct proto_req_done	 d = { RQ_OK, { "length", 6 }, 7, 3, false, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
-				    STR_NULL_INIT, false };
+				    STR_NULL_INIT, false, STR_NULL_INIT };
 	struct buf		 b = BUF_INIT, e = BUF_INIT;
 	struct resp_answer	 ra = answer(&e, &e, NULL, &d);
 	json_t			*j;
@@ -709,7 +709,7 @@ START_TEST(generate_and_completion_whole)
 				    "rid-3", 1000, 0, false };
 	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 2, 2, false, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
-				    STR_NULL_INIT, false };
+				    STR_NULL_INIT, false, STR_NULL_INIT };
 	struct buf		 b = BUF_INIT, t = BUF_INIT, e = BUF_INIT;
 	struct resp_answer	 ra;
 	json_t			*j;
@@ -748,7 +748,7 @@ START_TEST(tool_call_deltas_merge)
 				    "\"{}\"}}]");
 	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 1, 1, false, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
-				    STR_NULL_INIT, false };
+				    STR_NULL_INIT, false, STR_NULL_INIT };
 	struct buf		 b = BUF_INIT, e = BUF_INIT;
 	struct resp_answer	 ra;
 	json_t			*j;

@@ -56,8 +56,9 @@ START_TEST(eligible_by_temperature)
 }
 END_TEST
 
-/* Equal inputs, equal keys: whatever the tool order, the key order or
- * the stream flag; anything else sent makes another key. */
+/* Equal inputs, equal keys: whatever the tool order, the key order,
+ * the stream flag or stream_options (which only streams carry); anything
+ * else sent makes another key. */
 START_TEST(key_stability)
 {
 	char	 a[CACHE_KEYLEN], b[CACHE_KEYLEN];
@@ -79,6 +80,10 @@ START_TEST(key_stability)
 	ck_assert(key_of(&on0, "{\"temperature\": 0, \"model\": \"n\"}", a));
 	ck_assert(key_of(&on0, "{\"temperature\": 0, \"model\": \"m\"}", b));
 	ck_assert_str_ne(a, b);
+	ck_assert(key_of(&on0, "{\"temperature\": 0, \"model\": \"m\", "
+	    "\"stream\": true, \"stream_options\": {\"include_usage\": "
+	    "true}}", a));
+	ck_assert_str_eq(a, b);
 	/* another backend, the same body */
 	ck_assert(cache_key(&on0, "openAIChatCompletion", "http://h:2",
 	    "{\"temperature\": 0, \"model\": \"m\"}", "stream", a));

@@ -704,6 +704,7 @@ START_TEST(test_apitype_load)
 		ck_assert_str_eq(a->a_truncate_prop, "");
 		ck_assert_str_eq(a->a_think_mode, "unsupported");
 		ck_assert_ptr_null(a->a_sampler_map);
+		ck_assert(a->a_stream_usage);
 		conf_apitype_free(a);
 	}
 	put("ApiTypes/F.json", "{\"type\": \"ollamaApiChat\", \"presetType\": "
@@ -711,13 +712,15 @@ START_TEST(test_apitype_load)
 	    "\"maxNewTokensPropertyName\": \"num_predict\", "
 	    "\"supportsChatTemplateKwargs\": true, \"thinking\": {\"location\": "
 	    "\"top\", \"field\": \"think\", \"mode\": \"bool\"}, "
-	    "\"samplerFieldMap\": {\"temperature\": \"temp\"}}");
+	    "\"samplerFieldMap\": {\"temperature\": \"temp\"}, "
+	    "\"streamIncludeUsage\": false}");
 	ck_assert_msg(conf_apitype_load(tmpdir, "F", &a, err) == 0, "%s", err);
 	ck_assert_str_eq(a->a_name, "F");
 	ck_assert_str_eq(a->a_preset_type, "OC");
 	ck_assert_str_eq(a->a_truncate_prop, "");
 	ck_assert_str_eq(a->a_max_tokens_prop, "num_predict");
 	ck_assert(a->a_chat_template_kwargs);
+	ck_assert(!a->a_stream_usage);
 	ck_assert_str_eq(a->a_think_field, "think");
 	ck_assert_str_eq(a->a_think_mode, "bool");
 	ck_assert_str_eq(json_string_value(json_object_get(a->a_sampler_map,

@@ -458,7 +458,8 @@ START_TEST(disconnect_cancels_nested_call)
 END_TEST
 
 /* Without a backup, a 5xx or a refused connection is tried three times,
- * 1 s then 2 s apart; a 4xx once. */
+ * 1 s then 2 s apart; a 4xx once. The client gets the last answer's
+ * status as docs/api.md maps it. */
 START_TEST(retries_without_backup)
 {
 	json_t		*log;
@@ -469,14 +470,14 @@ START_TEST(retries_without_backup)
 	    "\"Mock\", \"prompt\": \"{chat_user_prompt_last_one}\"}]");
 	go();
 	t0 = it_now();
-	a = ask("#mock {\"status\": 503}", 502);
+	a = ask("#mock {\"status\": 503}", 503);
 	ck_assert_uint_ge(it_now() - t0, 2900);
 	ck_assert_msg(strstr(a, "answered HTTP 503") != NULL, "%s", a);
 	free(a);
 	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 3);
 	json_decref(log);
-	a = ask("#mock {\"status\": 400}", 502);
+	a = ask("#mock {\"status\": 400}", 400);
 	free(a);
 	log = it_mock_log(&T, false);
 	ck_assert_uint_eq(json_array_size(log), 4);	/* one more */

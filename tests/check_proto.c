@@ -43,7 +43,8 @@ fill_sample(struct proto_msg *m, uint32_t type)
 	case PROTO_REQ_DONE:
 		m->m_u.req_done = (struct proto_req_done){ RQ_ERROR,
 		    { "length", 6 }, 12, -5, true, 502, { "backend", 7 },
-		    { "endpoint down", 13 }, true, { "Fast", 4 }, true };
+		    { "endpoint down", 13 }, true, { "Fast", 4 }, true,
+		    { "30", 2 } };
 		break;
 	case PROTO_POST_DONE:
 		m->m_u.post_done = (struct proto_post_done){ true, true,
@@ -140,6 +141,7 @@ START_TEST(defaults_for_missing_optional)
 	ck_assert_int_eq(d.m_u.req_done.completion_tokens, -1);
 	ck_assert_ptr_null(d.m_u.req_done.message.p);
 	ck_assert(!d.m_u.req_done.background);
+	ck_assert_ptr_null(d.m_u.req_done.retry_after.p);
 	proto_msg_free(&d);
 	buf_free(&a);
 	proto_msg_init(&m, PROTO_CACHE, "r");
@@ -182,6 +184,8 @@ START_TEST(early_answer_values)
 	sample_decoded(PROTO_REQ_DONE, &d);
 	ck_assert(d.m_u.req_done.background);
 	ck_assert(d.m_u.req_done.retiring);
+	ck_assert_uint_eq(d.m_u.req_done.http_status, 502);
+	ck_assert(str_eq(d.m_u.req_done.retry_after, "30"));
 	proto_msg_free(&d);
 	sample_decoded(PROTO_POST_DONE, &d);
 	ck_assert(str_eq(d.m_rqid, "rq-1234"));

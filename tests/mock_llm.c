@@ -102,6 +102,8 @@ struct script {
 	struct mstr	 sc_text;
 	struct mstr	 sc_finish;
 	struct mstr	 sc_redirect;		/* Location; empty: none */
+	struct mstr	 sc_error;		/* status message; empty: default */
+	struct mstr	 sc_retry_after;	/* Retry-After; empty: none */
 	struct mtool	*sc_tools;
 	size_t		 sc_ntools;
 	int		 sc_chunk;
@@ -488,6 +490,8 @@ static const struct skey skeys[] = {
 	SK("echo", SK_BOOL, sc_echo, 0, 0),
 	SK("tool_calls", SK_TOOLS, sc_tools, 0, 0),
 	SK("redirect", SK_STR, sc_redirect, 0, 0),
+	SK("error", SK_STR, sc_error, 0, 0),
+	SK("retry_after", SK_STR, sc_retry_after, 0, 0),
 };
 #undef SK
 
@@ -522,7 +526,10 @@ script_free(struct script *sc)
 	free(sc->sc_text.ms_p);
 	free(sc->sc_finish.ms_p);
 	free(sc->sc_redirect.ms_p);
+	free(sc->sc_error.ms_p);
+	free(sc->sc_retry_after.ms_p);
 	sc->sc_text.ms_p = sc->sc_finish.ms_p = sc->sc_redirect.ms_p = NULL;
+	sc->sc_error.ms_p = sc->sc_retry_after.ms_p = NULL;
 	tools_free(sc);
 }
 
@@ -964,7 +971,8 @@ ev_fixed(struct mreq *m, const char *event, const char *fmt, ...)
 	ev_close(m);
 }
 
-/* The scripted status, as the dialect writes its errors. */
+/* The scripted status, as the dialect writes its errors: the scripted
+ * "error" message or "mock error N", and the scripted Retry-After. */
 static void
 reply_status(struct mreq *m)
 {
@@ -974,7 +982,11 @@ reply_status(struct mreq *m)
 
 	snprintf(msg, sizeof(msg), "mock error %d", code);
 	buf_reset(b);
-	m->m_dl->d_error(b, code, msg);
+	m->m_dl->d_error(b, code, m->m_sc.sc_error.ms_n > 0 ?
+	    m->m_sc.sc_error.ms_p : msg);
+	if (m->m_sc.sc_retry_after.ms_n > 0)
+		evhttp_add_header(evhttp_request_get_output_headers(m->m_req),
+		    "Retry-After", m->m_sc.sc_retry_after.ms_p);
 	mreq_reply(m, code, b->b_data, b->b_len);
 }
 

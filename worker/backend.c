@@ -8,6 +8,7 @@
 #include "../common/xmem.h"
 #include "backend.h"
 #include "callcache.h"
+#include "gen_input.h"
 #include "lines.h"
 #include "llm.h"
 #include "slot.h"
@@ -244,6 +245,7 @@ fail(struct wresult *res, const struct node_call *nc, int http,
 
 	res->r_status = RQ_ERROR;
 	res->r_http = (uint32_t)http;
+	res->r_retry_after[0] = '\0';
 	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
 	snprintf(res->r_endpoint, sizeof(res->r_endpoint), "%s",
 	    nc->nc_ep->e_name);
@@ -256,16 +258,57 @@ fail(struct wresult *res, const struct node_call *nc, int http,
 	va_end(ap);
 }
 
-/* A short, single-line excerpt of a backend's error body. */
+/* What a backend's error body says: its message (gen_input.h), else a
+ * short, single-line excerpt of it. */
 static void
-excerpt(const struct buf *b, char *out, size_t len)
+error_detail(const struct buf *b, char *out, size_t len)
 {
 	size_t	 i, k = 0;
 
+	if (adapter_error_message(b->b_data, b->b_len, out, len))
+		return;
 	for (i = 0; i < b->b_len && k + 1 < len && k < 200; i++)
 		out[k++] = (b->b_data[i] == '\n' || b->b_data[i] == '\r') ? ' ' :
 		    b->b_data[i];
 	out[k] = '\0';
+}
+
+/* The client's status for a backend's error status, one table in
+ * docs/api.md: slow down (429) and come back later (503) are passed on,
+ * a request the backend refuses for its content (too long for the
+ * context, ...) is the client's (400); anything else, 401, 403 and 404
+ * included, is a broken backend or a misconfigured gateway (502). */
+static int
+client_status(long upstream)
+{
+	switch (upstream) {
+	case 429:
+	case 503:
+		return (int)upstream;
+	case 400:
+	case 413:
+		return 400;
+	default:
+		return 502;
+	}
+}
+
+/* The backend answered with an error status: the client's status, the
+ * backend's message and Retry-After; r_upstream for the retry rule. */
+static int
+http_error(const struct llm_result *lr, const struct node_call *nc,
+    struct wresult *res)
+{
+	char	 detail[256];
+
+	error_detail(&lr->err_body, detail, sizeof(detail));
+	fail(res, nc, client_status(lr->status), "backend_http_error",
+	    "answered HTTP %ld%s%s", lr->status, detail[0] ? ": " : "",
+	    detail);
+	res->r_upstream = lr->status;
+	snprintf(res->r_retry_after, sizeof(res->r_retry_after), "%s",
+	    lr->retry_after);
+	return -1;
 }
 
 /* Turn the transport outcome into the request result. */
@@ -273,8 +316,6 @@ static int
 judge(struct xfer *x, const struct llm_result *lr, const struct node_call *nc,
     struct wresult *res)
 {
-	char	 detail[256];
-
 	switch (lr->outcome) {
 	case LLM_CANCELLED:
 		res->r_status = RQ_CANCELLED;
@@ -298,13 +339,8 @@ judge(struct xfer *x, const struct llm_result *lr, const struct node_call *nc,
 	case LLM_OK:
 		break;
 	}
-	if (lr->status < 200 || lr->status > 299) {
-		excerpt(&lr->err_body, detail, sizeof(detail));
-		fail(res, nc, 502, "backend_http_error", "answered HTTP %ld%s%s",
-		    lr->status, detail[0] ? ": " : "", detail);
-		res->r_upstream = lr->status;
-		return -1;
-	}
+	if (lr->status < 200 || lr->status > 299)
+		return http_error(lr, nc, res);
 	return 0;
 }
 

@@ -99,6 +99,7 @@ cache_key(const struct cache_conf *conf, const char *dialect,
 	if (stream_prop != NULL && *stream_prop != '\0')
 		json_object_del(j, stream_prop);
 	json_object_del(j, "stream");
+	json_object_del(j, "stream_options");	/* only on streams */
 	sort_tools(j);
 	canon = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
 	buf_printf(&b, "sluice-cache-1\n%s\n%s\n%s", dialect, base_url,

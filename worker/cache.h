@@ -22,8 +22,8 @@ struct cache_conf {
 /*
  * The key of an LLM call: SHA-256 (libcrypto) over the backend's
  * dialect, its base URL and the request body with its keys sorted, its
- * stream property left out (a streamed and a whole request share their
- * entry) and its tools sorted by name (the order the client listed
+ * stream property and stream_options left out (a streamed and a whole
+ * request share their entry) and its tools sorted by name (the order the client listed
  * them in does not matter). The body holds the model, the messages or
  * prompt and every generation parameter as sent. Returns true with key
  * set when the call may be cached: its effective temperature (the

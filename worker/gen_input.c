@@ -48,6 +48,16 @@ gen_input_apply(json_t *root, const struct node_call *nc)
 	json_decref(gi);
 }
 
+void
+adapter_stream_usage(json_t *root, const struct node_call *nc)
+{
+	if (!nc->nc_stream || !nc->nc_at->a_stream_usage ||
+	    json_object_get(root, "stream_options") != NULL)
+		return;
+	json_object_set_new(root, "stream_options", json_pack("{s:b}",
+	    "include_usage", 1));
+}
+
 char *
 adapter_dump(json_t *root)
 {
@@ -57,7 +67,47 @@ adapter_dump(json_t *root)
 	return s;
 }
 
-/* {"error": {"message": ...}} or {"error": "..."} from the backend. */
+/* The message of an error object in the dialects' shapes: Ollama's
+ * {"error": "..."}, OpenAI's and Claude's {"error": {"message"}},
+ * KoboldCpp's {"detail": {"msg"}}, FastAPI's {"detail": "..."} and
+ * {"detail": [{"msg"}, ...]}. NULL when it has none. */
+static const char *
+error_text(json_t *root)
+{
+	json_t	*e = json_object_get(root, "error");
+	json_t	*d = json_object_get(root, "detail");
+
+	if (json_is_string(e))
+		return json_string_value(e);
+	if (json_is_object(e))
+		return json_string_value(json_object_get(e, "message"));
+	if (json_is_string(d))
+		return json_string_value(d);
+	if (json_is_array(d))
+		d = json_array_get(d, 0);
+	return json_string_value(json_object_get(d, "msg"));
+}
+
+bool
+adapter_error_message(const char *body, size_t n, char *out, size_t len)
+{
+	json_t		*root = json_loadb(body != NULL ? body : "", n, 0, NULL);
+	const char	*msg = json_is_object(root) ? error_text(root) : NULL;
+	bool		 found = msg != NULL && *msg != '\0';
+	size_t		 i;
+
+	if (found)
+		snprintf(out, len, "%s", msg);
+	json_decref(root);		/* msg dies here */
+	if (!found)
+		return false;
+	for (i = 0; out[i] != '\0'; i++)
+		if (out[i] == '\n' || out[i] == '\r')
+			out[i] = ' ';
+	return true;
+}
+
+/* A reply carrying "error" (not null): the backend failed it. */
 static bool
 backend_error(struct call_state *cs, json_t *root)
 {
@@ -66,8 +116,7 @@ backend_error(struct call_state *cs, json_t *root)
 
 	if (e == NULL || json_is_null(e))
 		return false;
-	msg = json_is_string(e) ? json_string_value(e) :
-	    json_string_value(json_object_get(e, "message"));
+	msg = error_text(root);
 	snprintf(cs->cs_error, sizeof(cs->cs_error), "the backend reported "
 	    "an error: %s", msg ? msg : "(no message)");
 	return true;

@@ -21,6 +21,13 @@ json_t		*gen_input_new(const struct node_call *nc);
  * the caller owns), replacing values in place, new keys at the end. */
 void		 gen_input_apply(json_t *root, const struct node_call *nc);
 
+/* Ask an OpenAI-compatible server to end a stream with its usage: sets
+ * "stream_options": {"include_usage": true} on root (an object the
+ * caller owns) when nc streams and its api type's streamIncludeUsage
+ * is on, unless the preset set stream_options itself. WilmerAI never
+ * sends it (docs/migrating-from-wilmer.md). */
+void		 adapter_stream_usage(json_t *root, const struct node_call *nc);
+
 /* Serialise a request body byte for byte as WilmerAI's
  * requests.post(json=...) does, and release root. Caller frees. */
 char		*adapter_dump(json_t *root);
@@ -32,6 +39,16 @@ char		*adapter_dump(json_t *root);
  * text in the message ("the response"). */
 json_t		*adapter_reply(struct call_state *, const char *text, size_t n,
 		    const char *what);
+
+/* The message of a backend's error body (body[0..n), not NUL-
+ * terminated) in any dialect's shape: {"error": "..."} (Ollama),
+ * {"error": {"message"}} (OpenAI, Claude), {"detail": {"msg"}}
+ * (KoboldCpp), {"detail": "..."} or {"detail": [{"msg"}]} (FastAPI
+ * servers). Written to out on one line (line breaks become spaces), cut
+ * to len - 1 bytes. Returns false, out untouched, when the body is not
+ * JSON or carries no message. */
+bool		 adapter_error_message(const char *body, size_t n, char *out,
+		    size_t len);
 
 /* True when text[0..n) holds only ASCII whitespace (WilmerAI skips
  * such lines and events). */

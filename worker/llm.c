@@ -44,6 +44,8 @@
  * A non-2xx body is kept up to LLM_ERR_BODY_MAX; past that the transfer
  * is aborted (connection closed, no time spent on a huge error page) and
  * the outcome is still LLM_OK with the status and the first 64 KiB.
+ * Its Retry-After header (429, 503) is read from the finished handle
+ * with curl_easy_header (libcurl 7.84 or newer).
  *
  * wake_fd must report POLLIN when it has data or EOF (a socket, eventfd;
  * libcurl does not pass POLLHUP through), and on_wake must drain it, or
@@ -354,6 +356,28 @@ llm_outcome_of(const struct llm_xfer *x, CURLcode rc)
 	}
 }
 
+/* The answer's Retry-After header (the last response's, after any
+ * redirect), blanks trimmed; left "" when absent or longer than the
+ * field. */
+static void
+llm_retry_after(struct llm_xfer *x)
+{
+	struct curl_header	*h;
+	const char		*v;
+	size_t			 n;
+
+	if (curl_easy_header(x->x_easy, "Retry-After", 0, CURLH_HEADER, -1,
+	    &h) != CURLHE_OK || h->value == NULL)
+		return;
+	for (v = h->value; *v == ' ' || *v == '\t'; v++)
+		;
+	for (n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t');)
+		n--;
+	if (n > 0 && n < sizeof(x->x_res->retry_after))
+		snprintf(x->x_res->retry_after, sizeof(x->x_res->retry_after),
+		    "%.*s", (int)n, v);
+}
+
 /* Outcome and error text of a finished transfer. */
 static void
 llm_finish(struct llm_xfer *x, CURLcode rc)
@@ -401,11 +425,14 @@ llm_perform(const struct llm_call *c, const struct llm_hooks *h,
 	x.x_res = res;
 	res->status = 0;
 	res->error[0] = '\0';
+	res->retry_after[0] = '\0';
 	buf_reset(&res->err_body);
 	if (llm_xfer_start(&x) == 0)
 		r = llm_drive(&x, h != NULL ? h : &nohooks, &rc, &mc);
-	if (r == 1)
+	if (r == 1) {
 		llm_finish(&x, rc);
+		llm_retry_after(&x);
+	}
 	else if (r == 0) {
 		res->outcome = LLM_CANCELLED;
 		llm_err(res, "cancelled");

@@ -46,6 +46,10 @@ struct llm_result {
 	long			 status;	/* HTTP status, 0 if none */
 	char			 error[256];	/* transport error text */
 	struct buf		 err_body;	/* non-2xx body, first 64 KiB */
+	char			 retry_after[64];	/* the Retry-After
+						   header as sent (blanks
+						   trimmed); "" when absent
+						   or too long to keep */
 };
 
 /* Process-wide setup: one libcurl multi handle so connections to a

@@ -6,8 +6,8 @@
 #include "backend.h"
 #include "gen_input.h"
 
-/* {"prompt", ...gen_input, "model"?}: the model goes last, after the
- * handler's base payload, as WilmerAI adds it. */
+/* {"prompt", ...gen_input, "stream_options"?, "model"?}: the model goes
+ * last, after the handler's base payload, as WilmerAI adds it. */
 static char *
 completion_body(const struct node_call *nc)
 {
@@ -16,6 +16,7 @@ completion_body(const struct node_call *nc)
 	json_object_set_new(root, "prompt", json_string(nc->nc_prompt != NULL ?
 	    nc->nc_prompt : ""));
 	gen_input_apply(root, nc);
+	adapter_stream_usage(root, nc);
 	if (!nc->nc_ep->e_dont_include_model)
 		json_object_set_new(root, "model",
 		    json_string(nc->nc_ep->e_model));

@@ -72,6 +72,7 @@ chat_body(const struct node_call *nc)
 		    json_string(nc->nc_ep->e_model));
 	json_object_set_new(root, "messages", messages_json(nc->nc_msgs));
 	gen_input_apply(root, nc);
+	adapter_stream_usage(root, nc);
 	if (nc->nc_tools != NULL && (t = json_loads(nc->nc_tools, 0, NULL)))
 		json_object_set_new(root, "tools", t);
 	if (nc->nc_tool_choice != NULL &&
@@ -89,68 +90,22 @@ chat_path(bool stream)
 	return "/v1/chat/completions";
 }
 
-/* {"error": {"message": ...}} or {"error": "..."} from the backend. */
-static bool
-backend_error(struct call_state *cs, json_t *root)
-{
-	json_t		*e = json_object_get(root, "error");
-	const char	*msg;
-
-	if (e == NULL || json_is_null(e))
-		return false;
-	msg = json_is_string(e) ? json_string_value(e) :
-	    json_string_value(json_object_get(e, "message"));
-	snprintf(cs->cs_error, sizeof(cs->cs_error), "the backend reported "
-	    "an error: %s", msg ? msg : "(no message)");
-	return true;
-}
-
+/* The usage block: a whole answer's, or a stream's last chunk (with
+ * stream_options.include_usage its "choices" is empty). */
 static void
 take_usage(struct call_state *cs, json_t *root)
 {
 	json_t	*u = json_object_get(root, "usage");
 
-	if (!json_is_object(u))
-		return;
-	if (json_is_integer(json_object_get(u, "prompt_tokens")))
-		cs->cs_out->no_prompt_tokens = json_integer_value(
-		    json_object_get(u, "prompt_tokens"));
-	if (json_is_integer(json_object_get(u, "completion_tokens")))
-		cs->cs_out->no_completion_tokens = json_integer_value(
-		    json_object_get(u, "completion_tokens"));
+	adapter_usage(cs, json_object_get(u, "prompt_tokens"),
+	    json_object_get(u, "completion_tokens"));
 }
 
 static void
 take_finish(struct call_state *cs, json_t *choice)
 {
-	const char	*f = json_string_value(json_object_get(choice,
-			    "finish_reason"));
-
-	if (f != NULL)
-		snprintf(cs->cs_out->no_finish, sizeof(cs->cs_out->no_finish),
-		    "%s", f);
-}
-
-/* Parse a backend reply object; NULL with cs_error when it is not an
- * object or carries an error. what names the text in the message. */
-static json_t *
-load_reply(struct call_state *cs, const char *text, size_t n, const char *what)
-{
-	json_t		*root;
-	json_error_t	 je;
-
-	if ((root = json_loadb(text, n, 0, &je)) == NULL ||
-	    !json_is_object(root)) {
-		snprintf(cs->cs_error, sizeof(cs->cs_error), "%s is not JSON: "
-		    "%.60s", what, text);
-		json_decref(root);
-		return NULL;
-	}
-	if (backend_error(cs, root)) {
-		json_decref(root);
-		return NULL;
-	}
-	return root;
+	adapter_finish(cs, json_string_value(json_object_get(choice,
+	    "finish_reason")));
 }
 
 /* Streamed tool-call deltas (delta.tool_calls) gathered by index: the
@@ -215,7 +170,7 @@ chat_event(struct call_state *cs, const char *event, const char *data,
 		cs->cs_done = true;
 		return 0;
 	}
-	if ((root = load_reply(cs, data, n, "an event of the stream")) == NULL)
+	if ((root = adapter_reply(cs, data, n, "an event of the stream")) == NULL)
 		return -1;
 	choice = json_array_get(json_object_get(root, "choices"), 0);
 	c = json_object_get(json_object_get(choice, "delta"), "content");
@@ -235,7 +190,7 @@ chat_whole(struct call_state *cs, const char *body, size_t n)
 {
 	json_t		*root, *choice, *c;
 
-	if ((root = load_reply(cs, body, n, "the response")) == NULL)
+	if ((root = adapter_reply(cs, body, n, "the response")) == NULL)
 		return -1;
 	choice = json_array_get(json_object_get(root, "choices"), 0);
 	c = json_object_get(json_object_get(choice, "message"), "content");

@@ -299,6 +299,7 @@ call_retrying(struct node_ctx *x, struct llm_target *t, struct buf *out,
 
 	for (n = 1; n <= ATTEMPTS; n++) {
 		res->r_upstream = 0;
+		res->r_retry_after[0] = '\0';
 		rc = call_target(x, t, out, tokens, res);
 		if (rc == 0 || n == ATTEMPTS || !retryable(t, res, *tokens))
 			break;

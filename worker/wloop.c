@@ -252,7 +252,7 @@ static void
 send_done(struct wctx *wc, const struct wresult *r, bool background)
 {
 	static const struct wresult expired = { .r_status = RQ_ERROR,
-	    .r_http = 504, .r_code = "deadline",
+	    .r_http = 504, .r_code = PROTO_CODE_DEADLINE,
 	    .r_message = "the request exceeded its deadline",
 	    .r_prompt_tokens = -1, .r_completion_tokens = -1 };
 	struct proto_msg	 m;
@@ -277,6 +277,8 @@ send_done(struct wctx *wc, const struct wresult *r, bool background)
 		d->message = str_from(r->r_message);
 		if (r->r_endpoint[0] != '\0')
 			d->endpoint = str_from(r->r_endpoint);
+		if (r->r_retry_after[0] != '\0')
+			d->retry_after = str_from(r->r_retry_after);
 	}
 	wloop_send(wc, &m);
 }

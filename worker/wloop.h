@@ -22,6 +22,7 @@ struct wresult {
 	char		 r_endpoint[128];	/* the failing endpoint, or "" */
 	long		 r_upstream;		/* the backend's HTTP status when
 						   it answered with an error */
+	char		 r_retry_after[64];	/* its Retry-After, or "" */
 	char		 r_finish[32];		/* "stop", "length", ... */
 	int64_t		 r_prompt_tokens;	/* -1 unknown */
 	int64_t		 r_completion_tokens;

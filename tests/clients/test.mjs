@@ -40,7 +40,10 @@ async function openaiChat() {
 	check('openai chat', r.choices[0].message.content === 'Hello from the mock.',
 	    JSON.stringify(r));
 	check('openai chat model echo', r.model === 'it', r.model);
-	check('openai chat usage', r.usage.total_tokens > 0, JSON.stringify(r.usage));
+	// The mock counts one completion token per piece (a word here);
+	// WilmerAI's estimate would say 6.
+	check('openai chat usage', r.usage.completion_tokens === 4 &&
+	    r.usage.prompt_tokens > 0, JSON.stringify(r.usage));
 	const s = await openai.chat.completions.create({ model: 'it', stream: true,
 	    stream_options: { include_usage: true }, messages: user({ text: 'a b c' }) });
 	let text = '', finish = null, usage = null, ids = new Set();
@@ -56,8 +59,9 @@ async function openaiChat() {
 	check('openai chat stream', text === 'a b c' && finish === 'stop',
 	    `${text} / ${finish}`);
 	check('openai chat stream one id', ids.size === 1, [...ids].join(','));
-	check('openai include_usage', usage !== null && usage.completion_tokens > 0,
-	    JSON.stringify(usage));
+	// The backend's own count (3 pieces), not the estimate (4).
+	check('openai include_usage', usage !== null && usage.completion_tokens === 3 &&
+	    usage.total_tokens === usage.prompt_tokens + 3, JSON.stringify(usage));
 }
 
 async function openaiRest() {
@@ -80,6 +84,49 @@ async function openaiRest() {
 	} catch (e) {
 		check('openai 400', e.status === 400 && /messages/.test(e.message),
 		    `${e.status} ${e.message}`);
+	}
+}
+
+// A call that must fail; returns what it threw (null when it did not).
+async function thrown(fn) {
+	try {
+		await fn();
+	} catch (e) {
+		return e;
+	}
+	return null;
+}
+
+const desc = (e) => e === null ? 'no error' :
+    `${e.constructor.name} ${e.status ?? e.status_code} ${e.message} ` +
+    JSON.stringify(e.headers ?? {});
+
+// A backend's 429 and its Retry-After reach the client as the client's
+// own RateLimitError (maxRetries is 0: the client does not wait); a 400
+// about the request's content as BadRequestError with its message.
+async function openaiBackendErrors() {
+	const ask = (o, stream) => async () => {
+		const r = await openai.chat.completions.create({ model: 'it',
+		    stream, messages: user(o) });
+		if (stream)
+			for await (const ch of r)
+				;
+	};
+	for (const stream of [false, true]) {
+		const tag = stream ? ' (stream)' : '';
+		let e = await thrown(ask({ status: 429, retry_after: '7' }, stream));
+		check('openai backend 429' + tag, e instanceof OpenAI.RateLimitError &&
+		    e.status === 429 && e.type === 'rate_limit_error' &&
+		    e.headers['retry-after'] === '7', desc(e));
+		e = await thrown(ask({ status: 400, error: 'This model\'s maximum ' +
+		    'context length is 4096 tokens' }, stream));
+		check('openai backend 400' + tag, e instanceof OpenAI.BadRequestError &&
+		    e.type === 'invalid_request_error' &&
+		    /endpoint 'Mock'.*maximum context length is 4096/.test(e.message),
+		    desc(e));
+		e = await thrown(ask({ status: 401 }, stream));
+		check('openai backend 401 is a gateway fault' + tag,
+		    e instanceof OpenAI.InternalServerError && e.status === 502, desc(e));
 	}
 }
 
@@ -113,6 +160,8 @@ async function ollamaCalls() {
 		last = part;
 	}
 	check('ollama chat stream', text === 'one two three' && last.done, text);
+	check('ollama chat stream counts', last.eval_count === 3 &&
+	    last.prompt_eval_count > 0, JSON.stringify(last));
 	const g = await ollama.generate({ model: 'it', stream: false,
 	    prompt: script({ text: 'generated' }) });
 	check('ollama generate', g.response === 'generated', JSON.stringify(g));
@@ -227,15 +276,43 @@ async function ollamaAbortAndErrors() {
 	}
 }
 
+// The same backend errors through the ollama client: ResponseError with
+// the status and the message.
+async function ollamaBackendErrors() {
+	const ask = (o, stream) => async () => {
+		const r = await ollama.chat({ model: 'it', stream, messages: user(o) });
+		if (stream)
+			for await (const part of r)
+				;
+	};
+	for (const stream of [false, true]) {
+		const tag = stream ? ' (stream)' : '';
+		let e = await thrown(ask({ status: 429, retry_after: '7' }, stream));
+		check('ollama backend 429' + tag, e?.name === 'ResponseError' &&
+		    e.status_code === 429 && /answered HTTP 429/.test(e.error), desc(e));
+		e = await thrown(ask({ status: 400, error: 'input too long' }, stream));
+		check('ollama backend 400' + tag, e?.name === 'ResponseError' &&
+		    e.status_code === 400 && /HTTP 400: input too long/.test(e.error),
+		    desc(e));
+	}
+	const r = await fetch(`${gw}/api/chat`, { method: 'POST', body:
+	    JSON.stringify({ model: 'it', messages: user({ status: 429,
+	    retry_after: '7' }) }) });
+	check('ollama route Retry-After', r.status === 429 &&
+	    r.headers.get('retry-after') === '7', `${r.status} ${r.headers.get('retry-after')}`);
+}
+
 try {
 	await openaiChat();
 	await openaiRest();
+	await openaiBackendErrors();
 	await openaiAbort();
 	await ollamaCalls();
 	await ollamaModels();
 	await ollamaThink();
 	await ollamaStreamedToolCall();
 	await ollamaAbortAndErrors();
+	await ollamaBackendErrors();
 } catch (e) {
 	check('no unexpected exception', false, e.stack);
 }

@@ -186,6 +186,105 @@ it_file(struct it *t, const char *rel, const char *text)
 	write_file(t->it_dir, rel, text);
 }
 
+void
+it_allow_shared(struct it *t)
+{
+	char		 path[512];
+	json_t		*u;
+	json_error_t	 je;
+
+	snprintf(path, sizeof(path), "%s/Users/it.json", t->it_dir);
+	u = json_load_file(path, 0, &je);
+	ck_assert_msg(u != NULL, "%s: %s", path, je.text);
+	json_object_set_new(u, "allowSharedWorkflows", json_true());
+	ck_assert_int_eq(json_dump_file(u, path, JSON_INDENT(2)), 0);
+	json_decref(u);
+}
+
+void
+it_turns_template(struct it *t)
+{
+	write_file(t->it_dir, "PromptTemplates/turns.json", "{"
+	    "\"promptTemplateSystemPrefix\": \"<|system|>\\n\", "
+	    "\"promptTemplateSystemSuffix\": \"\\n<|end|>\\n\", "
+	    "\"promptTemplateUserPrefix\": \"<|user|>\\n\", "
+	    "\"promptTemplateUserSuffix\": \"\\n<|end|>\\n\", "
+	    "\"promptTemplateAssistantPrefix\": \"<|assistant|>\\n\", "
+	    "\"promptTemplateAssistantSuffix\": \"\\n<|end|>\\n\", "
+	    "\"promptTemplateEndToken\": \"\"}\n");
+}
+
+void
+it_backend(struct it *t, const char *workflow, const char *ep,
+    const char *type, const char *url, const char *at_extra,
+    const char *ep_extra)
+{
+	char	 rel[256], text[1024];
+
+	snprintf(rel, sizeof(rel), "ApiTypes/%s.json", ep);
+	snprintf(text, sizeof(text), "{\"type\": \"%s\", "
+	    "\"maxNewTokensPropertyName\": \"max_tokens\"%s}\n", type,
+	    at_extra);
+	write_file(t->it_dir, rel, text);
+	snprintf(rel, sizeof(rel), "Endpoints/it/%s.json", ep);
+	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\", "
+	    "\"apiTypeConfigFileName\": \"%s\", \"modelNameToSendToAPI\": "
+	    "\"m\", \"promptTemplate\": \"turns\"%s}\n", url, ep, ep_extra);
+	write_file(t->it_dir, rel, text);
+	if (workflow == NULL)
+		return;
+	snprintf(rel, sizeof(rel), "Workflows/_shared/%s/_DefaultWorkflow.json",
+	    workflow);
+	snprintf(text, sizeof(text), "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"%s\", \"prompt\": \"\", "
+	    "\"lastMessagesToSendInsteadOfPrompt\": 5, "
+	    "\"maxResponseSizeInTokens\": 300}]\n", ep);
+	write_file(t->it_dir, rel, text);
+}
+
+const char *
+it_way_name(enum it_way w)
+{
+	static const char *const names[IT_NWAYS] = { "openai",
+	    "openai stream", "ollama", "ollama stream" };
+
+	return names[w];
+}
+
+bool
+it_way_stream(enum it_way w)
+{
+	return w == IT_OPENAI_STREAM || w == IT_OLLAMA_STREAM;
+}
+
+bool
+it_way_ollama(enum it_way w)
+{
+	return w == IT_OLLAMA || w == IT_OLLAMA_STREAM;
+}
+
+const char *
+it_way_path(enum it_way w)
+{
+	return it_way_ollama(w) ? "/api/chat" : "/v1/chat/completions";
+}
+
+char *
+it_way_body(enum it_way w, const char *model, const char *user)
+{
+	json_t	*b = json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "model", model,
+		    "stream", it_way_stream(w), "messages", "role", "user",
+		    "content", user);
+	char	*s;
+
+	if (w == IT_OPENAI_STREAM)
+		json_object_set_new(b, "stream_options", json_pack("{s:b}",
+		    "include_usage", 1));
+	s = json_dumps(b, 0);
+	json_decref(b);
+	return s;
+}
+
 size_t
 it_log_size(struct it *t)
 {
@@ -506,7 +605,14 @@ it_resp_free(struct it_resp *r)
 const char *
 it_header(const struct it_resp *r, const char *name, char *out, size_t len)
 {
-	const char	*p = r->r_headers.b_data;
+	return it_header_in(&r->r_headers, name, out, len);
+}
+
+const char *
+it_header_in(const struct buf *headers, const char *name, char *out,
+    size_t len)
+{
+	const char	*p = headers->b_data;
 	size_t		 n = strlen(name), k;
 
 	for (; p != NULL && *p != '\0'; p = strchr(p, '\n') ? strchr(p, '\n') +
@@ -557,14 +663,19 @@ stream_handle(struct it *t, struct sctx *sc, struct curl_slist *hd)
 	CURL	*h = curl_easy_init();
 	char	 url[128];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
-	    t->it_port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", t->it_port,
+	    sc->sc_s->s_path != NULL ? sc->sc_s->s_path :
+	    "/v1/chat/completions");
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
 	curl_easy_setopt(h, CURLOPT_POSTFIELDS, sc->sc_s->s_body);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_data);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, sc);
 	curl_easy_setopt(h, CURLOPT_PRIVATE, sc);
+	if (sc->sc_s->s_headers != NULL) {
+		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, collect);
+		curl_easy_setopt(h, CURLOPT_HEADERDATA, sc->sc_s->s_headers);
+	}
 	return h;
 }
 
@@ -605,6 +716,8 @@ it_streams(struct it *t, struct it_stream *s, size_t n, int timeout_ms,
 	}
 	for (i = 0; i < n; i++) {
 		buf_adds(&s[i].s_out, "");
+		if (s[i].s_headers != NULL)
+			buf_adds(s[i].s_headers, "");
 		curl_multi_remove_handle(m, sc[i].sc_h);
 		curl_easy_cleanup(sc[i].sc_h);
 	}
@@ -880,6 +993,22 @@ it_wait_idle(struct it *t, int n)
 	}
 	ck_assert_msg(idle >= n, "only %lld idle workers after 5 s",
 	    (long long)idle);
+}
+
+Suite *
+it_suite_cases(const char *name, const struct it_case *c, size_t n, int timeout_s)
+{
+	Suite	*s = suite_create(name);
+	TCase	*tc;
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		tc = tcase_create(c[i].ic_name);
+		tcase_set_timeout(tc, timeout_s);
+		tcase_add_test(tc, c[i].ic_test);
+		suite_add_tcase(s, tc);
+	}
+	return s;
 }
 
 int

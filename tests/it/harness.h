@@ -67,11 +67,28 @@ int	it_request_url(const char *method, const char *url,
 	    const char *const *hdrs, const char *body, struct it_resp *r);
 void	it_resp_free(struct it_resp *);
 
-/* Header value (first match, case-insensitive) or NULL; borrowed. */
+/* Header value (first match, case-insensitive) into out, cut to
+ * outlen - 1 bytes; out, or NULL when the response has no such header. */
 const char *it_header(const struct it_resp *, const char *name, char *out,
 	    size_t outlen);
+/* The same in header lines as curl wrote them (headers may be empty). */
+const char *it_header_in(const struct buf *headers, const char *name,
+	    char *out, size_t outlen);
 
-/* Concurrent streaming requests to /v1/chat/completions. */
+/* The four ways to ask for a chat: the OpenAI and the Ollama chat
+ * route, whole or streamed. */
+enum it_way { IT_OPENAI, IT_OPENAI_STREAM, IT_OLLAMA, IT_OLLAMA_STREAM,
+	IT_NWAYS };
+
+const char	*it_way_name(enum it_way);	/* "ollama stream", ... */
+bool		 it_way_stream(enum it_way);
+bool		 it_way_ollama(enum it_way);
+const char	*it_way_path(enum it_way);	/* "/api/chat", ... */
+/* A body for way: model, stream and one user message; an OpenAI stream
+ * asks for include_usage. Caller frees. */
+char		*it_way_body(enum it_way, const char *model, const char *user);
+
+/* Concurrent streaming POSTs (to /v1/chat/completions unless s_path). */
 struct it_stream {
 	const char	*s_body;
 	struct buf	 s_out;
@@ -79,6 +96,9 @@ struct it_stream {
 	bool		 s_finished;
 	uint64_t	 s_first_ms;	/* ms from start to the first byte */
 	uint64_t	 s_end_ms;
+	const char	*s_path;	/* NULL: /v1/chat/completions */
+	struct buf	*s_headers;	/* NULL, or receives the response's
+					   header lines (caller frees) */
 };
 
 /* Run n streams to completion (or timeout_ms). tick, if not NULL, runs
@@ -158,6 +178,25 @@ void	it_wait_idle(struct it *, int n);
 /* Open descriptors of a process (from /proc). */
 int	it_fd_count(pid_t);
 
+/* Let user "it" of it_config run shared workflows too
+ * (Workflows/_shared/<name>/, chosen by the model field). */
+void	it_allow_shared(struct it *);
+
+/* PromptTemplates/turns.json: <|system|>, <|user|> and <|assistant|>
+ * turns whose suffixes start a line, so a "#mock" line ends with its
+ * JSON in a completion prompt. */
+void	it_turns_template(struct it *);
+
+/* A backend for user "it": ApiTypes/<ep>.json ({"type": type,
+ * "maxNewTokensPropertyName": "max_tokens"} and at_extra),
+ * Endpoints/it/<ep>.json (url, model "m", the turns template, and
+ * ep_extra) and, unless workflow is NULL, the shared workflow
+ * Workflows/_shared/<workflow>/ with one Standard node on ep (see
+ * it_allow_shared). Each extra is "" or ", \"key\": value, ...". */
+void	it_backend(struct it *, const char *workflow, const char *ep,
+	    const char *type, const char *url, const char *at_extra,
+	    const char *ep_extra);
+
 /* Write a file of the config folder (rel like "Endpoints/it/X.json"),
  * creating folders on the way. */
 void	it_file(struct it *, const char *rel, const char *text);
@@ -181,6 +220,16 @@ uint64_t it_now(void);
 /* main() of an integration suite: libcurl set up, SIGPIPE ignored,
  * then check_main(s). Returns the process exit status. */
 int	it_main(Suite *s);
+
+/* One case of a suite: its name (for CK_RUN_CASE) and its test. */
+struct it_case {
+	const char	*ic_name;
+	const TTest	*ic_test;
+};
+
+/* A suite of one TCase per case, each with a timeout of timeout_s. */
+Suite	*it_suite_cases(const char *name, const struct it_case *, size_t n,
+	    int timeout_s);
 
 /* Sleep milliseconds. */
 void	it_sleep(int ms);
