@@ -616,7 +616,7 @@ START_TEST(ollama_tool_call_shapes)
 				    "rid-9", 1000, 1500, false };
 	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 7, 3, false, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
-				    STR_NULL_INIT, false };
+				    STR_NULL_INIT, false, STR_NULL_INIT };
 	struct buf		 b = BUF_INIT, e = BUF_INIT;
 	json_t			*tools = json_loads("[{\"index\":0,\"id\":\"call_1\","
 				    "\"type\":\"function\",\"function\":{\"name\":"
@@ -668,7 +668,7 @@ START_TEST(ollama_thinking_hidden)
 				    STR_NULL_INIT };
 	struct proto_req_done	 d = { RQ_OK, STR_NULL_INIT, 1, 1, false, 0,
 				    STR_NULL_INIT, STR_NULL_INIT, false,
-				    STR_NULL_INIT, false };
+				    STR_NULL_INIT, false, STR_NULL_INIT };
 	struct buf		 b = BUF_INIT, t = BUF_INIT, r = BUF_INIT;
 	struct resp_answer	 ra;
 	json_t			*j;
