@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""layers.py - the worker's link graph from nm: cycles between folders, the largest knot of files.
+
+Usage: scripts/layers.py [--max-scc N] [--verbose] OBJDIR [FOLDER]
+
+Reads every object under OBJDIR/FOLDER (default: worker), links each
+undefined symbol to the object that defines it, and draws an edge from
+the user's file to the definer's. It prints:
+
+  - the folders and the edges between them, and every cycle among
+    folders (a strongly connected group of two or more folders);
+  - the size of the largest strongly connected group of files, and its
+    members when it is larger than N (--max-scc, default 3).
+
+The exit status is 1 when there is a cycle between folders or a group
+of files larger than N, else 0; 2 on a usage error. Symbols defined in
+no object of the tree (libc, libcurl, common/, proto/) are not edges.
+"""
+import os
+import subprocess
+import sys
+
+
+def objects(root):
+    for d, _, files in os.walk(root):
+        for f in sorted(files):
+            if f.endswith(".o"):
+                yield os.path.join(d, f)
+
+
+def nm(path):
+    """(defined, undefined) global symbol sets of one object."""
+    out = subprocess.run(["nm", "-g", path], capture_output=True, text=True,
+                         check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            undefined.add(parts[1])
+        elif len(parts) == 3 and parts[1] not in "Uw":
+            defined.add(parts[2])
+    return defined, undefined
+
+
+def graph(objs, base):
+    """File -> set of files it uses, names relative to base, no .o."""
+    name = {o: os.path.relpath(o, base)[:-2] for o in objs}
+    syms, owner = {}, {}
+    for o in objs:
+        syms[o] = nm(o)
+        for s in syms[o][0]:
+            owner[s] = name[o]
+    edges = {name[o]: set() for o in objs}
+    for o in objs:
+        for s in syms[o][1]:
+            if s in owner and owner[s] != name[o]:
+                edges[name[o]].add(owner[s])
+    return edges
+
+
+def sccs(edges):
+    """Tarjan's strongly connected components, iteratively."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def folder(f):
+    d = os.path.dirname(f)
+    return d if d else "."
+
+
+def main(argv):
+    max_scc, verbose, args = 3, False, []
+    it = iter(argv)
+    for a in it:
+        if a == "--max-scc":
+            max_scc = int(next(it, "3"))
+        elif a == "--verbose":
+            verbose = True
+        else:
+            args.append(a)
+    if not 1 <= len(args) <= 2:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    base = os.path.join(args[0], args[1] if len(args) > 1 else "worker")
+    objs = sorted(objects(base))
+    if not objs:
+        print(f"layers: no objects under {base} (build first)",
+              file=sys.stderr)
+        return 2
+    edges = graph(objs, base)
+    fedges = {}
+    for a, bs in edges.items():
+        fedges.setdefault(folder(a), set())
+        for b in bs:
+            if folder(a) != folder(b):
+                fedges[folder(a)].add(folder(b))
+    bad = 0
+    print(f"layers: {len(edges)} files in {len(fedges)} folders under {base}")
+    for f in sorted(fedges):
+        print(f"  {f} -> {' '.join(sorted(fedges[f])) or '(nothing)'}")
+    for comp in sccs(fedges):
+        if len(comp) > 1:
+            print(f"layers: cycle between folders: {' '.join(comp)}")
+            bad = 1
+    comps = sccs(edges)
+    big = max(comps, key=len)
+    print(f"layers: largest group of files that all reach each other: "
+          f"{len(big)} (at most {max_scc})")
+    for comp in comps:
+        if len(comp) > max_scc or (verbose and len(comp) > 1):
+            print(f"  {len(comp)}: {' '.join(comp)}")
+            if len(comp) > max_scc:
+                bad = 1
+    return bad
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
