@@ -243,7 +243,7 @@ check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/node_registry.c \
 			    worker/node_arith.c worker/node_cond.c \
 			    worker/node_json.c worker/node_tagtext.c \
 			    worker/node_chunker.c worker/node_files.c \
-			    worker/node_python.c tests/stubs_nodes.c)
+			    worker/node_python.c tests/stubs_nodes.c tests/fakerq.c)
 check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/vars_conv.c \
 			    worker/vars_json.c worker/msgs.c worker/prompt.c \
 			    worker/gen_input.c common/json.c common/jsonw.c \

@@ -16,18 +16,15 @@
 #include "../common/clock.h"
 #include "../common/xmem.h"
 #include "../worker/node.h"
+#include "fakerq.h"
 #include "testmain.h"
-
-/* What tests/stubs_nodes.c records. */
-extern int	stub_wake_calls, stub_wake_readable, stub_cancel_at;
-extern int	stub_cancel_on_readable, stub_phase_calls;
-extern char	stub_phase[256];
 
 /* The world a node runs in; reset for every test (each runs in its own
  * process). */
 static struct vars	*t_vars;
 static json_t		*t_user;	/* the user file's JSON */
 static int		 t_wcfd = -1;	/* the gateway channel */
+static struct fakerq	 t_rq;		/* the loop, as the node sees it */
 static char		*t_base;	/* scratch directory */
 static char		*t_root;	/* listed in sluiceFileDirectories */
 static char		*t_out;		/* not listed */
@@ -38,9 +35,7 @@ setup(void)
 	t_vars = vars_new();
 	t_user = json_object();
 	t_wcfd = -1;
-	stub_wake_calls = stub_wake_readable = stub_cancel_at = 0;
-	stub_cancel_on_readable = stub_phase_calls = 0;
-	stub_phase[0] = '\0';
+	fakerq_init(&t_rq, "t", -1);
 	vars_set(t_vars, "name", "Ann");
 }
 
@@ -61,6 +56,7 @@ teardown(void)
 	t_base = t_root = t_out = NULL;
 	json_decref(t_user);
 	vars_free(t_vars);
+	fakerq_free(&t_rq);
 }
 
 /* A node (or any JSON) from a json_pack format. */
@@ -87,7 +83,6 @@ run(json_t *node, struct buf *out, struct wresult *res)
 	const struct node_type	*t = node_type_find(type != NULL ? type :
 				    "");
 	struct conf_user	 u;
-	struct wctx		 wc;
 	struct node_ctx		 x;
 	bool			 streamed = false;
 	int			 rc;
@@ -95,10 +90,9 @@ run(json_t *node, struct buf *out, struct wresult *res)
 	ck_assert_msg(t != NULL, "no node type %s", type != NULL ? type : "");
 	memset(&u, 0, sizeof(u));
 	u.u_file.jf_root = t_user;
-	memset(&wc, 0, sizeof(wc));
-	wc.wc_fd = t_wcfd;
+	t_rq.fr_rq.rq_wake_fd = t_wcfd;
 	memset(&x, 0, sizeof(x));
-	x.nx_wc = &wc;
+	x.nx_rq = &t_rq.fr_rq;
 	x.nx_node = node;
 	x.nx_workflow = "wf";
 	x.nx_index = 2;
@@ -982,10 +976,10 @@ START_TEST(python_invoke)
 	json_object_set_new(n, "kwargs", mk("{s:s, s:i}", "who", "{name}",
 	    "n", 2));
 	ck_out(n, "a Ann|5|True|None|caf\xc3\xa9|0.5|[7];n=2,who=Ann");
-	ck_assert_int_ge(stub_phase_calls, 1);
-	ck_assert_msg(strstr(stub_phase, "node 3/5: running Python module") !=
-	    NULL, "phase '%s'", stub_phase);
-	ck_assert_int_ge(stub_wake_calls, 1);
+	ck_assert_int_ge(t_rq.fr_phases, 1);
+	ck_assert_msg(strstr(t_rq.fr_phase, "node 3/5: running Python module") !=
+	    NULL, "phase '%s'", t_rq.fr_phase);
+	ck_assert_int_ge(t_rq.fr_wakes, 1);
 	/* A relative path is found in the config directory. */
 	ck_out(pynode("echo.py"), ";");
 	vars_set(t_vars, "mod", "echo");
@@ -1133,7 +1127,7 @@ START_TEST(python_output_cap)
 END_TEST
 
 /* The "gateway" (a FIFO standing in for the channel) becomes readable
- * once the module runs; the stub then reports a cancel, as wloop would
+ * once the module runs; the fake loop then reports a cancel, as the real one would
  * after reading CANCEL. */
 START_TEST(python_cancel)
 {
@@ -1153,14 +1147,14 @@ START_TEST(python_cancel)
 	t_wcfd = open(fifo, O_RDONLY | O_NONBLOCK);
 	keep = open(fifo, O_WRONLY | O_NONBLOCK);
 	ck_assert(t_wcfd != -1 && keep != -1);
-	stub_cancel_on_readable = 1;
+	t_rq.fr_cancel_on_readable = 1;
 	n = pynode(m);
 	json_object_set_new(n, "args", mk("[s, s]", pidfile, fifo));
 	t0 = clock_mono_ms();
 	ck_assert_int_eq(run(n, &out, &res), -1);
 	ck_assert_int_eq(res.r_status, RQ_CANCELLED);
 	ck_assert_uint_lt(clock_mono_ms() - t0, 10000);
-	ck_assert_int_ge(stub_wake_readable, 1);
+	ck_assert_int_ge(t_rq.fr_wakes_readable, 1);
 	ck_assert_ptr_null(out.b_data);
 	ck_killed(pidfile);
 	close(keep);
@@ -1183,11 +1177,11 @@ START_TEST(python_cancel_tick)
 		return;
 	m = module("slow.py", "import time\ndef Invoke():\n"
 	    "    time.sleep(30)\n");
-	stub_cancel_at = 3;
+	t_rq.fr_cancel_at = 3;
 	ck_assert_int_eq(run(pynode(m), &out, &res), -1);
 	ck_assert_int_eq(res.r_status, RQ_CANCELLED);
-	ck_assert_int_eq(stub_wake_calls, 3);
-	ck_assert_int_eq(stub_wake_readable, 0);
+	ck_assert_int_eq(t_rq.fr_wakes, 3);
+	ck_assert_int_eq(t_rq.fr_wakes_readable, 0);
 	ck_no_children();
 	free(m);
 }

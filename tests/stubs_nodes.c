@@ -1,39 +1,5 @@
-/* stubs_nodes.c - the worker loop's calls node handlers make, recorded for check_nodes. */
-#include <stdarg.h>
-#include <stdio.h>
-
+/* stubs_nodes.c - the node types check_nodes does not link, as stubs the registry can name. */
 #include "../worker/node.h"
-#include "../worker/wloop.h"
-
-/* Read and set by check_nodes.c (declared there). */
-int	stub_wake_calls;	/* wloop_on_wake calls so far */
-int	stub_wake_readable;	/* ...saying the channel was readable */
-int	stub_cancel_at;		/* wloop_on_wake says "stop" from this call on
-				   (0: never) */
-int	stub_cancel_on_readable; /* ...or when the channel is readable */
-int	stub_phase_calls;
-char	stub_phase[256];	/* the last wloop_phase text */
-
-int
-wloop_on_wake(void *arg, bool readable)
-{
-	stub_wake_calls++;
-	if (readable)
-		stub_wake_readable++;
-	return (stub_cancel_at > 0 && stub_wake_calls >= stub_cancel_at) ||
-	    (stub_cancel_on_readable && readable);
-}
-
-void
-wloop_phase(struct wctx *wc, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(stub_phase, sizeof(stub_phase), fmt, ap);
-	va_end(ap);
-	stub_phase_calls++;
-}
 
 /* The engine's own node types, which these tests do not run. */
 static int

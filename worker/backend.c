@@ -11,7 +11,6 @@
 #include "gen_input.h"
 #include "lines.h"
 #include "llm.h"
-#include "slot.h"
 #include "sse.h"
 
 #define MAX_LINE	(1024 * 1024)		/* one SSE line or event */
@@ -95,9 +94,9 @@ take_text(struct call_state *cs, struct str text, struct str why)
 
 	buf_add(&cs->cs_out->no_text, text.p, text.n);
 	if (nc->nc_stream)
-		wloop_emit(cs->cs_wc, text, why);
+		rq_emit(cs->cs_rq, text, why);
 	else if (nc->nc_deliver)
-		wloop_emit(cs->cs_wc, STR_NULL, why);
+		rq_emit(cs->cs_rq, STR_NULL, why);
 }
 
 /* What the cleaner let through, past the group-chat speaker rule when
@@ -142,7 +141,7 @@ call_token(struct call_state *cs, const char *p, size_t n)
 	}
 	buf_add(&cs->cs_out->no_text, p, n);
 	if (cs->cs_nc->nc_stream)
-		wloop_emit(cs->cs_wc, (struct str){ p, n }, STR_NULL);
+		rq_emit(cs->cs_rq, (struct str){ p, n }, STR_NULL);
 }
 
 /* The end of the output: what the cleaner still held, then the tool
@@ -414,14 +413,14 @@ headers(const struct node_call *nc, const struct adapter *ad,
 }
 
 static int
-transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
+transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
     const char *body, struct wresult *res)
 {
 	char			*url = url_for(nc, x->x_ad), shown[512];
 	const char		*hdrs[MAX_HDRS];
 	struct buf		 auth = BUF_INIT;
 	struct llm_call		 call;
-	struct llm_hooks	 hooks = { wc->wc_fd, 250, wloop_on_wake, wc };
+	struct llm_hooks	 hooks = { rq->rq_wake_fd, 250, rq_wake, rq };
 	struct llm_result	 lr;
 	int			 r;
 
@@ -431,7 +430,7 @@ transfer(struct wctx *wc, struct xfer *x, const struct node_call *nc,
 	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x };
 	memset(&lr, 0, sizeof(lr));
 	backend_url_shown(url, shown, sizeof(shown));
-	log_debug("[rq %s] POST %s (%zu bytes)", wc->wc_rqid, shown,
+	log_debug("[rq %s] POST %s (%zu bytes)", rq->rq_id, shown,
 	    strlen(body));
 	llm_perform(&call, &hooks, &lr);
 	r = judge(x, &lr, nc, res);
@@ -472,16 +471,16 @@ replay(struct call_state *cs, const struct cache_entry *e)
 /* A turn on the endpoint when it (or --concurrency-level endpoint) has a
  * limit. Returns 0, or -1 with res filled. */
 static int
-take_slot(struct wctx *wc, const struct node_call *nc, unsigned lim,
+take_slot(struct rq *rq, const struct node_call *nc, unsigned lim,
     struct wresult *res)
 {
-	switch (slot_acquire(wc, nc->nc_ep->e_name, lim)) {
-	case SLOT_OK:
+	switch (rq_slot_take(rq, nc->nc_ep->e_name, lim)) {
+	case RQ_SLOT_OK:
 		return 0;
-	case SLOT_TIMEOUT:
+	case RQ_SLOT_TIMEOUT:
 		fail(res, nc, 503, "endpoint_busy", "busy: no turn among its "
 		    "%u concurrent requests within %.1f s", lim,
-		    (double)wc->wc_ep_wait_ms / 1000);
+		    (double)rq->rq_ep_wait_ms / 1000);
 		return -1;
 	default:
 		res->r_status = RQ_CANCELLED;
@@ -491,26 +490,26 @@ take_slot(struct wctx *wc, const struct node_call *nc, unsigned lim,
 
 /* The call on the network: a slot, the transfer, the parsers. */
 static int
-call_backend(struct wctx *wc, struct xfer *x, const struct node_call *nc,
+call_backend(struct rq *rq, struct xfer *x, const struct node_call *nc,
     const char *body, struct wresult *res)
 {
-	unsigned	 lim = slot_limit(wc, nc->nc_ep->e_max_concurrent);
+	unsigned	 lim = rq_slot_limit(rq, nc->nc_ep->e_max_concurrent);
 	int		 r;
 
-	if ((r = take_slot(wc, nc, lim, res)) != 0)
+	if ((r = take_slot(rq, nc, lim, res)) != 0)
 		return r;
 	if (nc->nc_stream && x->x_ad->ad_framing == AD_NDJSON) {
 		x->x_ndjson = true;
 		lines_init(&x->x_lines, MAX_LINE, ndjson_line, x);
 	} else if (nc->nc_stream)
 		x->x_sse = sse_new(MAX_LINE, sse_event, x);
-	r = transfer(wc, x, nc, body, res);
-	slot_release(wc, nc->nc_ep->e_name, lim);
+	r = transfer(rq, x, nc, body, res);
+	rq_slot_give(rq, nc->nc_ep->e_name, lim);
 	return r;
 }
 
 int
-backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
+backend_call(struct rq *rq, const struct node_call *nc, struct node_out *out,
     struct wresult *res)
 {
 	struct xfer		 x;
@@ -526,18 +525,18 @@ backend_call(struct wctx *wc, const struct node_call *nc, struct node_out *out,
 		    nc->nc_at->a_type_name);
 		return -1;
 	}
-	x.x_cs = (struct call_state){ wc, nc, out, false, false, "", false,
+	x.x_cs = (struct call_state){ rq, nc, out, false, false, "", false,
 	    { BUF_INIT, BUF_INIT, BUF_INIT, false }, NULL, NULL };
 	body = x.x_ad->ad_body(nc);
-	if ((r = callcache_begin(&cc, wc, nc, x.x_ad->ad_name, body, &hit)) ==
+	if ((r = callcache_begin(&cc, rq, nc, x.x_ad->ad_name, body, &hit)) ==
 	    1) {
 		replay(&x.x_cs, &hit);
 		cache_entry_clear(&hit);
 		r = 0;
 	} else {
 		x.x_cs.cs_cache = &cc;
-		if ((r = call_backend(wc, &x, nc, body, res)) == 0)
-			callcache_end(&cc, wc, nc, out, x.x_cs.cs_stop);
+		if ((r = call_backend(rq, &x, nc, body, res)) == 0)
+			callcache_end(&cc, rq, nc, out, x.x_cs.cs_stop);
 	}
 	callcache_free(&cc);
 	json_decref(x.x_cs.cs_markers);

@@ -11,7 +11,8 @@
 #include "clean.h"
 #include "groupchat.h"
 #include "msgs.h"
-#include "wloop.h"
+#include "../common/conf.h"
+#include "rq.h"
 
 /* Everything one call needs; all borrowed. */
 struct node_call {
@@ -66,14 +67,14 @@ void	node_out_init(struct node_out *);
 void	node_out_free(struct node_out *);
 
 /* Run the call. With nc_stream every token is emitted to the client as
- * it arrives (wloop_emit). Returns 0, or -1 with res filled: RQ_CANCELLED
+ * it arrives (rq_emit). Returns 0, or -1 with res filled: RQ_CANCELLED
  * when the gateway cancelled, RQ_ERROR otherwise with a message naming
  * the endpoint and the client's HTTP status as docs/api.md's table of
  * backend errors has it (400, 429, 502, 503, 504; 501 for an api type
  * without adapter). When the backend answered with an error status,
  * r_upstream is that status and r_retry_after its Retry-After ("" when
  * it sent none). */
-int	backend_call(struct wctx *, const struct node_call *,
+int	backend_call(struct rq *, const struct node_call *,
 	    struct node_out *, struct wresult *res);
 
 /* url as messages and logs may show it: credentials in its authority
@@ -86,7 +87,7 @@ struct call_cache;
 
 /* Parsing state shared by the transport and an adapter. */
 struct call_state {
-	struct wctx		*cs_wc;
+	struct rq		*cs_rq;
 	const struct node_call	*cs_nc;
 	struct node_out		*cs_out;
 	bool			 cs_done;	/* end marker seen */

@@ -8,18 +8,32 @@
 
 /* The database; NULL (logged) when it cannot be opened. */
 static struct store *
-cache_store(struct wctx *wc)
+cache_store(struct rq *rq)
 {
 	char		 err[STORE_ERRLEN];
-	struct store	*s = wloop_store(wc, err);
+	struct store	*s = rq_store(rq, err);
 
 	if (s == NULL)
-		log_warnx("[rq %s] response cache: %s", wc->wc_rqid, err);
+		log_warnx("[rq %s] response cache: %s", rq->rq_id, err);
 	return s;
 }
 
+/* Tell the gateway of one lookup: hit or miss, whether the call
+ * answers the client, and the entries in the cache now (-1 unknown). */
+static void
+report(struct rq *rq, bool hit, bool answer, int64_t entries)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_CACHE, rq->rq_id);
+	m.m_u.cache.hit = hit;
+	m.m_u.cache.answer = answer;
+	m.m_u.cache.entries = entries;
+	rq_send(rq, &m);
+}
+
 int
-callcache_begin(struct call_cache *cc, struct wctx *wc,
+callcache_begin(struct call_cache *cc, struct rq *rq,
     const struct node_call *nc, const char *dialect, const char *body,
     struct cache_entry *hit)
 {
@@ -29,19 +43,19 @@ callcache_begin(struct call_cache *cc, struct wctx *wc,
 
 	memset(cc, 0, sizeof(*cc));
 	memset(hit, 0, sizeof(*hit));
-	if (!cache_key(&wc->wc_cache, dialect, nc->nc_ep->e_url, body,
+	if (!cache_key(rq->rq_cache, dialect, nc->nc_ep->e_url, body,
 	    nc->nc_at->a_stream_prop, cc->cc_key) ||
-	    (s = cache_store(wc)) == NULL)
+	    (s = cache_store(rq)) == NULL)
 		return 0;
 	r = cache_get(s, cc->cc_key, (int64_t)clock_wall_ms(),
-	    wc->wc_cache.cc_ttl_ms, hit);
+	    rq->rq_cache->cc_ttl_ms, hit);
 	if (r == -1)
 		log_warnx("[rq %s] response cache: %s; calling the backend",
-		    wc->wc_rqid, store_err(s));
+		    rq->rq_id, store_err(s));
 	n = cache_count(s);
-	wloop_cache(wc, r == 1, nc->nc_deliver, n);
+	report(rq, r == 1, nc->nc_deliver, n);
 	log_debug("[rq %s] response cache %s for endpoint '%s' (%.12s)",
-	    wc->wc_rqid, r == 1 ? "hit" : "miss", nc->nc_ep->e_name,
+	    rq->rq_id, r == 1 ? "hit" : "miss", nc->nc_ep->e_name,
 	    cc->cc_key);
 	if (r == 1)
 		return 1;
@@ -86,7 +100,7 @@ unkept(const struct call_cache *cc, const struct node_out *o, bool stopped)
 }
 
 void
-callcache_end(struct call_cache *cc, struct wctx *wc,
+callcache_end(struct call_cache *cc, struct rq *rq,
     const struct node_call *nc, const struct node_out *o, bool stopped)
 {
 	struct cache_entry	 e;
@@ -97,7 +111,7 @@ callcache_end(struct call_cache *cc, struct wctx *wc,
 	if (cc->cc_chunks == NULL)
 		return;
 	if ((why = unkept(cc, o, stopped)) != NULL) {
-		log_debug("[rq %s] response cache: not kept: %s", wc->wc_rqid,
+		log_debug("[rq %s] response cache: not kept: %s", rq->rq_id,
 		    why);
 		return;
 	}
@@ -107,10 +121,10 @@ callcache_end(struct call_cache *cc, struct wctx *wc,
 	snprintf(e.ce_finish, sizeof(e.ce_finish), "%s", o->no_finish);
 	e.ce_prompt_tokens = o->no_prompt_tokens;
 	e.ce_completion_tokens = o->no_completion_tokens;
-	if ((s = cache_store(wc)) != NULL && cache_put(s, cc->cc_key,
-	    nc->nc_ep->e_name, &e, (int64_t)clock_wall_ms(), &wc->wc_cache,
+	if ((s = cache_store(rq)) != NULL && cache_put(s, cc->cc_key,
+	    nc->nc_ep->e_name, &e, (int64_t)clock_wall_ms(), rq->rq_cache,
 	    &n) == -1)
-		log_warnx("[rq %s] response cache: not kept: %s", wc->wc_rqid,
+		log_warnx("[rq %s] response cache: not kept: %s", rq->rq_id,
 		    store_err(s));
 }
 
@@ -123,13 +137,13 @@ callcache_free(struct call_cache *cc)
 }
 
 void
-callcache_clear_request(struct wctx *wc, struct wresult *res)
+callcache_clear_request(struct rq *rq, struct wresult *res)
 {
 	struct store	*s;
 	char		 err[STORE_ERRLEN], num[32];
 	int64_t		 n;
 
-	if ((s = wloop_store(wc, err)) == NULL || (n = cache_clear(s)) == -1) {
+	if ((s = rq_store(rq, err)) == NULL || (n = cache_clear(s)) == -1) {
 		res->r_status = RQ_ERROR;
 		res->r_http = 500;
 		snprintf(res->r_code, sizeof(res->r_code), "cache_error");
@@ -138,8 +152,8 @@ callcache_clear_request(struct wctx *wc, struct wresult *res)
 		    store_err(s));
 		return;
 	}
-	log_info("[rq %s] response cache cleared: %lld entries", wc->wc_rqid,
+	log_info("[rq %s] response cache cleared: %lld entries", rq->rq_id,
 	    (long long)n);
 	snprintf(num, sizeof(num), "%lld", (long long)n);
-	wloop_emit(wc, str_from(num), STR_NULL);
+	rq_emit(rq, str_from(num), STR_NULL);
 }

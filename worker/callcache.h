@@ -8,7 +8,7 @@
 
 #include "backend.h"
 #include "cache.h"
-#include "wloop.h"
+#include "rq.h"
 
 /* One call's dealings with the cache. */
 struct call_cache {
@@ -28,7 +28,7 @@ struct call_cache {
  * The gateway hears of each lookup (a CACHE frame: metrics, and the
  * X-Sluice-Cache header when the call answers the client). A database
  * error is logged and counts as a miss: the cache never fails a call. */
-int	callcache_begin(struct call_cache *, struct wctx *,
+int	callcache_begin(struct call_cache *, struct rq *,
 	    const struct node_call *, const char *dialect, const char *body,
 	    struct cache_entry *hit);
 
@@ -42,7 +42,7 @@ void	callcache_natives(struct call_cache *, json_t *tool_calls);
 /* After a call that succeeded: keep it, unless its answer was cut
  * (finish "length"), stopped early by a filter (stopped), too long or
  * not UTF-8. Errors are logged. */
-void	callcache_end(struct call_cache *, struct wctx *,
+void	callcache_end(struct call_cache *, struct rq *,
 	    const struct node_call *, const struct node_out *, bool stopped);
 
 void	callcache_free(struct call_cache *);
@@ -50,6 +50,6 @@ void	callcache_free(struct call_cache *);
 /* The API_CACHE_CLEAR request (DELETE /admin/cache): every entry
  * removed; the answer is one chunk holding how many. res as a
  * request's. */
-void	callcache_clear_request(struct wctx *, struct wresult *res);
+void	callcache_clear_request(struct rq *, struct wresult *res);
 
 #endif

@@ -52,22 +52,22 @@ run_selected(struct flow *f)
 {
 	const struct conf_user	*u = f->f_user;
 	char			*folder, *wf = str_dup(f->f_rs->workflow);
-	struct wf_call		 c;
+	struct rq_flowcall		 c;
 	struct buf		 out = BUF_INIT;
 	bool			 delivered;
 	int			 rc;
 
 	memset(&c, 0, sizeof(c));
-	c.wc_deliver = c.wc_top = true;
+	c.fc_deliver = c.fc_top = true;
 	if (*wf != '\0') {
 		folder = xasprintf("%s/%s", u->u_shared_folder, wf);
-		c.wc_folder = folder;
-		c.wc_name = "_DefaultWorkflow";
+		c.fc_folder = folder;
+		c.fc_name = "_DefaultWorkflow";
 		rc = wf_run(f, &c, &out, &delivered);
 		free(folder);
 	} else if (u->u_custom_override) {
-		c.wc_folder = u->u_workflow_folder;
-		c.wc_name = u->u_custom_workflow;
+		c.fc_folder = u->u_workflow_folder;
+		c.fc_name = u->u_custom_workflow;
 		rc = wf_run(f, &c, &out, &delivered);
 	} else
 		rc = routing_run(f, &c, &out, &delivered);
@@ -86,22 +86,36 @@ flow_free(struct flow *f)
 	free(f->f_think);
 }
 
+/* The seam's rq_flow: nodes and memory steps run a workflow of the
+ * request through it. Every node is handed the request's result, so
+ * res is f->f_res. */
+static int
+subflow(void *engine, const struct rq_flowcall *c, struct buf *out,
+    bool *delivered, struct wresult *res)
+{
+	struct flow	*f = engine;
+
+	if (res != f->f_res)
+		fatalx("a workflow run with another request's result");
+	return wf_run(f, c, out, delivered);
+}
+
 void
-flow_run(struct wctx *wc, const struct proto_req_start *rs,
-    struct wresult *res)
+flow_run(struct rq *rq, const struct proto_req_start *rs,
+    const char *default_user, struct wresult *res)
 {
 	struct flow	 f;
 	char		 err[CONF_ERRLEN], *discussion = NULL;
 	char		*user = rs->user.n > 0 ? str_dup(rs->user) :
-			    xstrdup(wc->wc_user);
+			    xstrdup(default_user);
 	int		 rc;
 
 	memset(&f, 0, sizeof(f));
-	f.f_wc = wc;
+	f.f_rq = rq;
 	f.f_rs = rs;
 	f.f_res = res;
 	res->r_status = RQ_OK;
-	rc = conf_user_load(wc->wc_confdir, user, &f.f_user, err);
+	rc = conf_user_load(rq->rq_confdir, user, &f.f_user, err);
 	free(user);
 	if (rc == -1) {
 		fail(&f, 500, "config_error", "%s", err);
@@ -115,9 +129,12 @@ flow_run(struct wctx *wc, const struct proto_req_start *rs,
 	    NULL;
 	f.f_think = rs->think.n > 0 ? str_dup(rs->think) : NULL;
 	if (discussion != NULL)
-		log_debug("[rq %s] discussion id '%s'", wc->wc_rqid, discussion);
+		log_debug("[rq %s] discussion id '%s'", rq->rq_id, discussion);
+	rq->rq_flow = subflow;
+	rq->rq_engine = &f;
 	run_selected(&f);
-	wloop_store_end(wc);	/* WorkflowLock: the run's locks go */
+	rq->rq_flow = NULL;
+	rq->rq_engine = NULL;
 	free(discussion);
 	flow_free(&f);
 }

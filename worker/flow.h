@@ -3,12 +3,14 @@
 #define SLUICE_FLOW_H
 
 #include "../proto/proto.h"
-#include "wloop.h"
+#include "rq.h"
 
-/* Run the workflow the request selects; the responder's text reaches
- * the client through wloop_emit. res (zeroed by the caller, tokens -1)
- * gets the outcome. Configuration is read fresh from disk. */
-void	flow_run(struct wctx *, const struct proto_req_start *,
-	    struct wresult *);
+/* Run the workflow the request selects, as user default_user unless
+ * the request names one; the responder's text reaches the client
+ * through rq's ops. res (zeroed by the caller, tokens -1) gets the
+ * outcome. Configuration is read fresh from disk. While it runs,
+ * rq->rq_flow runs the request's other workflows. */
+void	flow_run(struct rq *, const struct proto_req_start *,
+	    const char *default_user, struct wresult *);
 
 #endif

@@ -171,6 +171,8 @@ main(int argc, char **argv)
 	wc.wc_state_dir = a.wa_state_dir;
 	wc.wc_db_sync_full = a.wa_sync_full;
 	wc.wc_cache = a.wa_cache;
+	wc.wc_faults = (struct wloop_faults){ fault_on_request,
+	    fault_version_skew(), fault_after_ms() };
 	r = wloop_run(&wc);
 	wloop_store_close(&wc);
 	wloop_free(&wc);

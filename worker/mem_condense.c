@@ -100,23 +100,23 @@ condense_run(struct node_ctx *x, const struct memory_settings *ms,
 	const char	*hash = mem->v[start + n - 1].mb_hash;
 	int		 rc, r = 0;
 
-	wloop_phase(x->nx_wc, "%s node %zu/%zu: condensing %zu memories",
+	rq_phase(x->nx_rq, "%s node %zu/%zu: condensing %zu memories",
 	    x->nx_workflow, x->nx_index + 1, x->nx_count, n);
 	rc = condense_call(x, ms, combined, preceding, &out, res);
 	if (rc == 0 && (out.b_len == 0 || strspn(out.b_data, " \t\r\n") ==
 	    out.b_len))
 		log_warnx("[rq %s] discussion '%s': condensation came back "
-		    "empty; the memories stay as they are", x->nx_wc->wc_rqid,
+		    "empty; the memories stay as they are", x->nx_rq->rq_id,
 		    key);
 	else if (rc == 0 && (r = memstore_condense(s, key, mem->v[start].mb_id,
 	    mem->v[start + n - 1].mb_id, n, out.b_data, hash)) == -1)
 		rc = node_fail(x, res, 500, "%s", store_err(s));
 	else if (rc == 0 && r == 0)
 		log_warnx("[rq %s] discussion '%s': the memories changed during "
-		    "condensation; left as they are", x->nx_wc->wc_rqid, key);
+		    "condensation; left as they are", x->nx_rq->rq_id, key);
 	else if (rc == 0)
 		log_info("[rq %s] discussion '%s': condensed %zu memories into "
-		    "one", x->nx_wc->wc_rqid, key, n);
+		    "one", x->nx_rq->rq_id, key, n);
 	buf_free(&out);
 	free(combined);
 	free(preceding);
@@ -139,7 +139,7 @@ memory_condense(struct node_ctx *x, const struct memory_settings *ms,
 	if (n <= 0) {
 		log_warnx("[rq %s] condenseMemories is on but "
 		    "memoriesBeforeCondensation is not set; not condensing",
-		    x->nx_wc->wc_rqid);
+		    x->nx_rq->rq_id);
 		return 0;
 	}
 	if (s == NULL)

@@ -157,7 +157,7 @@ write_chunks(struct node_ctx *x, const struct memory_settings *ms,
 
 	for (i = 0; i < ch->n && rc == 0; i++) {
 		buf_reset(&out);
-		wloop_phase(x->nx_wc, "%s node %zu/%zu: memory %zu/%zu",
+		rq_phase(x->nx_rq, "%s node %zu/%zu: memory %zu/%zu",
 		    x->nx_workflow, x->nx_index + 1, x->nx_count, i + 1, ch->n);
 		if ((rc = summarise(x, ms, ch->v[i].mc_text, mem, summary,
 		    &out, res)) == -1)
@@ -165,7 +165,7 @@ write_chunks(struct node_ctx *x, const struct memory_settings *ms,
 		if (out.b_len == 0 || blank(out.b_data)) {
 			log_warnx("[rq %s] discussion '%s': the memory of chunk "
 			    "%zu came back empty; not stored, tried again next "
-			    "turn", x->nx_wc->wc_rqid, key, i + 1);
+			    "turn", x->nx_rq->rq_id, key, i + 1);
 			break;
 		}
 		id = memstore_append(s, key, mem->n > 0 ?
@@ -175,7 +175,7 @@ write_chunks(struct node_ctx *x, const struct memory_settings *ms,
 		else if (id == 0) {
 			log_warnx("[rq %s] discussion '%s': another request "
 			    "wrote memories meanwhile; stopping this round",
-			    x->nx_wc->wc_rqid, key);
+			    x->nx_rq->rq_id, key);
 			break;
 		} else {
 			mem_push(mem, id, out.b_data, ch->v[i].mc_hash);
@@ -208,7 +208,7 @@ plan(struct node_ctx *x, const struct memory_settings *ms, struct store *s,
 	if (!mem_triggered(t, first, count, size, existed,
 	    ms->ms_max_between)) {
 		log_debug("[rq %s] discussion '%s': %zu new messages, below "
-		    "both thresholds", x->nx_wc->wc_rqid, key, count);
+		    "both thresholds", x->nx_rq->rq_id, key, count);
 		return 0;
 	}
 	mem_chunks_make(t, first, count, size, ch);

@@ -58,7 +58,7 @@ merge(struct node_ctx *x, const struct memory_settings *ms, const char *key,
 		if ((why = refused(ms, in[1], new)) != NULL) {
 			log_warnx("[rq %s] discussion '%s': the state document "
 			    "was kept: the answer of '%s' was refused: %s",
-			    x->nx_wc->wc_rqid, key, wf, why);
+			    x->nx_rq->rq_id, key, wf, why);
 			rc = 0;
 		} else if (memstore_state_put(s, key, new) == -1)
 			rc = node_fail(x, res, 500, "%s", store_err(s));
@@ -86,7 +86,7 @@ memory_state_update(struct node_ctx *x, const struct memory_settings *ms,
 	if (wf == NULL) {
 		log_warnx("[rq %s] useStateDocument is on but no "
 		    "stateDocumentWorkflowName is set; no state document",
-		    x->nx_wc->wc_rqid);
+		    x->nx_rq->rq_id);
 		return 0;
 	}
 	lines = fact_lines(facts, n);
@@ -96,7 +96,7 @@ memory_state_update(struct node_ctx *x, const struct memory_settings *ms,
 		return -1;
 	if (rc == -1) {
 		log_warnx("[rq %s] discussion '%s': the state document was not "
-		    "updated: %s", x->nx_wc->wc_rqid, key, res->r_message);
+		    "updated: %s", x->nx_rq->rq_id, key, res->r_message);
 		*res = saved;
 	}
 	return 0;

@@ -35,12 +35,12 @@ warn_unsupported(struct node_ctx *x, const struct memory_settings *ms)
 	static char	 warned[PROTO_MAX_RQID + 1];
 
 	if (memory_setting_str(ms, "embeddingEndpointName", NULL) == NULL ||
-	    strcmp(warned, x->nx_wc->wc_rqid) == 0)
+	    strcmp(warned, x->nx_rq->rq_id) == 0)
 		return;
-	snprintf(warned, sizeof(warned), "%s", x->nx_wc->wc_rqid);
+	snprintf(warned, sizeof(warned), "%s", x->nx_rq->rq_id);
 	log_warnx("[rq %s] the memory settings name an embeddingEndpointName: "
 	    "Sluice stores no embeddings yet (vector memories are searched by "
-	    "keywords only)", x->nx_wc->wc_rqid);
+	    "keywords only)", x->nx_rq->rq_id);
 }
 
 /* After a chunk's facts are stored (and its hash logged): WilmerAI's
@@ -87,7 +87,7 @@ resume_at(struct node_ctx *x, const struct wmsgs *t, size_t end,
 	if (nhist > 0 && !found)
 		log_warnx("[rq %s] discussion '%s': none of the last %zu "
 		    "logged chunk hashes is in the conversation; all "
-		    "eligible messages are new", x->nx_wc->wc_rqid, key,
+		    "eligible messages are new", x->nx_rq->rq_id, key,
 		    nhist);
 	free(h);
 	return at;
@@ -186,7 +186,7 @@ keep_facts(struct node_ctx *x, const struct memory_settings *ms,
 
 	if ((n = facts_of(answer, &facts, &parsed)) == 0)
 		log_warnx("[rq %s] discussion '%s': vector memory chunk "
-		    "%zu/%zu: %s; its hash is not logged", x->nx_wc->wc_rqid,
+		    "%zu/%zu: %s; its hash is not logged", x->nx_rq->rq_id,
 		    rd->r_key, i + 1, rd->r_chunks->n, parsed > 0 ? "no fact "
 		    "has title, summary, entities and key_phrases" : "the "
 		    "answer holds no JSON facts");
@@ -196,12 +196,12 @@ keep_facts(struct node_ctx *x, const struct memory_settings *ms,
 		(void)node_fail(x, res, 500, "%s", store_err(rd->r_store));
 	else if (got == 0)
 		log_info("[rq %s] discussion '%s': vector memory chunk %zu was "
-		    "stored by another request meanwhile", x->nx_wc->wc_rqid,
+		    "stored by another request meanwhile", x->nx_rq->rq_id,
 		    rd->r_key, i + 1);
 	else {
 		rd->r_stored[i] = true;
 		log_info("[rq %s] discussion '%s': %ld vector memories stored "
-		    "from chunk %zu/%zu", x->nx_wc->wc_rqid, rd->r_key, got,
+		    "from chunk %zu/%zu", x->nx_rq->rq_id, rd->r_key, got,
 		    i + 1, rd->r_chunks->n);
 		if (state_after(x, ms, rd->r_key, facts, n, res) == -1)
 			got = -1;
@@ -224,7 +224,7 @@ write_chunks(struct node_ctx *x, const struct memory_settings *ms,
 	for (i = 0; i < rd->r_chunks->n && rc == 0; i++) {
 		if (blank(rd->r_chunks->v[i].mc_text))
 			continue;
-		wloop_phase(x->nx_wc, "%s node %zu/%zu: vector memory %zu/%zu",
+		rq_phase(x->nx_rq, "%s node %zu/%zu: vector memory %zu/%zu",
 		    x->nx_workflow, x->nx_index + 1, x->nx_count, i + 1,
 		    rd->r_chunks->n);
 		buf_reset(&out);
@@ -267,13 +267,13 @@ plan(struct node_ctx *x, const struct memory_settings *ms, struct round *rd,
 	if (first >= end || !mem_triggered(t, first, end - first, size, true,
 	    ms->ms_vector_max_between)) {
 		log_debug("[rq %s] discussion '%s': %zu new messages, below "
-		    "both vector memory thresholds", x->nx_wc->wc_rqid,
+		    "both vector memory thresholds", x->nx_rq->rq_id,
 		    rd->r_key, end > first ? end - first : 0);
 		return 0;
 	}
 	mem_chunks_make(t, first, end - first, size, ch);
 	log_info("[rq %s] discussion '%s': %zu new messages in %zu chunks for "
-	    "vector memory", x->nx_wc->wc_rqid, rd->r_key, end - first, ch->n);
+	    "vector memory", x->nx_rq->rq_id, rd->r_key, end - first, ch->n);
 	return 0;
 }
 

@@ -29,7 +29,7 @@ memory_generate(struct node_ctx *x, bool force_file, struct wresult *res)
 
 	if (key == NULL) {
 		log_debug("[rq %s] no discussion id: no memories written",
-		    x->nx_wc->wc_rqid);
+		    x->nx_rq->rq_id);
 		return 0;
 	}
 	if (x->nx_msgs->n < 3) {

@@ -11,20 +11,21 @@
 #include "../common/xmem.h"
 #include "memory.h"
 #include "node_llm.h"
-#include "wf.h"
 
 char *
 memory_key(const struct node_ctx *x)
 {
-	const struct flow	*f = x->nx_flow;
-	struct str		 scope = f->f_rs->key_scope;
+	return memory_key_of(x->nx_discussion_id, x->nx_key_scope);
+}
 
-	if (f->f_discussion == NULL || *f->f_discussion == '\0')
+char *
+memory_key_of(const char *discussion, struct str scope)
+{
+	if (discussion == NULL || *discussion == '\0')
 		return NULL;
 	if (scope.n > 0)
-		return xasprintf("%.*s/%s", (int)scope.n, scope.p,
-		    f->f_discussion);
-	return xstrdup(f->f_discussion);
+		return xasprintf("%.*s/%s", (int)scope.n, scope.p, discussion);
+	return xstrdup(discussion);
 }
 
 /* ---- the settings file ---------------------------------------------- */
@@ -217,22 +218,22 @@ int
 memory_workflow(struct node_ctx *x, const char *name, char *const *inputs,
     struct buf *out, struct wresult *res)
 {
-	struct wf_call	 c;
+	struct rq_flowcall	 c;
 	bool		 delivered;
 
 	memset(&c, 0, sizeof(c));
-	c.wc_folder = x->nx_user->u_workflow_folder;
-	c.wc_name = name;
-	c.wc_inputs = inputs;
-	c.wc_parent = x->nx_run;
-	return wf_run(x->nx_flow, &c, out, &delivered) == -1 ? -1 : 0;
+	c.fc_folder = x->nx_user->u_workflow_folder;
+	c.fc_name = name;
+	c.fc_inputs = inputs;
+	c.fc_parent = x->nx_run;
+	return rq_run_flow(x->nx_rq, &c, out, &delivered, res) == -1 ? -1 : 0;
 }
 
 struct store *
 memory_store(struct node_ctx *x, struct wresult *res)
 {
 	char		 err[STORE_ERRLEN];
-	struct store	*s = wloop_store(x->nx_wc, err);
+	struct store	*s = rq_store(x->nx_rq, err);
 
 	if (s == NULL)
 		node_fail(x, res, 500, "the memory store: %s", err);
@@ -262,11 +263,11 @@ static int
 try_lock(struct node_ctx *x, struct store *s, const char *name,
     struct wresult *res)
 {
-	int	 r = store_lock(s, name, x->nx_wc->wc_rqid, MEMORY_LOCK_TTL_S);
+	int	 r = store_lock(s, name, x->nx_rq->rq_id, MEMORY_LOCK_TTL_S);
 
 	if (r != -1)
 		return r;
-	if (store_gave_up(s) || wloop_stopped(x->nx_wc)) {
+	if (store_gave_up(s) || rq_stopped(x->nx_rq)) {
 		res->r_status = RQ_CANCELLED;
 		return -1;
 	}
@@ -288,10 +289,10 @@ memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
 	while ((r = try_lock(x, s, name, res)) == 0) {
 		if (wait_s > 0 && clock_mono_ms() - t0 >= (uint64_t)wait_s * 1000)
 			break;
-		wloop_phase(x->nx_wc, "%s node %zu/%zu: waiting for another "
+		rq_phase(x->nx_rq, "%s node %zu/%zu: waiting for another "
 		    "request's memory generation", x->nx_workflow,
 		    x->nx_index + 1, x->nx_count);
-		if (wloop_stopped(x->nx_wc)) {
+		if (rq_stopped(x->nx_rq)) {
 			res->r_status = RQ_CANCELLED;
 			r = -1;
 			break;
@@ -301,7 +302,7 @@ memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
 	if (r == 0)
 		log_warnx("[rq %s] memory generation for discussion '%s' is "
 		    "busy in another request for %ld s; skipped this round",
-		    x->nx_wc->wc_rqid, key, wait_s);
+		    x->nx_rq->rq_id, key, wait_s);
 	free(name);
 	return r;
 }
@@ -309,25 +310,27 @@ memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
 void
 memory_gen_renew(struct node_ctx *x, const char *key)
 {
-	struct store	*s = x->nx_wc->wc_store;
+	char		 err[STORE_ERRLEN];
+	struct store	*s = rq_store(x->nx_rq, err);
 	char		*name = lock_name(key);
 
-	if (s != NULL && store_lock(s, name, x->nx_wc->wc_rqid,
+	if (s != NULL && store_lock(s, name, x->nx_rq->rq_id,
 	    MEMORY_LOCK_TTL_S) != 1)
 		log_warnx("[rq %s] cannot renew the memory lock of '%s': %s",
-		    x->nx_wc->wc_rqid, key, store_err(s));
+		    x->nx_rq->rq_id, key, store_err(s));
 	free(name);
 }
 
 void
 memory_gen_unlock(struct node_ctx *x, const char *key)
 {
-	struct store	*s = x->nx_wc->wc_store;
+	char		 err[STORE_ERRLEN];
+	struct store	*s = rq_store(x->nx_rq, err);
 	char		*name = lock_name(key);
 
-	if (s != NULL && store_unlock(s, name, x->nx_wc->wc_rqid) == -1)
+	if (s != NULL && store_unlock(s, name, x->nx_rq->rq_id) == -1)
 		log_warnx("[rq %s] cannot give back the memory lock of '%s' "
-		    "(it expires by itself): %s", x->nx_wc->wc_rqid, key,
+		    "(it expires by itself): %s", x->nx_rq->rq_id, key,
 		    store_err(s));
 	free(name);
 }

@@ -18,6 +18,10 @@
  * discussion. Caller frees. */
 char	*memory_key(const struct node_ctx *);
 
+/* The same from the discussion id ("" or NULL: none) and the key's
+ * scope. Caller frees; NULL when there is no discussion. */
+char	*memory_key_of(const char *discussion, struct str scope);
+
 /* The user's memory settings file (discussionIdMemoryFileWorkflowSettings,
  * in the user's workflow folder), spec 7.3. Every value has its
  * WilmerAI default when the user names no file or the key is absent. */

@@ -1,4 +1,5 @@
 /* node.c - the helpers node handlers share. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -103,4 +104,23 @@ node_fail(struct node_ctx *x, struct wresult *res, int http, const char *fmt,
 	vsnprintf(res->r_message + n, sizeof(res->r_message) - n, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* Python's re.split(r'(\s+)', text): words and the whitespace between
+ * them, each its own chunk (StaticResponse as a streaming responder;
+ * WilmerAI's 20 ms pause per word is left out). */
+void
+node_emit_words(struct rq *rq, const char *s, size_t n)
+{
+	size_t	 i = 0, j;
+	bool	 sp;
+
+	while (i < n) {
+		sp = isspace((unsigned char)s[i]) != 0;
+		for (j = i; j < n && (isspace((unsigned char)s[j]) != 0) == sp;
+		    j++)
+			;
+		rq_emit(rq, (struct str){ s + i, j - i }, STR_NULL);
+		i = j;
+	}
 }

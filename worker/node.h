@@ -10,15 +10,15 @@
 #include "../common/conf.h"
 #include "msgs.h"
 #include "vars.h"
-#include "wloop.h"
+#include "rq.h"
 
-struct flow;	/* the request's runs (worker/wf.h) */
-struct wf_run;	/* the workflow run this node is in */
+struct wf_run;	/* the workflow run this node is in (the engine's) */
 
 /* Everything a node may look at. All borrowed for the call. */
 struct node_ctx {
-	struct flow		*nx_flow;	/* the run (for nested workflows) */
-	struct wctx		*nx_wc;		/* phase, cancellation, heartbeats */
+	struct rq		*nx_rq;		/* the request: phase, output,
+						   cancellation, the store,
+						   nested workflows */
 	json_t			*nx_node;	/* this node's config object */
 	const char		*nx_workflow;	/* the workflow's name */
 	const struct conf_workflow *nx_wf;	/* its file and keys */
@@ -31,7 +31,17 @@ struct node_ctx {
 	const struct conf_user	*nx_user;
 	struct vars		*nx_vars;	/* variables this node sees */
 	const struct wmsgs	*nx_msgs;	/* the conversation */
+	struct wmsgs		*nx_conv;	/* the same, for a node that
+						   changes it for the nodes
+						   after it (ImageProcessor) */
 	const char		*nx_discussion_id;	/* "" when none */
+	struct str		 nx_key_scope;	/* sha256(API key)[:16], or
+						   empty: scopes memories */
+	const char		*nx_tools;	/* the request's tools (JSON)
+						   or NULL */
+	const char		*nx_tool_choice;
+	const char		*nx_think;	/* the client's Ollama "think"
+						   (JSON) or NULL */
 	struct wf_run		*nx_run;
 	bool			 nx_top;	/* WilmerAI's non_responder None */
 	const char		*nx_image;	/* ImageProcessor: the one
@@ -44,7 +54,7 @@ struct node_ctx {
 /* A handler writes the node's output (its agentNOutput) to out and
  * returns 0, or -1 with res filled (RQ_ERROR with an HTTP status and a
  * message naming the workflow and node; RQ_CANCELLED when
- * wloop_stopped() said so). Handlers that produce text do not talk to
+ * rq_stopped() said so). Handlers that produce text do not talk to
  * the client: when the node is the responder the engine delivers out
  * (as one chunk, or as a word stream for StaticResponse). Handlers
  * that stream themselves (Standard, nested workflows) set *streamed. */
@@ -98,5 +108,9 @@ void	  node_strv_free(char **);
  * with HTTP status http. Returns -1. */
 int	node_fail(struct node_ctx *, struct wresult *res, int http,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Send text to the client as WilmerAI streams static content: each run
+ * of non-space and each run of space its own chunk. */
+void	node_emit_words(struct rq *, const char *s, size_t n);
 
 #endif

@@ -6,7 +6,7 @@
 #include "../common/xmem.h"
 #include "node_llm.h"
 #include "vars.h"
-#include "wf.h"
+#include "node.h"
 
 #define NO_IMAGES	"There were no images attached to the message"
 #define SEPARATOR	"\n-------------\n"
@@ -28,7 +28,7 @@ add_user_message(struct node_ctx *x, const char *descriptions)
 			    default_message);
 	struct buf	 b = BUF_INIT;
 	const char	*p = m, *hit;
-	struct wmsgs	*l = &x->nx_flow->f_msgs;
+	struct wmsgs	*l = x->nx_conv;
 
 	while ((hit = strstr(p, "[IMAGE_BLOCK]")) != NULL) {
 		buf_add(&b, p, (size_t)(hit - p));

@@ -22,11 +22,11 @@ take(struct node_ctx *x, const char *id, struct wresult *res)
 	char		 err[STORE_ERRLEN];
 	int		 r;
 
-	if ((s = wloop_store(x->nx_wc, err)) == NULL)
+	if ((s = rq_store(x->nx_rq, err)) == NULL)
 		return node_fail(x, res, 500, "%s", err);
-	if ((r = store_lock(s, id, x->nx_wc->wc_rqid, LOCK_TTL_S)) != -1)
+	if ((r = store_lock(s, id, x->nx_rq->rq_id, LOCK_TTL_S)) != -1)
 		return r;
-	if (store_gave_up(s) || wloop_stopped(x->nx_wc)) {
+	if (store_gave_up(s) || rq_stopped(x->nx_rq)) {
 		res->r_status = RQ_CANCELLED;
 		return -1;
 	}
@@ -45,11 +45,11 @@ lock_run(struct node_ctx *x, struct buf *out, bool *streamed,
 		return node_fail(x, res, 500,
 		    "A WorkflowLock node must have a 'workflowLockId'");
 	}
-	wloop_phase(x->nx_wc, "%s node %zu/%zu: lock %s", x->nx_workflow,
+	rq_phase(x->nx_rq, "%s node %zu/%zu: lock %s", x->nx_workflow,
 	    x->nx_index + 1, x->nx_count, id);
 	if ((r = take(x, id, res)) == 0) {
 		log_info("[rq %s] workflow lock '%s' is held by another run",
-		    x->nx_wc->wc_rqid, id);
+		    x->nx_rq->rq_id, id);
 		r = NODE_END;
 	} else if (r == 1)
 		r = 0;

@@ -398,13 +398,13 @@ py_poll(struct pyrun *pr, int wfd, struct pollfd pfd[4], int ms)
 
 /* Run the child to its end, or until it must be stopped: past the
  * deadline, too much output, or the request cancelled. The gateway is
- * kept informed (wloop_on_wake) at least every PY_TICK_MS. */
+ * kept informed (rq_wake) at least every PY_TICK_MS. */
 static enum py_end
 py_wait(struct node_ctx *x, struct pyrun *pr, uint64_t deadline)
 {
 	struct pollfd	 pfd[4];
 	uint64_t	 now;
-	int		 wfd = x->nx_wc != NULL ? x->nx_wc->wc_fd : -1, ms;
+	int		 wfd = x->nx_rq != NULL ? x->nx_rq->rq_wake_fd : -1, ms;
 	bool		 readable;
 
 	for (;;) {
@@ -422,7 +422,7 @@ py_wait(struct node_ctx *x, struct pyrun *pr, uint64_t deadline)
 			return PY_CAP;
 		readable = wfd >= 0 &&
 		    (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0;
-		if (x->nx_wc != NULL && wloop_on_wake(x->nx_wc, readable) == 1)
+		if (x->nx_rq != NULL && rq_wake(x->nx_rq, readable) == 1)
 			return PY_CANCELLED;
 	}
 }
@@ -495,8 +495,8 @@ py_execute(struct node_ctx *x, char *python, char *module,
 	if (py_spawn(&pr, python, module) == -1)
 		return node_fail(x, res, 500, "cannot start %s: %s", python,
 		    strerror(errno));
-	if (x->nx_wc != NULL)
-		wloop_phase(x->nx_wc, "node %zu/%zu: running Python module %s",
+	if (x->nx_rq != NULL)
+		rq_phase(x->nx_rq, "node %zu/%zu: running Python module %s",
 		    x->nx_index + 1, x->nx_count, strrchr(module, '/') + 1);
 	end = py_wait(x, &pr, clock_mono_ms() + (uint64_t)(t * 1000));
 	py_reap(&pr);

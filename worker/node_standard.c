@@ -13,7 +13,6 @@
 #include "failover.h"
 #include "node_llm.h"
 #include "vars.h"
-#include "wf.h"
 
 #define MAX_HOPS	16	/* endpoints tried for one call */
 #define ATTEMPTS	3	/* per endpoint without a backup */
@@ -66,7 +65,7 @@ emit_tools(struct node_ctx *x, json_t *calls)
 		if (json_object_get(c, "index") == NULL)
 			json_object_set_new(c, "index", json_integer((json_int_t)i));
 	s = json_dumps(calls, JSON_COMPACT);
-	wloop_emit_tools(x->nx_wc, str_from(s));
+	rq_emit_tools(x->nx_rq, str_from(s));
 	free(s);
 }
 
@@ -105,7 +104,6 @@ static void
 fill_call(struct node_ctx *x, const struct llm_target *t, struct node_call *nc,
     const struct wmsgs *sent, const char *prompt)
 {
-	struct flow	*f = x->nx_flow;
 	bool		 tools = node_bool(x, "allowTools", false);
 
 	memset(nc, 0, sizeof(*nc));
@@ -117,11 +115,11 @@ fill_call(struct node_ctx *x, const struct llm_target *t, struct node_call *nc,
 	nc->nc_prompt = prompt;
 	nc->nc_max_tokens = node_long(x, "maxResponseSizeInTokens", 400);
 	nc->nc_stream = x->nx_stream;
-	nc->nc_tools = tools ? f->f_tools : NULL;
-	nc->nc_tool_choice = tools ? f->f_tool_choice : NULL;
+	nc->nc_tools = tools ? x->nx_tools : NULL;
+	nc->nc_tool_choice = tools ? x->nx_tool_choice : NULL;
 	/* The client's think is about its answer: the other calls of
 	 * the workflow (categorising, summaries) keep their presets. */
-	nc->nc_think = x->nx_deliver ? f->f_think : NULL;
+	nc->nc_think = x->nx_deliver ? x->nx_think : NULL;
 	nc->nc_tool_calls = x->nx_deliver ? json_array() : NULL;
 	nc->nc_deliver = x->nx_deliver;
 }
@@ -174,9 +172,9 @@ call_target(struct node_ctx *x, struct llm_target *t, struct buf *out,
 	nc.nc_gchat = speaker != NULL ? &g : NULL;
 	node_out_init(&o);
 	if ((nc.nc_clean = make_cleaner(x, t, &cs, res)) != NULL) {
-		wloop_phase(x->nx_wc, "%s node %zu/%zu: waiting for %s",
+		rq_phase(x->nx_rq, "%s node %zu/%zu: waiting for %s",
 		    x->nx_workflow, x->nx_index + 1, x->nx_count, t->t_name);
-		rc = backend_call(x->nx_wc, &nc, &o, res);
+		rc = backend_call(x->nx_rq, &nc, &o, res);
 		*tokens = x->nx_stream && o.no_text.b_len > 0;
 	}
 	if (rc == 0) {
@@ -220,7 +218,7 @@ next_hop(struct node_ctx *x, const struct llm_target *t, char **names,
 		/* node_fail writes res->r_message: copy the cause first. */
 		snprintf(why, sizeof(why), "%s", res->r_message);
 		log_warnx("[rq %s] failover cycle: endpoint '%s' again after "
-		    "'%s'", x->nx_wc->wc_rqid, b, t->t_name);
+		    "'%s'", x->nx_rq->rq_id, b, t->t_name);
 		return node_fail(x, res, 500, "failover cycle detected: "
 		    "endpoint '%s' is already in the chain (after '%s': %s)", b,
 		    t->t_name, why);
@@ -229,7 +227,7 @@ next_hop(struct node_ctx *x, const struct llm_target *t, char **names,
 		return node_fail(x, res, 500, "failover chain longer than %d "
 		    "endpoints", MAX_HOPS);
 	log_warnx("[rq %s] endpoint '%s' failed (%s); failing over to '%s'",
-	    x->nx_wc->wc_rqid, t->t_name, res->r_message, b);
+	    x->nx_rq->rq_id, t->t_name, res->r_message, b);
 	return 0;
 }
 
@@ -250,7 +248,7 @@ remote_ok(struct node_ctx *x, const struct llm_target *t, struct wresult *res)
 		    "allow failing over there", t->t_name, url);
 	case FO_UNKNOWN:
 		log_warnx("[rq %s] backup endpoint '%s': cannot tell where %s "
-		    "is; allowed", x->nx_wc->wc_rqid, t->t_name, url);
+		    "is; allowed", x->nx_rq->rq_id, t->t_name, url);
 		return 0;
 	default:
 		return 0;
@@ -281,7 +279,7 @@ pause_for(struct node_ctx *x, unsigned ms, struct wresult *res)
 	uint64_t	 end = clock_mono_ms() + ms;
 
 	while (clock_mono_ms() < end) {
-		if (wloop_stopped(x->nx_wc)) {
+		if (rq_stopped(x->nx_rq)) {
 			res->r_status = RQ_CANCELLED;
 			return false;
 		}
@@ -304,7 +302,7 @@ call_retrying(struct node_ctx *x, struct llm_target *t, struct buf *out,
 		if (rc == 0 || n == ATTEMPTS || !retryable(t, res, *tokens))
 			break;
 		log_warnx("[rq %s] endpoint '%s' failed (%s); attempt %d of %d "
-		    "in %d s", x->nx_wc->wc_rqid, t->t_name, res->r_message,
+		    "in %d s", x->nx_rq->rq_id, t->t_name, res->r_message,
 		    n + 1, ATTEMPTS, n);
 		if (!pause_for(x, 1000u * (unsigned)n, res))
 			break;

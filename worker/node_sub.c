@@ -6,7 +6,6 @@
 
 #include "../common/xmem.h"
 #include "vars.h"
-#include "wf.h"
 #include "node.h"
 
 #define NO_NAME	"No_Workflow_Name_Supplied"
@@ -52,7 +51,7 @@ override(struct node_ctx *x, json_t *src, const char *first, const char *plain)
  * any other child runs as a non-responder and returns its text. */
 static int
 run_child(struct node_ctx *x, const char *name, json_t *overrides,
-    struct buf *out, bool *streamed)
+    struct buf *out, bool *streamed, struct wresult *res)
 {
 	const char	*folder = node_raw(x, "workflowUserFolderOverride");
 	char		**inputs = scoped_inputs(x);
@@ -61,21 +60,21 @@ run_child(struct node_ctx *x, const char *name, json_t *overrides,
 			    "systemPromptOverride");
 	char		*prompt = override(x, overrides,
 			    "firstNodePromptOverride", "promptOverride");
-	struct wf_call	 c;
+	struct rq_flowcall	 c;
 	int		 rc;
 
 	memset(&c, 0, sizeof(c));
-	c.wc_folder = folder != NULL && *folder != '\0' ? folder :
+	c.fc_folder = folder != NULL && *folder != '\0' ? folder :
 	    x->nx_user->u_workflow_folder;
-	c.wc_name = name;
-	c.wc_inputs = inputs;
-	c.wc_deliver = c.wc_top = x->nx_stream;
-	c.wc_system_override = sys;
-	c.wc_prompt_override = prompt;
-	c.wc_parent = x->nx_run;
-	wloop_phase(x->nx_wc, "%s node %zu/%zu: workflow %s", x->nx_workflow,
+	c.fc_name = name;
+	c.fc_inputs = inputs;
+	c.fc_deliver = c.fc_top = x->nx_stream;
+	c.fc_system_override = sys;
+	c.fc_prompt_override = prompt;
+	c.fc_parent = x->nx_run;
+	rq_phase(x->nx_rq, "%s node %zu/%zu: workflow %s", x->nx_workflow,
 	    x->nx_index + 1, x->nx_count, name);
-	rc = wf_run(x->nx_flow, &c, out, streamed);
+	rc = rq_run_flow(x->nx_rq, &c, out, streamed, res);
 	node_strv_free(inputs);
 	free(sys);
 	free(prompt);
@@ -89,7 +88,7 @@ custom_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	const char	*name = node_raw(x, "workflowName");
 
 	return run_child(x, name != NULL ? name : NO_NAME, x->nx_node, out,
-	    streamed);
+	    streamed, res);
 }
 
 /* The member of obj whose lower-cased key is key, or NULL. */
@@ -133,7 +132,7 @@ default_content(struct node_ctx *x, json_t *content, struct buf *out,
 
 	buf_adds(out, r);
 	if (x->nx_stream) {
-		wf_emit_words(x->nx_wc, out->b_data, out->b_len);
+		node_emit_words(x->nx_rq, out->b_data, out->b_len);
 		*streamed = true;
 	}
 	free(s);
@@ -163,7 +162,7 @@ conditional_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	name = json_is_string(wf) ? json_string_value(wf) : NO_NAME;
 	over = get_nocase(json_object_get(x->nx_node, "routeOverrides"), key);
 	rc = run_child(x, name, json_is_object(over) ? over : NULL, out,
-	    streamed);
+	    streamed, res);
 	free(key);
 	return rc;
 }

@@ -153,7 +153,7 @@ summarizer_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	}
 	memset(&f, 0, sizeof(f));
 	f.f_key = key;
-	wloop_phase(x->nx_wc, "%s node %zu/%zu: chat summary", x->nx_workflow,
+	rq_phase(x->nx_rq, "%s node %zu/%zu: chat summary", x->nx_workflow,
 	    x->nx_index + 1, x->nx_count);
 	if ((rc = fold_load(x, &f, res)) == 0)
 		rc = fold(x, &f, out, res);

@@ -34,7 +34,7 @@ weights_of(struct node_ctx *x, double w[VECMEM_NWEIGHTS])
 		return true;
 	log_warnx("[rq %s] workflow '%s' node %zu: bm25Weights must be a list "
 	    "of exactly 5 numbers (title, summary, entities, key_phrases, "
-	    "memory text); ignored", x->nx_wc->wc_rqid, x->nx_workflow,
+	    "memory text); ignored", x->nx_rq->rq_id, x->nx_workflow,
 	    x->nx_index + 1);
 	return false;
 }
@@ -51,11 +51,11 @@ check_mode(struct node_ctx *x)
 	if (strcasecmp(m, "semantic") == 0 || strcasecmp(m, "hybrid") == 0)
 		log_warnx("[rq %s] workflow '%s' node %zu: searchMode '%s' "
 		    "needs embeddings, which Sluice does not store yet; "
-		    "searching by keywords", x->nx_wc->wc_rqid,
+		    "searching by keywords", x->nx_rq->rq_id,
 		    x->nx_workflow, x->nx_index + 1, m);
 	else
 		log_warnx("[rq %s] workflow '%s' node %zu: unknown searchMode "
-		    "'%s'; searching by keywords", x->nx_wc->wc_rqid,
+		    "'%s'; searching by keywords", x->nx_rq->rq_id,
 		    x->nx_workflow, x->nx_index + 1, m);
 }
 
@@ -106,7 +106,7 @@ vecsearch_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	q.vs_now = (int64_t)(clock_wall_ms() / 1000);
 	q.vs_expand = node_bool(x, "useEntityExpansion", false);
 	log_debug("[rq %s] searching the vector memories of '%s' for '%s'",
-	    x->nx_wc->wc_rqid, key, kw);
+	    x->nx_rq->rq_id, key, kw);
 	rc = search(x, key, &q, out, res);
 	free(kw);
 	free(key);

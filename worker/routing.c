@@ -68,15 +68,15 @@ static int
 categorise(struct flow *f, json_t *routing, const char **cat)
 {
 	const struct conf_user	*u = f->f_user;
-	struct wf_call		 c;
+	struct rq_flowcall		 c;
 	struct buf		 out = BUF_INIT;
 	bool			 delivered;
 	long			 i;
 
 	memset(&c, 0, sizeof(c));
-	c.wc_folder = u->u_workflow_folder;
-	c.wc_name = u->u_categorization_workflow;
-	c.wc_routing = routing;
+	c.fc_folder = u->u_workflow_folder;
+	c.fc_name = u->u_categorization_workflow;
+	c.fc_routing = routing;
 	*cat = NULL;
 	for (i = 0; i < u->u_max_categorization && *cat == NULL; i++) {
 		if (wf_run(f, &c, &out, &delivered) == -1) {
@@ -86,7 +86,7 @@ categorise(struct flow *f, json_t *routing, const char **cat)
 		buf_addc(&out, '\0');
 		*cat = routing_match(routing, out.b_data);
 		log_info("[rq %s] routing: attempt %ld: '%.80s' -> %s",
-		    f->f_wc->wc_rqid, i + 1, out.b_data, *cat ? *cat :
+		    f->f_rq->rq_id, i + 1, out.b_data, *cat ? *cat :
 		    "no category");
 	}
 	buf_free(&out);
@@ -94,11 +94,11 @@ categorise(struct flow *f, json_t *routing, const char **cat)
 }
 
 int
-routing_run(struct flow *f, const struct wf_call *top, struct buf *out,
+routing_run(struct flow *f, const struct rq_flowcall *top, struct buf *out,
     bool *delivered)
 {
 	const struct conf_user	*u = f->f_user;
-	struct wf_call		 c = *top;
+	struct rq_flowcall		 c = *top;
 	struct jfile		 jf;
 	char			 err[CONF_ERRLEN];
 	const char		*cat;
@@ -114,14 +114,14 @@ routing_run(struct flow *f, const struct wf_call *top, struct buf *out,
 		fail_config(f, err);
 		return -1;
 	}
-	if (conf_routing_load(f->f_wc->wc_confdir, u->u_routing_config, &jf,
+	if (conf_routing_load(f->f_rq->rq_confdir, u->u_routing_config, &jf,
 	    err) == -1) {
 		fail_config(f, err);
 		return -1;
 	}
 	if (categorise(f, jf.jf_root, &cat) == 0) {
-		c.wc_folder = u->u_workflow_folder;
-		c.wc_name = cat != NULL ? json_string_value(json_object_get(
+		c.fc_folder = u->u_workflow_folder;
+		c.fc_name = cat != NULL ? json_string_value(json_object_get(
 		    json_object_get(jf.jf_root, cat), "workflow")) :
 		    "_DefaultWorkflow";
 		rc = wf_run(f, &c, out, delivered);

@@ -14,7 +14,7 @@
  * _DefaultWorkflow from the user's folder when none matched, as call
  * top says (its folder and name are filled in here). Returns as
  * wf_run. */
-int	routing_run(struct flow *f, const struct wf_call *top, struct buf *out,
+int	routing_run(struct flow *f, const struct rq_flowcall *top, struct buf *out,
 	    bool *delivered);
 
 /* The category the categoriser's output names: strip it, drop ASCII

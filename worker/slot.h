@@ -2,28 +2,30 @@
 #ifndef SLUICE_SLOT_H
 #define SLUICE_SLOT_H
 
-#include <stdint.h>
+#include "../proto/proto.h"
+#include "rq.h"
 
-#include "wloop.h"
-
-enum slot_result {
-	SLOT_OK,		/* granted, or no limit applies */
-	SLOT_TIMEOUT,		/* waited timeout_ms without a turn */
-	SLOT_STOPPED,		/* the request was cancelled or expired */
+/* The SLOT_ACQUIRE in flight, if any: the loop reads the gateway's
+ * frames and notes the answer here (slot_granted). */
+struct slot_wait {
+	char	 sw_ep[128];	/* the endpoint waited for, "" none */
+	int	 sw_answer;	/* 0 waiting, 1 granted, -1 refused */
 };
 
-/* The limit on calls at once to an endpoint: its maxConcurrentRequests,
- * else the gateway's --concurrency-level endpoint limit; 0 = none. */
-unsigned slot_limit(const struct wctx *, long ep_max_concurrent);
+/* A SLOT_GRANT frame arrived for request rqid: noted when it answers
+ * the wait in flight; an answer to a wait given up is dropped. */
+void	slot_granted(struct slot_wait *, const char *rqid,
+	    const struct proto_msg *m);
 
-/* Wait for a turn on endpoint ep (at most limit calls at once across all
- * workers), sending heartbeats meanwhile and watching for CANCEL. With
- * limit 0 returns SLOT_OK at once. A wait that ends other than granted
- * leaves nothing held. */
-enum slot_result slot_acquire(struct wctx *, const char *ep, unsigned limit);
+/* Wait for a turn on endpoint ep (at most limit calls at once across
+ * all workers), heartbeating and watching for CANCEL through rq's ops
+ * meanwhile; phase is what the request was doing, said again once the
+ * wait is over. A wait that ends other than granted leaves nothing
+ * held. The seam's ro_slot_take, for limit > 0. */
+enum rq_slot	slot_take(struct rq *, struct slot_wait *, const char *phase,
+		    const char *ep, unsigned limit);
 
-/* Give back the turn slot_acquire granted for ep (limit as given to it;
- * nothing is sent when it was 0). */
-void	slot_release(struct wctx *, const char *ep, unsigned limit);
+/* Give back the turn slot_take granted for ep (limit as given to it). */
+void	slot_give(struct rq *, const char *ep, unsigned limit);
 
 #endif

@@ -16,16 +16,16 @@
 #include "wf_ts.h"
 
 struct wf_run {
-	struct flow		*r_flow;
-	const struct wf_call	*r_call;
-	struct conf_workflow	*r_wf;
-	struct vars		*r_vars;	/* everything a node sees */
-	struct vars		*r_early;	/* workflow keys, agent inputs */
-	size_t			 r_responder;
-	size_t			 r_cur;
-	size_t			 r_n;
-	unsigned		 r_depth;
-	bool			 r_override;	/* first-node overrides pending */
+	struct flow		*wr_flow;
+	const struct rq_flowcall	*wr_call;
+	struct conf_workflow	*wr_wf;
+	struct vars		*wr_vars;	/* everything a node sees */
+	struct vars		*wr_early;	/* workflow keys, agent inputs */
+	size_t			 wr_responder;
+	size_t			 wr_cur;
+	size_t			 wr_n;
+	unsigned		 wr_depth;
+	bool			 wr_override;	/* first-node overrides pending */
 };
 
 static void
@@ -35,7 +35,7 @@ fail(struct wf_run *r, uint32_t http, const char *code, const char *fmt, ...)
 static void
 fail(struct wf_run *r, uint32_t http, const char *code, const char *fmt, ...)
 {
-	struct wresult	*res = r->r_flow->f_res;
+	struct wresult	*res = r->wr_flow->f_res;
 	va_list		 ap;
 
 	res->r_status = RQ_ERROR;
@@ -72,26 +72,26 @@ find_responder(json_t *nodes)
 static void
 run_vars(struct wf_run *r)
 {
-	const struct wf_call	*c = r->r_call;
+	const struct rq_flowcall	*c = r->wr_call;
 	char			 name[32], *summary;
 	size_t			 i;
 
-	r->r_vars = vars_new();
-	r->r_early = vars_new();
-	vars_user_wide(r->r_vars, r->r_flow->f_user);
-	vars_clock(r->r_vars, time(NULL));
-	vars_workflow(r->r_vars, r->r_wf->w_vars);
-	vars_workflow(r->r_early, r->r_wf->w_vars);
-	summary = wf_ts_summary(r->r_flow);
-	vars_discussion(r->r_vars, r->r_flow->f_discussion, summary);
+	r->wr_vars = vars_new();
+	r->wr_early = vars_new();
+	vars_user_wide(r->wr_vars, r->wr_flow->f_user);
+	vars_clock(r->wr_vars, time(NULL));
+	vars_workflow(r->wr_vars, r->wr_wf->w_vars);
+	vars_workflow(r->wr_early, r->wr_wf->w_vars);
+	summary = wf_ts_summary(r->wr_flow);
+	vars_discussion(r->wr_vars, r->wr_flow->f_discussion, summary);
 	free(summary);
-	for (i = 0; c->wc_inputs != NULL && c->wc_inputs[i] != NULL; i++) {
+	for (i = 0; c->fc_inputs != NULL && c->fc_inputs[i] != NULL; i++) {
 		snprintf(name, sizeof(name), "agent%zuInput", i + 1);
-		vars_set(r->r_vars, name, c->wc_inputs[i]);
-		vars_set(r->r_early, name, c->wc_inputs[i]);
+		vars_set(r->wr_vars, name, c->fc_inputs[i]);
+		vars_set(r->wr_early, name, c->fc_inputs[i]);
 	}
-	if (c->wc_routing != NULL)
-		vars_categories(r->r_vars, c->wc_routing);
+	if (c->fc_routing != NULL)
+		vars_categories(r->wr_vars, c->fc_routing);
 }
 
 /* The parent's firstNode*Override replace the prompts of the first node
@@ -101,17 +101,17 @@ node_for_run(struct wf_run *r, json_t *node)
 {
 	json_t	*copy;
 
-	if (!r->r_override || (json_object_get(node, "systemPrompt") == NULL &&
+	if (!r->wr_override || (json_object_get(node, "systemPrompt") == NULL &&
 	    json_object_get(node, "prompt") == NULL))
 		return json_incref(node);
-	r->r_override = false;
+	r->wr_override = false;
 	copy = json_deep_copy(node);
-	if (r->r_call->wc_system_override != NULL)
+	if (r->wr_call->fc_system_override != NULL)
 		json_object_set_new(copy, "systemPrompt",
-		    json_string(r->r_call->wc_system_override));
-	if (r->r_call->wc_prompt_override != NULL)
+		    json_string(r->wr_call->fc_system_override));
+	if (r->wr_call->fc_prompt_override != NULL)
 		json_object_set_new(copy, "prompt",
-		    json_string(r->r_call->wc_prompt_override));
+		    json_string(r->wr_call->fc_prompt_override));
 	return copy;
 }
 
@@ -131,32 +131,13 @@ node_handler(struct wf_run *r, json_t *node)
 	if ((ti = nodetype_find(type)) != NULL && !ti->ti_runs) {
 		fail(r, 501, "node_unsupported", "workflow '%s' node %zu has "
 		    "type '%s', which this version of Sluice does not run",
-		    r->r_wf->w_name, r->r_cur + 1, type);
+		    r->wr_wf->w_name, r->wr_cur + 1, type);
 		return NULL;
 	}
 	log_warnx("[rq %s] workflow '%s' node %zu: unknown type '%s', run "
-	    "as Standard (as WilmerAI does)", r->r_flow->f_wc->wc_rqid,
-	    r->r_wf->w_name, r->r_cur + 1, type);
+	    "as Standard (as WilmerAI does)", r->wr_flow->f_rq->rq_id,
+	    r->wr_wf->w_name, r->wr_cur + 1, type);
 	return node_type_find("Standard");
-}
-
-/* Python's re.split(r'(\s+)', text): words and the whitespace between
- * them, each its own chunk (StaticResponse as a streaming responder;
- * WilmerAI's 20 ms pause per word is left out). */
-void
-wf_emit_words(struct wctx *wc, const char *s, size_t n)
-{
-	size_t	 i = 0, j;
-	bool	 sp;
-
-	while (i < n) {
-		sp = isspace((unsigned char)s[i]) != 0;
-		for (j = i; j < n && (isspace((unsigned char)s[j]) != 0) == sp;
-		    j++)
-			;
-		wloop_emit(wc, (struct str){ s + i, j - i }, STR_NULL);
-		i = j;
-	}
 }
 
 /* The responder's text reaches the client unless its node streamed it
@@ -165,14 +146,14 @@ static void
 deliver(struct wf_run *r, const struct node_type *nt, const struct buf *out,
     bool streamed)
 {
-	struct flow	*f = r->r_flow;
+	struct flow	*f = r->wr_flow;
 	struct wresult	*res = f->f_res;
 
 	if (!streamed && out->b_len > 0) {
 		if (f->f_rs->stream && nt->nt_word_stream)
-			wf_emit_words(f->f_wc, out->b_data, out->b_len);
+			node_emit_words(f->f_rq, out->b_data, out->b_len);
 		else
-			wloop_emit(f->f_wc, (struct str){ out->b_data,
+			rq_emit(f->f_rq, (struct str){ out->b_data,
 			    out->b_len }, STR_NULL);
 	}
 	if (res->r_finish[0] == '\0')
@@ -190,43 +171,47 @@ deliver(struct wf_run *r, const struct node_type *nt, const struct buf *out,
 void
 wf_answered(struct wf_run *r)
 {
-	struct flow	*f = r->r_flow;
+	struct flow	*f = r->wr_flow;
 	bool		 more = false;
 
 	if (f->f_answered)
 		return;
 	f->f_answered = true;
-	for (; r != NULL && !more; r = r->r_call->wc_parent)
-		more = r->r_cur + 1 < r->r_n;
+	for (; r != NULL && !more; r = r->wr_call->fc_parent)
+		more = r->wr_cur + 1 < r->wr_n;
 	if (more)
-		wloop_answer(f->f_wc, f->f_res);
+		rq_answer(f->f_rq, f->f_res);
 }
 
 static void
 node_ctx_init(struct wf_run *r, struct node_ctx *x, json_t *node, size_t i)
 {
-	struct flow	*f = r->r_flow;
-	bool		 responder = i == r->r_responder;
+	struct flow	*f = r->wr_flow;
+	bool		 responder = i == r->wr_responder;
 
 	memset(x, 0, sizeof(*x));
-	x->nx_flow = f;
 	x->nx_run = r;
-	x->nx_wc = f->f_wc;
+	x->nx_rq = f->f_rq;
 	x->nx_node = node;
-	x->nx_workflow = r->r_wf->w_name;
-	x->nx_wf = r->r_wf;
+	x->nx_workflow = r->wr_wf->w_name;
+	x->nx_wf = r->wr_wf;
 	x->nx_index = i;
-	x->nx_count = r->r_n;
+	x->nx_count = r->wr_n;
 	x->nx_responder = responder;
-	x->nx_deliver = responder && r->r_call->wc_deliver;
-	x->nx_stream = responder && r->r_call->wc_deliver && f->f_rs->stream;
-	x->nx_confdir = f->f_wc->wc_confdir;
+	x->nx_deliver = responder && r->wr_call->fc_deliver;
+	x->nx_stream = responder && r->wr_call->fc_deliver && f->f_rs->stream;
+	x->nx_confdir = f->f_rq->rq_confdir;
 	x->nx_user = f->f_user;
-	x->nx_vars = r->r_vars;
-	x->nx_early = r->r_early;
+	x->nx_vars = r->wr_vars;
+	x->nx_early = r->wr_early;
 	x->nx_msgs = &f->f_msgs;
+	x->nx_conv = &f->f_msgs;
 	x->nx_discussion_id = f->f_discussion;
-	x->nx_top = r->r_call->wc_top;
+	x->nx_key_scope = f->f_rs->key_scope;
+	x->nx_tools = f->f_tools;
+	x->nx_tool_choice = f->f_tool_choice;
+	x->nx_think = f->f_think;
+	x->nx_top = r->wr_call->fc_top;
 }
 
 /* One node: its handler, then its output as agentNOutput; the
@@ -246,7 +231,7 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 
 	if (nt != NULL) {
 		node_ctx_init(r, &x, node, i);
-		if (wf_ts_before(&x, &stamped, &placed) == -1)
+		if (wf_ts_before(r->wr_flow, &x, &stamped, &placed) == -1)
 			nt = NULL;	/* cancelled */
 	}
 	if (nt != NULL) {
@@ -256,27 +241,27 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 		 * variables): setting them here too would build every
 		 * whole-conversation variable twice. */
 		if (nt != &node_standard)
-			vars_conversation_node(r->r_vars, x.nx_msgs,
+			vars_conversation_node(r->wr_vars, x.nx_msgs,
 			    &(struct vars_conv){ .vc_node = node,
 			    .vc_user = x.nx_user });
-		rc = nt->nt_run(&x, &out, &streamed, r->r_flow->f_res);
+		rc = nt->nt_run(&x, &out, &streamed, r->wr_flow->f_res);
 	}
 	if (rc == NODE_END)
 		log_info("[rq %s] workflow '%s' ends early at node %zu",
-		    r->r_flow->f_wc->wc_rqid, r->r_wf->w_name, i + 1);
+		    r->wr_flow->f_rq->rq_id, r->wr_wf->w_name, i + 1);
 	if (rc == 0) {
 		buf_addc(&out, '\0');
 		out.b_len--;
 		snprintf(name, sizeof(name), "agent%zuOutput", i + 1);
-		vars_set(r->r_vars, name, out.b_data);
-		if (i == r->r_responder) {
+		vars_set(r->wr_vars, name, out.b_data);
+		if (i == r->wr_responder) {
 			buf_reset(result);
 			buf_add(result, out.b_data, out.b_len);
-			if (r->r_call->wc_deliver)
+			if (r->wr_call->fc_deliver)
 				deliver(r, nt, &out, streamed);
-			*delivered = r->r_call->wc_deliver;
+			*delivered = r->wr_call->fc_deliver;
 		}
-		if (placed && wf_ts_after(&x, out.b_data) == -1)
+		if (placed && wf_ts_after(r->wr_flow, &x, out.b_data) == -1)
 			rc = -1;	/* cancelled */
 	}
 	wmsgs_free(&stamped);
@@ -292,10 +277,10 @@ run_nodes(struct wf_run *r, struct buf *out, bool *delivered)
 	size_t	 i;
 	int	 rc;
 
-	json_array_foreach(r->r_wf->w_nodes, i, node) {
-		r->r_cur = i;
-		if (wloop_stopped(r->r_flow->f_wc)) {
-			r->r_flow->f_res->r_status = RQ_CANCELLED;
+	json_array_foreach(r->wr_wf->w_nodes, i, node) {
+		r->wr_cur = i;
+		if (rq_stopped(r->wr_flow->f_rq)) {
+			r->wr_flow->f_res->r_status = RQ_CANCELLED;
 			return -1;
 		}
 		if ((rc = run_node(r, node, i, out, delivered)) != 0)
@@ -305,17 +290,17 @@ run_nodes(struct wf_run *r, struct buf *out, bool *delivered)
 }
 
 static unsigned
-depth_of(const struct wf_call *c)
+depth_of(const struct rq_flowcall *c)
 {
 	unsigned	 d = 0;
 
-	for (; c->wc_parent != NULL; c = c->wc_parent->r_call)
+	for (; c->fc_parent != NULL; c = c->fc_parent->wr_call)
 		d++;
 	return d;
 }
 
 int
-wf_run(struct flow *f, const struct wf_call *c, struct buf *out,
+wf_run(struct flow *f, const struct rq_flowcall *c, struct buf *out,
     bool *delivered)
 {
 	struct wf_run	 r;
@@ -323,37 +308,37 @@ wf_run(struct flow *f, const struct wf_call *c, struct buf *out,
 	int		 rc = -1;
 
 	memset(&r, 0, sizeof(r));
-	r.r_flow = f;
-	r.r_call = c;
-	r.r_depth = depth_of(c);
-	r.r_override = c->wc_system_override != NULL ||
-	    c->wc_prompt_override != NULL;
+	r.wr_flow = f;
+	r.wr_call = c;
+	r.wr_depth = depth_of(c);
+	r.wr_override = c->fc_system_override != NULL ||
+	    c->fc_prompt_override != NULL;
 	*delivered = false;
 	buf_reset(out);
-	if (r.r_depth >= WF_MAX_DEPTH) {
+	if (r.wr_depth >= WF_MAX_DEPTH) {
 		fail(&r, 500, "config_error", "workflow '%s' is nested more "
-		    "than %d deep (a workflow that calls itself?)", c->wc_name,
+		    "than %d deep (a workflow that calls itself?)", c->fc_name,
 		    WF_MAX_DEPTH);
 		return -1;
 	}
-	if (conf_workflow_load(f->f_wc->wc_confdir, c->wc_folder, c->wc_name,
-	    &r.r_wf, err) == -1) {
+	if (conf_workflow_load(f->f_rq->rq_confdir, c->fc_folder, c->fc_name,
+	    &r.wr_wf, err) == -1) {
 		fail(&r, 500, "config_error", "%s", err);
 		return -1;
 	}
-	r.r_n = json_array_size(r.r_wf->w_nodes);
-	if (r.r_n == 0)
+	r.wr_n = json_array_size(r.wr_wf->w_nodes);
+	if (r.wr_n == 0)
 		fail(&r, 500, "config_error", "workflow '%s' has no nodes",
-		    r.r_wf->w_name);
-	else if (wf_ts_resolve(f, r.r_wf->w_nodes) == 0) {
+		    r.wr_wf->w_name);
+	else if (wf_ts_resolve(f, r.wr_wf->w_nodes) == 0) {
 		run_vars(&r);
-		r.r_responder = find_responder(r.r_wf->w_nodes);
+		r.wr_responder = find_responder(r.wr_wf->w_nodes);
 		log_debug("[rq %s] workflow '%s': %zu nodes, responder %zu",
-		    f->f_wc->wc_rqid, r.r_wf->w_name, r.r_n, r.r_responder + 1);
+		    f->f_rq->rq_id, r.wr_wf->w_name, r.wr_n, r.wr_responder + 1);
 		rc = run_nodes(&r, out, delivered);
 	}
-	vars_free(r.r_vars);
-	vars_free(r.r_early);
-	conf_workflow_free(r.r_wf);
+	vars_free(r.wr_vars);
+	vars_free(r.wr_early);
+	conf_workflow_free(r.wr_wf);
 	return rc;
 }

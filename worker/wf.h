@@ -10,13 +10,13 @@
 #include "../common/conf.h"
 #include "../proto/proto.h"
 #include "msgs.h"
-#include "wloop.h"
+#include "rq.h"
 
 #define WF_MAX_DEPTH	16	/* nested workflows, against cycles */
 
 /* What every workflow of one request shares. flow.c owns it. */
 struct flow {
-	struct wctx			*f_wc;
+	struct rq			*f_rq;
 	const struct proto_req_start	*f_rs;
 	struct conf_user		*f_user;
 	struct wmsgs			 f_msgs;	/* normalised conversation */
@@ -36,29 +36,14 @@ struct flow {
 
 struct wf_run;
 
-/* How to run one workflow. */
-struct wf_call {
-	const char	*wc_folder;	/* Workflows/<folder> */
-	const char	*wc_name;	/* the file name without .json */
-	char *const	*wc_inputs;	/* agent1Input.. (NULL-terminated) or NULL */
-	bool		 wc_deliver;	/* its responder answers the client */
-	bool		 wc_top;	/* WilmerAI's non_responder None: the
-					   top-level run or a streaming child */
-	const char	*wc_system_override;	/* first node with a systemPrompt
-						   or prompt key (NULL: none) */
-	const char	*wc_prompt_override;
-	json_t		*wc_routing;	/* categories (routing) or NULL */
-	struct wf_run	*wc_parent;	/* NULL for the top-level run */
-};
-
 /* Run a workflow. out receives its result: the responder's output.
- * When wc_deliver is set the responder's output also reaches the
+ * When fc_deliver is set the responder's output also reaches the
  * client (streamed as it comes when the request streams, else as one
  * chunk) and *delivered says so. Returns 0; NODE_END (node.h) when a
  * node ended it early (the caller ends too, successfully); or -1 with
  * f->f_res filled (RQ_CANCELLED or RQ_ERROR naming the workflow and
  * node). */
-int	wf_run(struct flow *f, const struct wf_call *c, struct buf *out,
+int	wf_run(struct flow *f, const struct rq_flowcall *c, struct buf *out,
 	    bool *delivered);
 
 /* The responder whose output the client is getting finished: the
@@ -66,9 +51,5 @@ int	wf_run(struct flow *f, const struct wf_call *c, struct buf *out,
  * (nodes after the responder), the gateway is told now, so that the
  * client is not kept waiting for it. */
 void	wf_answered(struct wf_run *r);
-
-/* Send text to the client as WilmerAI streams static content: each run
- * of non-space and each run of space its own chunk. */
-void	wf_emit_words(struct wctx *, const char *s, size_t n);
 
 #endif

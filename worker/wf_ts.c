@@ -34,7 +34,7 @@ static void
 off(struct flow *f, const char *why)
 {
 	log_warnx("[rq %s] message timestamps are off for this request "
-	    "(it goes on without them): %s", f->f_wc->wc_rqid, why);
+	    "(it goes on without them): %s", f->f_rq->rq_id, why);
 	f->f_ts_state = -1;
 }
 
@@ -43,7 +43,7 @@ off(struct flow *f, const char *why)
 static int
 failed(struct flow *f, struct store *s)
 {
-	if (store_gave_up(s) || wloop_stopped(f->f_wc)) {
+	if (store_gave_up(s) || rq_stopped(f->f_rq)) {
 		f->f_res->r_status = RQ_CANCELLED;
 		return -1;
 	}
@@ -55,7 +55,7 @@ static struct store *
 ts_store(struct flow *f)
 {
 	char		 err[STORE_ERRLEN];
-	struct store	*s = wloop_store(f->f_wc, err);
+	struct store	*s = rq_store(f->f_rq, err);
 
 	if (s == NULL)
 		off(f, err);
@@ -66,11 +66,7 @@ ts_store(struct flow *f)
 static char *
 ts_key(struct flow *f)
 {
-	struct node_ctx	 x;
-
-	memset(&x, 0, sizeof(x));
-	x.nx_flow = f;
-	return memory_key(&x);
+	return memory_key_of(f->f_discussion, f->f_rs->key_scope);
 }
 
 int
@@ -89,7 +85,7 @@ wf_ts_resolve(struct flow *f, json_t *nodes)
 	else {
 		f->f_ts_state = 1;
 		log_debug("[rq %s] timestamps of discussion '%s' resolved",
-		    f->f_wc->wc_rqid, key);
+		    f->f_rq->rq_id, key);
 	}
 	free(key);
 	return rc;
@@ -114,9 +110,8 @@ wf_ts_summary(struct flow *f)
 
 /* The answer's placeholder: 1 saved, 0 not this node, -1 cancelled. */
 static int
-placeholder(struct node_ctx *x)
+placeholder(struct flow *f, struct node_ctx *x)
 {
-	struct flow	*f = x->nx_flow;
 	struct store	*s;
 	char		*key;
 	int		 rc = 1;
@@ -133,16 +128,16 @@ placeholder(struct node_ctx *x)
 }
 
 int
-wf_ts_before(struct node_ctx *x, struct wmsgs *stamped, bool *placed)
+wf_ts_before(struct flow *f, struct node_ctx *x, struct wmsgs *stamped,
+    bool *placed)
 {
-	struct flow	*f = x->nx_flow;
 	struct store	*s;
 	char		*key;
 	size_t		 i;
 	int		 rc;
 
 	memset(stamped, 0, sizeof(*stamped));
-	if ((rc = placeholder(x)) == -1)
+	if ((rc = placeholder(f, x)) == -1)
 		return -1;
 	*placed = rc == 1;
 	if (!x->nx_top || f->f_ts_state != 1 || !flag(x->nx_node, TS_FLAG) ||
@@ -163,9 +158,8 @@ wf_ts_before(struct node_ctx *x, struct wmsgs *stamped, bool *placed)
 }
 
 int
-wf_ts_after(struct node_ctx *x, const char *answer)
+wf_ts_after(struct flow *f, struct node_ctx *x, const char *answer)
 {
-	struct flow	*f = x->nx_flow;
 	struct store	*s;
 	char		*key;
 	int		 rc = 0;

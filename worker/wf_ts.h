@@ -33,12 +33,13 @@ char	*wf_ts_summary(struct flow *);
  * (x->nx_top) gets x->nx_msgs pointed at *stamped, a stamped copy of
  * the conversation (the caller frees it with wmsgs_free; it is left
  * empty otherwise). Returns 0 or -1. */
-int	wf_ts_before(struct node_ctx *x, struct wmsgs *stamped, bool *placed);
+int	wf_ts_before(struct flow *, struct node_ctx *x, struct wmsgs *stamped,
+	    bool *placed);
 
 /* After the responder that saved the placeholder answered answer: with
  * useGroupChatTimestampLogic the answer's stamp is committed now; else
  * the next request's resolve gives the placeholder to the answer, as
  * in WilmerAI. Returns 0 or -1. */
-int	wf_ts_after(struct node_ctx *x, const char *answer);
+int	wf_ts_after(struct flow *, struct node_ctx *x, const char *answer);
 
 #endif

@@ -13,7 +13,6 @@
 #include "../common/xmem.h"
 #include "../proto/frame.h"
 #include "callcache.h"
-#include "fault.h"
 #include "flow.h"
 #include "wloop.h"
 
@@ -50,8 +49,14 @@ wloop_free(struct wctx *wc)
 	}
 }
 
+static struct wctx *
+wctx_of(struct rq *rq)
+{
+	return rq->rq_loop;
+}
+
 /* The gateway is our only reason to live: if it is gone, so are we. */
-void
+static void
 wloop_send(struct wctx *wc, const struct proto_msg *m)
 {
 	struct buf	 b = BUF_INIT;
@@ -93,9 +98,10 @@ may_emit(struct wctx *wc)
 	return false;
 }
 
-void
-wloop_emit(struct wctx *wc, struct str content, struct str reasoning)
+static void
+op_emit(struct rq *rq, struct str content, struct str reasoning)
 {
+	struct wctx	*wc = wctx_of(rq);
 	struct proto_msg m;
 
 	if ((content.n == 0 && reasoning.n == 0) || !may_emit(wc))
@@ -109,21 +115,10 @@ wloop_emit(struct wctx *wc, struct str content, struct str reasoning)
 	wloop_send(wc, &m);
 }
 
-void
-wloop_cache(struct wctx *wc, bool hit, bool answer, int64_t entries)
+static void
+op_emit_tools(struct rq *rq, struct str tool_calls)
 {
-	struct proto_msg m;
-
-	proto_msg_init(&m, PROTO_CACHE, wc->wc_rqid);
-	m.m_u.cache.hit = hit;
-	m.m_u.cache.answer = answer;
-	m.m_u.cache.entries = entries;
-	wloop_send(wc, &m);
-}
-
-void
-wloop_emit_tools(struct wctx *wc, struct str tool_calls)
-{
+	struct wctx	*wc = wctx_of(rq);
 	struct proto_msg m;
 
 	if (tool_calls.n == 0 || !may_emit(wc))
@@ -134,14 +129,10 @@ wloop_emit_tools(struct wctx *wc, struct str tool_calls)
 	wloop_send(wc, &m);
 }
 
-void
-wloop_phase(struct wctx *wc, const char *fmt, ...)
+static void
+set_phase(struct wctx *wc, const char *phase)
 {
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(wc->wc_phase, sizeof(wc->wc_phase), fmt, ap);
-	va_end(ap);
+	snprintf(wc->wc_phase, sizeof(wc->wc_phase), "%s", phase);
 	log_debug("[rq %s] %s", wc->wc_rqid, wc->wc_phase);
 	if (wc->wc_busy)
 		send_simple(wc, PROTO_HEARTBEAT, wc->wc_phase);
@@ -169,12 +160,7 @@ busy_frame(struct wctx *wc, const struct proto_msg *m)
 		wc->wc_shutdown = true;
 		break;
 	case PROTO_SLOT_GRANT:
-		/* An answer for a wait we gave up crossed our SLOT_RELEASE;
-		 * the gateway takes that release for the grant too. */
-		if (str_eq(m->m_rqid, wc->wc_rqid) &&
-		    str_eq(m->m_u.slot.endpoint, wc->wc_slot_ep) &&
-		    wc->wc_slot_answer == 0)
-			wc->wc_slot_answer = m->m_u.slot.granted ? 1 : -1;
+		slot_granted(&wc->wc_slot_wait, wc->wc_rqid, m);
 		break;
 	default:
 		fatalx("gateway sent %s during a request",
@@ -205,10 +191,9 @@ drain_frames(struct wctx *wc, void (*fn)(struct wctx *,
 		fatalx("oversize frame from gateway");
 }
 
-int
-wloop_on_wake(void *arg, bool readable)
+static int
+on_wake(struct wctx *wc, bool readable)
 {
-	struct wctx	*wc = arg;
 	uint64_t	 now = clock_mono_ms();
 	ssize_t		 n;
 
@@ -228,14 +213,14 @@ wloop_on_wake(void *arg, bool readable)
 	return wc->wc_cancelled ? 1 : 0;
 }
 
-bool
-wloop_stopped(struct wctx *wc)
+static bool
+stopped(struct wctx *wc)
 {
 	struct pollfd	 pfd = { wc->wc_fd, POLLIN, 0 };
 	bool		 readable = poll(&pfd, 1, 0) == 1 &&
 			    (pfd.revents & (POLLIN | POLLHUP));
 
-	return wloop_on_wake(wc, readable) == 1;
+	return on_wake(wc, readable) == 1;
 }
 
 /* The request being sent now is the worker's last one. Said in
@@ -304,8 +289,8 @@ send_post_done(struct wctx *wc, const struct wresult *r)
 	wloop_send(wc, &m);
 }
 
-void
-wloop_answer(struct wctx *wc, const struct wresult *res)
+static void
+answer(struct wctx *wc, const struct wresult *res)
 {
 	if (!wc->wc_busy || wc->wc_answered)
 		fatalx("[rq %s] answered twice or outside a request",
@@ -319,11 +304,65 @@ wloop_answer(struct wctx *wc, const struct wresult *res)
 	wc->wc_answered = true;
 }
 
-bool
-wloop_answered(const struct wctx *wc)
+/* ---- the seam: the ops the layers below reach the request by ---- */
+
+static void
+op_phase(struct rq *rq, const char *phase)
 {
-	return wc->wc_answered;
+	set_phase(wctx_of(rq), phase);
 }
+
+static bool
+op_stopped(struct rq *rq)
+{
+	return stopped(wctx_of(rq));
+}
+
+static int
+op_wake(struct rq *rq, bool readable)
+{
+	return on_wake(wctx_of(rq), readable);
+}
+
+static void
+op_send(struct rq *rq, const struct proto_msg *m)
+{
+	wloop_send(wctx_of(rq), m);
+}
+
+static enum rq_slot
+op_slot_take(struct rq *rq, const char *ep, unsigned limit)
+{
+	struct wctx	*wc = wctx_of(rq);
+
+	return slot_take(rq, &wc->wc_slot_wait, wc->wc_phase, ep, limit);
+}
+
+static void
+op_answer(struct rq *rq, const struct wresult *res)
+{
+	answer(wctx_of(rq), res);
+}
+
+static bool
+op_answered(struct rq *rq)
+{
+	return wctx_of(rq)->wc_answered;
+}
+
+static const struct rq_ops ops = {
+	.ro_emit = op_emit,
+	.ro_emit_tools = op_emit_tools,
+	.ro_phase = op_phase,
+	.ro_stopped = op_stopped,
+	.ro_wake = op_wake,
+	.ro_send = op_send,
+	.ro_slot_take = op_slot_take,
+	.ro_slot_give = slot_give,
+	.ro_store = wloop_store,
+	.ro_answer = op_answer,
+	.ro_answered = op_answered,
+};
 
 /* SLUICE_FAULT=after_ms=N: answer as soon as the workflow returns, as if
  * its last node were the responder, then work N ms after the answer,
@@ -331,18 +370,20 @@ wloop_answered(const struct wctx *wc)
 static void
 fault_after(struct wctx *wc, const struct wresult *res)
 {
-	uint64_t	 ms = fault_after_ms(), end, t;
+	uint64_t	 ms = wc->wc_faults.wf_after_ms, end, t;
+	char		 phase[96];
 
 	if (ms == 0)
 		return;
 	if (!wc->wc_answered)
-		wloop_answer(wc, res);
+		answer(wc, res);
 	if (!wc->wc_answered)
 		return;
-	wloop_phase(wc, "fault: %llu ms of work after the answer",
-	    (unsigned long long)ms);
+	snprintf(phase, sizeof(phase), "fault: %llu ms of work after the "
+	    "answer", (unsigned long long)ms);
+	set_phase(wc, phase);
 	end = clock_mono_ms() + ms;
-	while ((t = clock_mono_ms()) < end && !wloop_stopped(wc))
+	while ((t = clock_mono_ms()) < end && !stopped(wc))
 		(void)poll(NULL, 0, (int)(end - t < 200 ? end - t : 200));
 }
 
@@ -360,16 +401,20 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	wc->wc_answered = wc->wc_dropping = false;
 	wc->wc_seq = 0;
 	wc->wc_deadline = rs->deadline_ms ? t0 + rs->deadline_ms : 0;
-	wc->wc_ep_limit = rs->ep_limit;
-	wc->wc_ep_wait_ms = rs->ep_wait_ms;
-	wc->wc_slot_ep[0] = '\0';
+	wc->wc_slot_wait.sw_ep[0] = '\0';
+	wc->wc_rq = (struct rq){ .rq_ops = &ops, .rq_loop = wc,
+	    .rq_id = wc->wc_rqid, .rq_wake_fd = wc->wc_fd,
+	    .rq_ep_limit = rs->ep_limit, .rq_ep_wait_ms = rs->ep_wait_ms,
+	    .rq_cache = &wc->wc_cache, .rq_confdir = wc->wc_confdir };
 	memset(&res, 0, sizeof(res));
 	res.r_prompt_tokens = res.r_completion_tokens = -1;
-	fault_on_request();
+	if (wc->wc_faults.wf_on_request != NULL)
+		wc->wc_faults.wf_on_request();
 	if (rs->api == API_CACHE_CLEAR)
-		callcache_clear_request(wc, &res);
+		callcache_clear_request(&wc->wc_rq, &res);
 	else
-		flow_run(wc, rs, &res);
+		flow_run(&wc->wc_rq, rs, wc->wc_user, &res);
+	wloop_store_end(wc);	/* WorkflowLock: the run's locks go */
 	fault_after(wc, &res);
 	if (wc->wc_answered)
 		send_post_done(wc, &res);
@@ -411,7 +456,7 @@ wloop_run(struct wctx *wc)
 
 	proto_msg_init(&m, PROTO_HELLO, NULL);
 	m.m_u.hello.version = PROTO_VERSION;
-	m.m_version = PROTO_VERSION + (uint32_t)fault_version_skew();
+	m.m_version = PROTO_VERSION + (uint32_t)wc->wc_faults.wf_version_skew;
 	m.m_u.hello.pid = getpid();
 	m.m_u.hello.build = str_from(SLUICE_VERSION "+" SLUICE_BUILD);
 	wloop_send(wc, &m);

@@ -8,21 +8,22 @@
 #include "wloop.h"
 
 /* Called every STORE_WAIT_MS while another worker holds the database's
- * write lock. wloop_stopped() heartbeats (the gateway kills a silent
+ * write lock. rq_stopped() heartbeats (the gateway kills a silent
  * worker) and reads a CANCEL: a stopped request stops waiting, except
  * while its run's locks are dropped, which is worth finishing. */
 static int
 on_wait(void *arg)
 {
 	struct wctx	*wc = arg;
-	bool		 stop = wloop_stopped(wc);
+	bool		 stop = rq_stopped(&wc->wc_rq);
 
 	return stop && !wc->wc_store_ending ? 1 : 0;
 }
 
 struct store *
-wloop_store(struct wctx *wc, char *err)
+wloop_store(struct rq *rq, char *err)
 {
+	struct wctx		*wc = rq->rq_loop;
 	struct store_opts	 o = { .so_sync_full = wc->wc_db_sync_full,
 				    .so_on_wait = on_wait, .so_arg = wc };
 	char			*path;
