@@ -99,26 +99,37 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   sup.c users.c)
 # what a web page may do here: the Host and Origin rules
 GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
-WORKER_SRCS	:= $(addprefix worker/,\
-		   backend.c cache.c callcache.c clean.c clean_conf.c \
-		   clean_match.c \
-		   clean_prefix.c clean_pycall.c clean_think.c \
-		   clean_toolparse.c clean_tools.c failover.c fault.c \
-		   filter.c flow.c gen_input.c groupchat.c import.c \
-		   import_json.c import_scan.c import_state.c import_vec.c \
-		   kwsearch.c lines.c llm.c llm_claude.c llm_completion.c \
-		   llm_kobold.c llm_ollama.c llm_openai.c main.c mem_chunk.c \
+# The worker, one folder per layer, top first (docs/HACKING.md): each
+# uses only the folders below it (scripts/layers.py checks the link).
+W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
+W_ENGINE	:= $(addprefix worker/engine/,flow.c wf.c wf_ts.c routing.c \
+		   registry.c)
+W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
+		   node_concat.c node_cond.c node_files.c node_image.c \
+		   node_json.c node_kwsearch.c node_lock.c node_memory.c \
+		   node_memwrite.c node_python.c node_standard.c \
+		   node_static.c node_sub.c node_summary.c node_tagtext.c \
+		   node_vecsearch.c)
+W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
-		   mem_text.c mem_vector.c memgen.c memory.c memstore.c \
-		   msgs.c msgs_edit.c msgs_norm.c node.c node_arith.c \
-		   node_chunker.c node_concat.c node_cond.c node_files.c \
-		   node_image.c node_json.c node_kwsearch.c node_llm.c \
-		   node_lock.c node_memory.c node_memwrite.c node_python.c \
-		   node_registry.c node_standard.c node_static.c node_sub.c \
-		   node_summary.c node_tagtext.c node_vecsearch.c prompt.c \
-		   routing.c slot.c sse.c store.c store_lock.c store_schema.c \
-		   store_stmt.c timestamps.c vars.c vars_conv.c vars_json.c \
-		   vecmem.c vecmem_text.c wf.c wf_ts.c wloop.c wloop_store.c)
+		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
+		   kwsearch.c timestamps.c)
+W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
+		   failover.c gen_input.c adapter_claude.c \
+		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
+		   adapter_openai.c sse.c lines.c node_llm.c)
+W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
+		   import_scan.c import_state.c import_vec.c)
+W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
+		   clean_prefix.c clean_pycall.c clean_think.c \
+		   clean_toolparse.c clean_tools.c filter.c)
+W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
+		   store_stmt.c cache.c)
+W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c vars.c \
+		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
+WORKER_SRCS	:= worker/main.c worker/fault.c $(W_LOOP) $(W_ENGINE) \
+		   $(W_NODES) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
+		   $(W_STORE) $(W_CORE)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
@@ -176,8 +187,7 @@ $(LOADGEN): $(call obj,bench/loadgen.c) $(call obj,common/log.c \
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK) -lcurl -lm
 
-$(CLEANBENCH): $(call obj,bench/cleanbench.c $(filter worker/clean% \
-	    worker/filter.c,$(WORKER_SRCS)) common/log.c common/xmem.c \
+$(CLEANBENCH): $(call obj,bench/cleanbench.c $(W_CLEAN) common/log.c common/xmem.c \
 	    common/buf.c common/clock.c common/json.c common/jsonw.c \
 	    common/conf.c common/names.c)
 	@mkdir -p $(dir $@)
@@ -200,8 +210,8 @@ check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/sup.c)
 check_slots_OBJS	:= $(BASE) $(call obj,gateway/slots.c)
 check_http_OBJS		:= $(BASE) $(call obj,gateway/http.c gateway/http_parse.c) \
 			    $(LLHTTP_OBJS)
-check_sse_OBJS		:= $(BASE) $(call obj,worker/sse.c)
-check_lines_OBJS	:= $(BASE) $(call obj,worker/lines.c)
+check_sse_OBJS		:= $(BASE) $(call obj,worker/llm/sse.c)
+check_lines_OBJS	:= $(BASE) $(call obj,worker/llm/lines.c)
 check_conf_OBJS		:= $(BASE) $(call obj,common/conf.c common/json.c \
 			    common/names.c common/conf_template.c)
 check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
@@ -214,69 +224,69 @@ check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/sup.c common/conf.c common/json.c \
 			    common/names.c tests/stubs_gwconf.c \
 			    gateway/origin.c)
-check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
-			    worker/msgs.c worker/llm_openai.c worker/gen_input.c \
+check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/core/vars.c \
+			    worker/core/msgs.c worker/llm/adapter_openai.c worker/llm/gen_input.c \
 			    common/jsonw.c common/conf.c common/json.c common/names.c \
 			    tests/stubs_worker.c)
-check_clean_OBJS	:= $(BASE) $(call obj,$(wildcard worker/clean*.c) worker/filter.c common/conf.c common/json.c common/jsonw.c common/names.c)
+check_clean_OBJS	:= $(BASE) $(call obj,$(W_CLEAN) common/conf.c common/json.c common/jsonw.c common/names.c)
 check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
 			    gateway/confcheck_ep.c gateway/confcheck_vars.c \
 			    gateway/confcheck_wf.c \
 			    common/conf.c common/conf_template.c common/json.c \
 			    common/names.c common/nodetypes.c)
 check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
-check_groupchat_OBJS	:= $(BASE) $(call obj,worker/groupchat.c worker/msgs.c)
+check_groupchat_OBJS	:= $(BASE) $(call obj,worker/core/groupchat.c worker/core/msgs.c)
 check_users_OBJS	:= $(BASE) $(call obj,gateway/users.c common/conf.c \
 			    common/json.c common/names.c)
-check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
-			    worker/llm_completion.c worker/llm_ollama.c \
-			    worker/llm_kobold.c worker/llm_claude.c \
-			    worker/gen_input.c common/base64.c \
-			    worker/prompt.c worker/msgs.c common/jsonw.c \
+check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm/adapter_openai.c \
+			    worker/llm/adapter_completion.c worker/llm/adapter_ollama.c \
+			    worker/llm/adapter_kobold.c worker/llm/adapter_claude.c \
+			    worker/llm/gen_input.c common/base64.c \
+			    worker/core/prompt.c worker/core/msgs.c common/jsonw.c \
 			    common/json.c common/conf.c common/names.c \
 			    tests/stubs_worker.c)
-check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/node_registry.c \
-			    worker/vars.c \
-			    worker/msgs.c common/json.c common/jsonw.c \
+check_nodes_OBJS	:= $(BASE) $(call obj,worker/core/node.c worker/engine/registry.c \
+			    worker/core/vars.c \
+			    worker/core/msgs.c common/json.c common/jsonw.c \
 			    common/conf.c common/names.c common/tokens.c \
-			    worker/node_static.c worker/node_concat.c \
-			    worker/node_arith.c worker/node_cond.c \
-			    worker/node_json.c worker/node_tagtext.c \
-			    worker/node_chunker.c worker/node_files.c \
-			    worker/node_python.c tests/stubs_nodes.c tests/fakerq.c)
-check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/vars_conv.c \
-			    worker/vars_json.c worker/msgs.c worker/prompt.c \
-			    worker/gen_input.c common/json.c common/jsonw.c \
+			    worker/nodes/node_static.c worker/nodes/node_concat.c \
+			    worker/nodes/node_arith.c worker/nodes/node_cond.c \
+			    worker/nodes/node_json.c worker/nodes/node_tagtext.c \
+			    worker/nodes/node_chunker.c worker/nodes/node_files.c \
+			    worker/nodes/node_python.c tests/stubs_nodes.c tests/fakerq.c)
+check_vars_OBJS		:= $(BASE) $(call obj,worker/core/vars.c worker/core/vars_conv.c \
+			    worker/core/vars_json.c worker/core/msgs.c worker/core/prompt.c \
+			    worker/llm/gen_input.c common/json.c common/jsonw.c \
 			    common/conf.c common/names.c common/tokens.c)
-check_store_OBJS	:= $(BASE) $(call obj,worker/store.c worker/store_lock.c \
-			    worker/store_schema.c worker/store_stmt.c \
+check_store_OBJS	:= $(BASE) $(call obj,worker/store/store.c worker/store/store_lock.c \
+			    worker/store/store_schema.c worker/store/store_stmt.c \
 			    common/sha256.c)
 check_store_LIBS	:= $(LIBS_SQLITE)
-check_cache_OBJS	:= $(BASE) $(call obj,worker/cache.c worker/store.c \
-			    worker/store_lock.c worker/store_schema.c \
-			    worker/store_stmt.c common/sha256.c \
+check_cache_OBJS	:= $(BASE) $(call obj,worker/store/cache.c worker/store/store.c \
+			    worker/store/store_lock.c worker/store/store_schema.c \
+			    worker/store/store_stmt.c common/sha256.c \
 			    tests/scratchdb.c)
 check_cache_LIBS	:= $(LIBS_SQLITE)
-check_memory_OBJS	:= $(BASE) $(call obj,worker/memstore.c worker/mem_text.c \
-			    worker/mem_read.c worker/mem_chunk.c worker/store.c \
-			    worker/store_lock.c worker/store_schema.c \
-			    worker/store_stmt.c worker/msgs.c worker/msgs_edit.c \
-			    worker/gen_input.c common/textchunk.c common/tokens.c \
+check_memory_OBJS	:= $(BASE) $(call obj,worker/memory/memstore.c worker/memory/mem_text.c \
+			    worker/memory/mem_read.c worker/memory/mem_chunk.c worker/store/store.c \
+			    worker/store/store_lock.c worker/store/store_schema.c \
+			    worker/store/store_stmt.c worker/core/msgs.c worker/core/msgs_edit.c \
+			    worker/llm/gen_input.c common/textchunk.c common/tokens.c \
 			    common/sha256.c common/jsonw.c common/conf.c \
 			    common/json.c common/names.c \
 			    tests/scratchdb.c)
 check_memory_LIBS	:= $(LIBS_SQLITE)
-check_vecmem_OBJS	:= $(BASE) $(call obj,worker/vecmem.c worker/vecmem_text.c \
-			    worker/kwsearch.c worker/gen_input.c worker/store.c \
-			    worker/store_lock.c worker/store_schema.c \
-			    worker/store_stmt.c common/sha256.c common/jsonw.c \
+check_vecmem_OBJS	:= $(BASE) $(call obj,worker/memory/vecmem.c worker/memory/vecmem_text.c \
+			    worker/memory/kwsearch.c worker/llm/gen_input.c worker/store/store.c \
+			    worker/store/store_lock.c worker/store/store_schema.c \
+			    worker/store/store_stmt.c common/sha256.c common/jsonw.c \
 			    common/conf.c common/json.c common/names.c \
 			    tests/scratchdb.c)
 check_vecmem_LIBS	:= $(LIBS_SQLITE)
-check_timestamps_OBJS	:= $(BASE) $(call obj,worker/timestamps.c \
-			    worker/groupchat.c worker/msgs.c worker/store.c \
-			    worker/store_lock.c worker/store_schema.c \
-			    worker/store_stmt.c common/sha256.c \
+check_timestamps_OBJS	:= $(BASE) $(call obj,worker/memory/timestamps.c \
+			    worker/core/groupchat.c worker/core/msgs.c worker/store/store.c \
+			    worker/store/store_lock.c worker/store/store_schema.c \
+			    worker/store/store_stmt.c common/sha256.c \
 			    tests/scratchdb.c)
 check_timestamps_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
@@ -382,7 +392,7 @@ FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c)
 FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
 		   jsonw.c conf.c names.c)
-fuzz_clean_SRCS	:= $(sort $(wildcard worker/clean*.c)) worker/filter.c \
+fuzz_clean_SRCS	:= $(W_CLEAN) \
 		   $(FUZZ_JSON)
 fuzz_frame_SRCS	:= proto/frame.c $(FUZZ_BASE)
 fuzz_proto_SRCS	:= $(PROTO_SRCS) $(FUZZ_BASE)
@@ -391,12 +401,13 @@ fuzz_http_SRCS	:= gateway/http_parse.c $(FUZZ_BASE) common/uuid.c \
 fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
 		   begtags.c) common/base64.c common/modelsel.c $(PROTO_SRCS) \
 		   $(FUZZ_JSON)
-fuzz_backend_SRCS := $(addprefix worker/,sse.c lines.c llm_openai.c \
-		   llm_completion.c llm_ollama.c llm_kobold.c llm_claude.c \
-		   gen_input.c prompt.c msgs.c) common/base64.c $(PROTO_SRCS) \
+fuzz_backend_SRCS := $(addprefix worker/llm/,sse.c lines.c adapter_openai.c \
+		   adapter_completion.c adapter_ollama.c adapter_kobold.c \
+		   adapter_claude.c gen_input.c) worker/core/prompt.c \
+		   worker/core/msgs.c common/base64.c $(PROTO_SRCS) \
 		   $(FUZZ_JSON)
 fuzz_conf_SRCS	:= $(FUZZ_JSON)
-fuzz_vars_SRCS	:= worker/vars.c $(FUZZ_BASE)
+fuzz_vars_SRCS	:= worker/core/vars.c $(FUZZ_BASE)
 fuzz_http_LL	:= $(patsubst %.c,$(FUZZ_O)/llhttp/%.o,$(LLHTTP_SRCS))
 FUZZ_BINS	:= $(foreach n,$(FUZZ_NAMES),$(FUZZ_O)/$(n)_fuzz)
 

@@ -7,7 +7,7 @@
 
 #include "../common/buf.h"
 #include "../common/log.h"
-#include "../worker/clean.h"
+#include "../worker/clean/clean.h"
 
 /*
  * Every stage is on (configured think tags, common reasoning tags,

@@ -8,9 +8,9 @@
 #include "common.h"
 #include "../common/buf.h"
 #include "../common/log.h"
-#include "../worker/backend.h"
-#include "../worker/lines.h"
-#include "../worker/sse.h"
+#include "../worker/llm/backend.h"
+#include "../worker/llm/lines.h"
+#include "../worker/llm/sse.h"
 
 /*
  * Input: 2 header bytes, then a backend's response body.

@@ -8,8 +8,8 @@
 #include "../common/buf.h"
 #include "../common/json.h"
 #include "../common/log.h"
-#include "../worker/clean.h"
-#include "../worker/filter.h"
+#include "../worker/clean/clean.h"
+#include "../worker/clean/filter.h"
 
 /*
  * Input: 4 header bytes, then the LLM text.

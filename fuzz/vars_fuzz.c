@@ -7,7 +7,7 @@
 #include "common.h"
 #include "../common/buf.h"
 #include "../common/log.h"
-#include "../worker/vars.h"
+#include "../worker/core/vars.h"
 
 /*
  * Input: a count byte (bits 0-4), then that many variables (a kind

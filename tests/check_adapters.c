@@ -11,10 +11,10 @@
 
 #include "../common/buf.h"
 #include "../common/conf.h"
-#include "../worker/backend.h"
-#include "../worker/gen_input.h"
-#include "../worker/msgs.h"
-#include "../worker/prompt.h"
+#include "../worker/llm/backend.h"
+#include "../worker/llm/gen_input.h"
+#include "../worker/core/msgs.h"
+#include "../worker/core/prompt.h"
 #include "stubs_worker.h"
 #include "testmain.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../worker/cache.h"
+#include "../worker/store/cache.h"
 #include "scratchdb.h"
 #include "testmain.h"
 

@@ -12,10 +12,10 @@
 #include "../common/conf.h"
 #include "../common/json.h"
 #include "../common/xmem.h"
-#include "../worker/clean.h"
-#include "../worker/clean_conf.h"
-#include "../worker/clean_int.h"
-#include "../worker/filter.h"
+#include "../worker/clean/clean.h"
+#include "../worker/clean/clean_conf.h"
+#include "../worker/clean/clean_int.h"
+#include "../worker/clean/filter.h"
 #include "testmain.h"
 
 #define NELEM(a)	(sizeof(a) / sizeof((a)[0]))

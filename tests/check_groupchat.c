@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../worker/groupchat.h"
+#include "../worker/core/groupchat.h"
 #include "testmain.h"
 
 /* Run the pieces (NULL-terminated) through a gchat for prompt. */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../common/buf.h"
-#include "../worker/lines.h"
+#include "../worker/llm/lines.h"
 #include "testmain.h"
 
 /* What the callback saw: each line followed by '|'. */

@@ -7,10 +7,10 @@
 
 #include "../common/sha256.h"
 #include "../common/xmem.h"
-#include "../worker/memgen.h"
-#include "../worker/memread.h"
-#include "../worker/memstore.h"
-#include "../worker/memtext.h"
+#include "../worker/memory/memgen.h"
+#include "../worker/memory/mem_read.h"
+#include "../worker/memory/memstore.h"
+#include "../worker/memory/mem_text.h"
 #include "scratchdb.h"
 #include "testmain.h"
 

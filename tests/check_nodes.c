@@ -15,7 +15,7 @@
 
 #include "../common/clock.h"
 #include "../common/xmem.h"
-#include "../worker/node.h"
+#include "../worker/core/node.h"
 #include "fakerq.h"
 #include "testmain.h"
 

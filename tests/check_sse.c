@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../common/buf.h"
-#include "../worker/sse.h"
+#include "../worker/llm/sse.h"
 #include "testmain.h"
 
 /* Every event as "<event>=<data>;" (data may hold "\n" and NUL). */

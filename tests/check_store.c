@@ -14,7 +14,7 @@
 #include "../common/clock.h"
 #include "../common/sha256.h"
 #include "../common/xmem.h"
-#include "../worker/store.h"
+#include "../worker/store/store.h"
 #include "testmain.h"
 
 static char	 t_dir[64];	/* scratch directory, one per test */

@@ -11,9 +11,9 @@
 
 #include "../common/sha256.h"
 #include "../common/xmem.h"
-#include "../worker/msgs.h"
-#include "../worker/store.h"
-#include "../worker/timestamps.h"
+#include "../worker/core/msgs.h"
+#include "../worker/store/store.h"
+#include "../worker/memory/timestamps.h"
 #include "scratchdb.h"
 #include "testmain.h"
 

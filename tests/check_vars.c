@@ -14,9 +14,9 @@
 #include "../common/json.h"
 #include "../common/tokens.h"
 #include "../common/xmem.h"
-#include "../worker/msgs.h"
-#include "../worker/prompt.h"
-#include "../worker/vars.h"
+#include "../worker/core/msgs.h"
+#include "../worker/core/prompt.h"
+#include "../worker/core/vars.h"
 #include "testmain.h"
 
 /* ---- helpers --------------------------------------------------------- */

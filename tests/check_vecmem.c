@@ -7,8 +7,8 @@
 
 #include "../common/buf.h"
 #include "../common/xmem.h"
-#include "../worker/kwsearch.h"
-#include "../worker/vecmem.h"
+#include "../worker/memory/kwsearch.h"
+#include "../worker/memory/vecmem.h"
 #include "scratchdb.h"
 #include "testmain.h"
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../worker/store.h"
+#include "../worker/store/store.h"
 #include "fakerq.h"
 
 static struct fakerq *

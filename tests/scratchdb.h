@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "../worker/store.h"
+#include "../worker/store/store.h"
 
 struct scratchdb {
 	char		 sd_dir[64];	/* /tmp/sluice-<what>.XXXXXX */

@@ -1,5 +1,5 @@
 /* stubs_nodes.c - the node types check_nodes does not link, as stubs the registry can name. */
-#include "../worker/node.h"
+#include "../worker/core/node.h"
 
 /* The engine's own node types, which these tests do not run. */
 static int

@@ -1,5 +1,5 @@
 /* stubs_worker.c - backend.c's call_token for adapter tests: tokens go to a buffer. */
-#include "../worker/backend.h"
+#include "../worker/llm/backend.h"
 #include "stubs_worker.h"
 
 struct buf	 stub_tokens = BUF_INIT;

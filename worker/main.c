@@ -12,9 +12,9 @@
 
 #include "../common/log.h"
 #include "fault.h"
-#include "import.h"
-#include "llm.h"
-#include "wloop.h"
+#include "import/import.h"
+#include "llm/transport.h"
+#include "loop/wloop.h"
 
 #define CHAN_FD	3
 

@@ -1,0 +1,292 @@
+/* vars.c - workflow variables: the table, {name} substitution, clock and discussion variables. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/buf.h"
+#include "../../common/xmem.h"
+#include "msgs.h"
+#include "vars.h"
+
+/*
+ * The table is an array in the order names were first set (for
+ * vars_dump) with an open-addressing hash index over it, so a lookup
+ * costs the name's length whatever the number of variables.
+ *
+ * Substitution, and why it has two kinds of value: WilmerAI formats a
+ * prompt with str.format, then, when the result still holds a '{', a
+ * second time (its KeyError ignored). Message contents and agent
+ * inputs/outputs have their braces swapped for sentinels first, so the
+ * second pass only reaches values that are themselves templates
+ * (workflow keys, userWideWorkflowVariables) - and, as a side effect,
+ * the "{{x}}" the first pass turned into "{x}". We keep the intent, not
+ * the side effect: a template value is expanded once where it is
+ * inserted, data never, and "{{" stays a literal brace.
+ */
+
+#define DUMP_MAX	200
+
+struct var {
+	char		*v_name;
+	size_t		 v_nlen;
+	char		*v_value;
+	uint64_t	 v_hash;
+	bool		 v_tmpl;
+};
+
+struct vars {
+	struct var	*vs_v;
+	size_t		 vs_n;
+	size_t		 vs_cap;
+	size_t		*vs_slot;	/* index + 1 into vs_v; 0 = empty */
+	size_t		 vs_nslot;	/* a power of 2, at least 2 * vs_n */
+};
+
+static uint64_t
+name_hash(const char *p, size_t n)
+{
+	uint64_t	 h = 14695981039346656037ULL;	/* FNV-1a */
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+struct vars *
+vars_new(void)
+{
+	struct vars	*vs = xcalloc(1, sizeof(*vs));
+
+	vs->vs_nslot = 64;
+	vs->vs_slot = xcalloc(vs->vs_nslot, sizeof(*vs->vs_slot));
+	return vs;
+}
+
+void
+vars_free(struct vars *vs)
+{
+	size_t	 i;
+
+	if (vs == NULL)
+		return;
+	for (i = 0; i < vs->vs_n; i++) {
+		free(vs->vs_v[i].v_name);
+		free(vs->vs_v[i].v_value);
+	}
+	free(vs->vs_v);
+	free(vs->vs_slot);
+	free(vs);
+}
+
+/* The variable named name[0..n), or NULL. */
+static struct var *
+lookup(const struct vars *vs, const char *name, size_t n)
+{
+	uint64_t	 h = name_hash(name, n);
+	size_t		 mask = vs->vs_nslot - 1, i = (size_t)h & mask;
+	struct var	*v;
+
+	for (; vs->vs_slot[i] != 0; i = (i + 1) & mask) {
+		v = &vs->vs_v[vs->vs_slot[i] - 1];
+		if (v->v_hash == h && v->v_nlen == n &&
+		    memcmp(v->v_name, name, n) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+static void
+slot_put(struct vars *vs, size_t idx)
+{
+	size_t	 mask = vs->vs_nslot - 1;
+	size_t	 i = (size_t)vs->vs_v[idx].v_hash & mask;
+
+	while (vs->vs_slot[i] != 0)
+		i = (i + 1) & mask;
+	vs->vs_slot[i] = idx + 1;
+}
+
+static void
+grow(struct vars *vs)
+{
+	size_t	 i;
+
+	if (vs->vs_n == vs->vs_cap) {
+		vs->vs_cap = vs->vs_cap ? vs->vs_cap * 2 : 32;
+		vs->vs_v = xreallocarray(vs->vs_v, vs->vs_cap,
+		    sizeof(*vs->vs_v));
+	}
+	if ((vs->vs_n + 1) * 2 <= vs->vs_nslot)
+		return;
+	free(vs->vs_slot);
+	vs->vs_nslot *= 2;
+	vs->vs_slot = xcalloc(vs->vs_nslot, sizeof(*vs->vs_slot));
+	for (i = 0; i < vs->vs_n; i++)
+		slot_put(vs, i);
+}
+
+static void
+set_kind(struct vars *vs, const char *name, const char *value, bool tmpl)
+{
+	size_t		 n = strlen(name);
+	struct var	*v = lookup(vs, name, n);
+
+	if (v == NULL) {
+		grow(vs);
+		v = &vs->vs_v[vs->vs_n];
+		v->v_name = xstrdup(name);
+		v->v_nlen = n;
+		v->v_hash = name_hash(name, n);
+		v->v_value = NULL;
+		slot_put(vs, vs->vs_n++);
+	}
+	free(v->v_value);
+	v->v_value = xstrdup(value);
+	v->v_tmpl = tmpl;
+}
+
+void
+vars_set(struct vars *vs, const char *name, const char *value)
+{
+	set_kind(vs, name, value, false);
+}
+
+void
+vars_set_template(struct vars *vs, const char *name, const char *value)
+{
+	set_kind(vs, name, value, true);
+}
+
+const char *
+vars_get(const struct vars *vs, const char *name, size_t n)
+{
+	const struct var	*v = lookup(vs, name, n);
+
+	return v != NULL ? v->v_value : NULL;
+}
+
+/*
+ * Append t formatted. Each byte is looked at a bounded number of times:
+ * plain runs are copied whole, and the search for a name's closing
+ * brace stops at the next brace of either kind, so no position is
+ * scanned by two searches. A template value is expanded at depth 0
+ * only (WilmerAI's second pass).
+ */
+static void
+expand(const struct vars *vs, struct buf *b, const char *t, int depth)
+{
+	const struct var	*v;
+	size_t			 run, k;
+
+	for (;;) {
+		run = strcspn(t, "{}");
+		buf_add(b, t, run);
+		t += run;
+		if (*t == '\0')
+			return;
+		if (t[1] == t[0] || t[0] == '}') {	/* {{ }} or lone } */
+			buf_addc(b, t[0]);
+			t += t[1] == t[0] ? 2 : 1;
+			continue;
+		}
+		k = strcspn(t + 1, "{}");
+		if (t[1 + k] != '}' || (v = lookup(vs, t + 1, k)) == NULL) {
+			run = t[1 + k] == '}' ? k + 2 : 1;
+			buf_add(b, t, run);	/* literal "{name}" or '{' */
+			t += run;
+			continue;
+		}
+		if (v->v_tmpl && depth == 0)
+			expand(vs, b, v->v_value, 1);
+		else
+			buf_adds(b, v->v_value);
+		t += k + 2;
+	}
+}
+
+char *
+vars_format(const struct vars *vs, const char *t)
+{
+	struct buf	 b = BUF_INIT;
+
+	buf_reserve(&b, strlen(t));
+	expand(vs, &b, t, 0);
+	return buf_take(&b);
+}
+
+static void
+dump_value(struct buf *b, const char *s, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n')
+			buf_adds(b, "\\n");
+		else if (c == '\t')
+			buf_adds(b, "\\t");
+		else if (c == '\\')
+			buf_adds(b, "\\\\");
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(b, "\\x%02x", c);
+		else
+			buf_addc(b, (char)c);
+	}
+}
+
+void
+vars_dump(const struct vars *vs, struct buf *b)
+{
+	const struct var	*v;
+	size_t			 i, len;
+
+	for (i = 0; i < vs->vs_n; i++) {
+		v = &vs->vs_v[i];
+		len = strlen(v->v_value);
+		buf_printf(b, "%s %s ", v->v_name, v->v_tmpl ? ":=" : "=");
+		dump_value(b, v->v_value, len > DUMP_MAX ? DUMP_MAX : len);
+		if (len > DUMP_MAX)
+			buf_printf(b, "... (%zu bytes)", len);
+		buf_addc(b, '\n');
+	}
+}
+
+void
+vars_clock(struct vars *vs, time_t now)
+{
+	struct tm	 tm;
+	char		 s[64];
+	int		 h;
+
+	localtime_r(&now, &tm);
+	strftime(s, sizeof(s), "%B %d, %Y", &tm);
+	vars_set(vs, "todays_date_pretty", s);
+	strftime(s, sizeof(s), "%Y-%m-%d", &tm);
+	vars_set(vs, "todays_date_iso", s);
+	strftime(s, sizeof(s), "%Y_%m_%d", &tm);
+	vars_set(vs, "YYYY_MM_DD", s);
+	h = tm.tm_hour % 12 == 0 ? 12 : tm.tm_hour % 12;
+	snprintf(s, sizeof(s), "%d:%02d %s", h, tm.tm_min,
+	    tm.tm_hour < 12 ? "AM" : "PM");
+	vars_set(vs, "current_time_12h", s);
+	strftime(s, sizeof(s), "%H:%M", &tm);
+	vars_set(vs, "current_time_24h", s);
+	strftime(s, sizeof(s), "%B", &tm);
+	vars_set(vs, "current_month_full", s);
+	strftime(s, sizeof(s), "%A", &tm);
+	vars_set(vs, "current_day_of_week", s);
+	strftime(s, sizeof(s), "%d", &tm);
+	vars_set(vs, "current_day_of_month", s);
+}
+
+void
+vars_discussion(struct vars *vs, const char *id, const char *summary)
+{
+	vars_set(vs, "Discussion_Id", id != NULL ? id : "");
+	vars_set(vs, "time_context_summary", summary != NULL ? summary : "");
+}

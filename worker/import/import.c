@@ -1,0 +1,188 @@
+/* import.c - sluice-worker --import-wilmer: each WilmerAI discussion found into the database in one transaction, and the report. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+
+#include "../../common/xmem.h"
+#include "import.h"
+#include "import_int.h"
+
+/* What the whole run did, for the total line and the exit status. */
+struct imp_total {
+	long	t_done;		/* discussions imported */
+	long	t_failed;
+	long	t_memories;
+	long	t_summaries;
+	long	t_timestamps;
+	long	t_vectors;
+	long	t_hashlog;
+	int	t_status;	/* the exit status so far */
+};
+
+void
+imp_sep(struct buf *b, const char *sep)
+{
+	if (b->b_len > 0)
+		buf_adds(b, sep);
+}
+
+const char *
+imp_plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+int
+imp_discussion(struct store *s, const char *key)
+{
+	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
+	    "created_at) VALUES (?, ?)", "ti", key, (int64_t)time(NULL)) == -1 ?
+	    -1 : 0;
+}
+
+/* Everything of d in one transaction: all of it, or none of it. */
+static void
+import_one(struct store *s, const struct imp_disc *d, struct imp_res *r)
+{
+	struct imp_json	 j;
+
+	if (d->d_other.b_len > 0) {
+		imp_sep(&r->r_skips, "; ");
+		buf_printf(&r->r_skips, "%s (Sluice does not keep %s)",
+		    d->d_other.b_data, strchr(d->d_other.b_data, ',') != NULL ?
+		    "these" : "this");
+	}
+	if (imp_json_read(d, &j, r) == -1) {
+		r->r_fail = EX_DATAERR;
+		return;
+	}
+	if (store_begin(s) == -1) {
+		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
+		r->r_fail = EX_IOERR;
+	} else if (imp_json_write(s, d, &j, r) == -1 ||
+	    imp_vec(s, d, r) == -1 || imp_state(s, d, r) == -1) {
+		if (r->r_fail == 0)
+			r->r_fail = EX_IOERR;
+		(void)store_rollback(s);
+	} else if (store_commit(s) == -1) {
+		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
+		r->r_fail = EX_IOERR;
+	}
+	imp_json_free(&j);
+}
+
+/* The discussion's line, and its share of the total. */
+static void
+report(const struct imp_disc *d, const struct imp_res *r,
+    struct imp_total *t)
+{
+	if (r->r_fail != 0) {
+		fprintf(stderr, "error: %s\n", r->r_err);
+		printf("%s: FAILED, nothing imported: %s\n", d->d_key,
+		    r->r_err);
+		t->t_failed++;
+		/* Bad input outranks a refused write in the exit status. */
+		if (t->t_status != EX_DATAERR)
+			t->t_status = r->r_fail;
+	} else {
+		printf("%s: %s", d->d_key, r->r_parts.b_len > 0 ?
+		    r->r_parts.b_data : "nothing to import");
+		if (r->r_skips.b_len > 0)
+			printf("; skipped: %s", r->r_skips.b_data);
+		putchar('\n');
+		t->t_done++;
+		t->t_memories += r->r_memories;
+		t->t_summaries += r->r_summaries;
+		t->t_timestamps += r->r_timestamps;
+		t->t_vectors += r->r_vectors;
+		t->t_hashlog += r->r_hashlog;
+	}
+	fflush(stdout);
+}
+
+static void
+report_total(const struct imp_total *t)
+{
+	long	 n = t->t_done + t->t_failed;
+
+	printf("total: %ld %s (%ld failed): imported %ld %s, %ld %s, %ld %s, "
+	    "%ld vector %s, %ld hash log %s\n", n, imp_plural(n, "discussion",
+	    "discussions"), t->t_failed, t->t_memories,
+	    imp_plural(t->t_memories, "memory", "memories"), t->t_summaries,
+	    imp_plural(t->t_summaries, "summary", "summaries"),
+	    t->t_timestamps, imp_plural(t->t_timestamps, "timestamp",
+	    "timestamps"), t->t_vectors, imp_plural(t->t_vectors, "memory",
+	    "memories"), t->t_hashlog, imp_plural(t->t_hashlog, "entry",
+	    "entries"));
+}
+
+static struct store *
+open_store(const struct import_opts *o, char **path)
+{
+	struct store_opts	 so = { .so_sync_full = o->io_sync_full };
+	struct store		*s;
+	char			 err[STORE_ERRLEN];
+
+	*path = xasprintf("%s/sluice.db", o->io_state_dir);
+	if ((s = store_open(*path, &so, err)) == NULL)
+		fprintf(stderr, "error: %s\n", err);
+	return s;
+}
+
+static void
+run_all(struct store *s, const struct imp_list *l, struct imp_total *t)
+{
+	struct imp_res	 r;
+	size_t		 i;
+
+	for (i = 0; i < l->l_n; i++) {
+		memset(&r, 0, sizeof(r));
+		import_one(s, &l->l_v[i], &r);
+		report(&l->l_v[i], &r, t);
+		buf_free(&r.r_parts);
+		buf_free(&r.r_skips);
+	}
+}
+
+int
+import_run(const struct import_opts *o)
+{
+	struct imp_total	 t;
+	struct imp_list		 l;
+	struct store		*s;
+	char			 err[CONF_ERRLEN], *db = NULL;
+
+	memset(&t, 0, sizeof(t));
+	if (imp_scan(o->io_dir, &l, err) == -1) {
+		fprintf(stderr, "error: %s\n", err);
+		return EX_NOINPUT;
+	}
+	if (l.l_n == 0) {
+		if (l.l_notes.b_len > 0)
+			fputs(l.l_notes.b_data, stderr);
+		fprintf(stderr, "error: %s: no WilmerAI discussion found (give "
+		    "the DiscussionIds folder or one discussion's folder)\n",
+		    o->io_dir);
+		imp_list_free(&l);
+		return EX_NOINPUT;
+	}
+	if ((s = open_store(o, &db)) == NULL) {
+		free(db);
+		imp_list_free(&l);
+		return EX_CANTCREAT;
+	}
+	printf("importing %s (%s, %zu %s) into %s\n", o->io_dir, l.l_single ?
+	    "one discussion's folder" : "a DiscussionIds folder", l.l_n,
+	    imp_plural((long)l.l_n, "discussion", "discussions"), db);
+	if (l.l_notes.b_len > 0)
+		fputs(l.l_notes.b_data, stdout);
+	run_all(s, &l, &t);
+	report_total(&t);
+	store_close(s);
+	free(db);
+	imp_list_free(&l);
+	return t.t_status;
+}

@@ -1,0 +1,112 @@
+/* import_int.h - what the files of the WilmerAI import share: the discussions found and what importing each did. */
+#ifndef SLUICE_IMPORT_INT_H
+#define SLUICE_IMPORT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../common/buf.h"
+#include "../../common/json.h"
+#include "../store/store.h"
+
+/* The files of a discussion that are imported, in the order they are. */
+enum imp_file {
+	IMP_MEMORIES,		/* memories.json */
+	IMP_TRACKER,		/* condensation_tracker.json */
+	IMP_SUMMARY,		/* chat_summary.json */
+	IMP_TIMESTAMPS,		/* timestamps.json */
+	IMP_VECTOR,		/* vector_memory.db */
+	IMP_STATE,		/* state_document.md */
+	IMP_STATE_BAK,		/* state_document.md.bak: its last version */
+	IMP_NFILES
+};
+#define IMP_NJSON	IMP_VECTOR	/* the files before it are JSON */
+
+/* One discussion found under the folder given. */
+struct imp_disc {
+	char		*d_key;		/* Sluice's: "id" or "<16 hex>/id" */
+	char		*d_id;		/* WilmerAI's discussion id */
+	char		*d_file[IMP_NFILES];	/* the file WilmerAI would read
+						   for each part, or NULL */
+	struct buf	 d_other;	/* files Sluice does not keep, joined
+					   by ", " */
+};
+
+struct imp_list {
+	struct imp_disc	*l_v;		/* sorted by key */
+	size_t		 l_n;
+	bool		 l_single;	/* the folder is one discussion's */
+	struct buf	 l_notes;	/* lines about folders left out */
+};
+
+/* The JSON files of one discussion, parsed and checked; a file that is
+ * absent or encrypted has a NULL jf_root. */
+struct imp_json {
+	struct jfile	 j_f[IMP_NJSON];
+};
+
+/* What importing one discussion did. */
+struct imp_res {
+	long		 r_memories;
+	long		 r_summaries;
+	long		 r_timestamps;
+	long		 r_vectors;
+	long		 r_hashlog;
+	struct buf	 r_parts;	/* "3 memories, summary, ..." */
+	struct buf	 r_skips;	/* what was left out and why, joined
+					   by "; " */
+	int		 r_fail;	/* 0, or the exit status the failure
+					   calls for (nothing was imported) */
+	char		 r_err[CONF_ERRLEN];
+};
+
+/* import_scan.c: find the discussions under dir, a DiscussionIds folder
+ * (with per-API-key folders and legacy flat files) or one discussion's
+ * folder. Returns 0, or -1 with err set when dir is not a readable
+ * folder. imp_list_free frees what it found. */
+int	imp_scan(const char *dir, struct imp_list *, char err[CONF_ERRLEN]);
+void	imp_list_free(struct imp_list *);
+
+/* import_json.c: read and check the JSON files of d into j (0, or -1
+ * with r_err "path:line:column: message"); encrypted files are noted in
+ * r_skips and left out. imp_json_write imports them inside the caller's
+ * transaction (0, or -1 with r_err from the store); imp_json_free. */
+int	imp_json_read(const struct imp_disc *d, struct imp_json *j,
+	    struct imp_res *r);
+int	imp_json_write(struct store *, const struct imp_disc *d,
+	    const struct imp_json *j, struct imp_res *r);
+void	imp_json_free(struct imp_json *j);
+
+/* import_vec.c: copy d's vector_memory.db (memories with their keyword
+ * index rows, and the hash log) inside the caller's transaction. 0, or
+ * -1 with r_err and r_fail set. */
+int	imp_vec(struct store *, const struct imp_disc *d, struct imp_res *r);
+
+/* import_state.c: d's state document and its previous version, when
+ * the discussion has none in Sluice, inside the caller's transaction.
+ * 0, or -1 with r_err and r_fail set. */
+int	imp_state(struct store *, const struct imp_disc *d, struct imp_res *r);
+
+/* import_json.c: read a whole file into b (0, or -1 with err). */
+int	imp_read_file(const char *path, struct buf *b, char err[CONF_ERRLEN]);
+
+/* import_json.c: whether text looks like a Fernet token, WilmerAI's
+ * encryption with the API key (encryptUsingApiKey). */
+bool	imp_encrypted(const char *s, size_t n);
+
+/* import_json.c: note in r that path is encrypted and left out. */
+void	imp_note_encrypted(struct imp_res *r, const char *path);
+
+/* import_json.c: the last component of path (borrowed). */
+const char *imp_file_name(const char *path);
+
+/* import.c: the discussions row for key, if missing (0 or -1). */
+int	imp_discussion(struct store *, const char *key);
+
+/* import.c: start a new item of list b (sep between items). */
+void	imp_sep(struct buf *b, const char *sep);
+
+/* import.c: one or many, for "1 memory" and "2 memories". */
+const char *imp_plural(long n, const char *one, const char *many);
+
+#endif

@@ -1,0 +1,438 @@
+/* import_json.c - a WilmerAI discussion's JSON files (memories, condensation tracker, summary, timestamps) into the store. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../common/xmem.h"
+#include "import_int.h"
+
+#define IMP_MAXFILE	(256u << 20)	/* far above any real discussion */
+#define FERNET_MIN	100		/* base64 of the smallest token */
+
+/* The file's name for messages: WilmerAI's legacy flat files carry the
+ * discussion id in it. */
+const char *
+imp_file_name(const char *path)
+{
+	const char	*slash = strrchr(path, '/');
+
+	return slash != NULL ? slash + 1 : path;
+}
+
+int
+imp_read_file(const char *path, struct buf *b, char err[CONF_ERRLEN])
+{
+	struct stat	 st;
+	ssize_t		 r;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		snprintf(err, CONF_ERRLEN, "%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)IMP_MAXFILE) {
+		snprintf(err, CONF_ERRLEN, "%s: %s", path, S_ISREG(st.st_mode) ?
+		    "larger than 256 MiB" : "not a regular file");
+		close(fd);
+		return -1;
+	}
+	buf_reserve(b, (size_t)st.st_size + 1);
+	while ((r = read(fd, b->b_data + b->b_len, b->b_cap - b->b_len - 1))
+	    != 0) {
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1 || b->b_len + (size_t)r > IMP_MAXFILE) {
+			snprintf(err, CONF_ERRLEN, "%s: %s", path, r == -1 ?
+			    strerror(errno) : "larger than 256 MiB");
+			close(fd);
+			return -1;
+		}
+		b->b_len += (size_t)r;
+		buf_reserve(b, 65536);
+	}
+	b->b_data[b->b_len] = '\0';
+	close(fd);
+	return 0;
+}
+
+/* A Fernet token (encryptUsingApiKey): URL-safe base64 of a version
+ * byte 0x80 and a big-endian timestamp whose top bytes are zero, so it
+ * starts "gAAAAA"; never valid JSON. */
+bool
+imp_encrypted(const char *s, size_t n)
+{
+	size_t	 i;
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	if (n < FERNET_MIN || strncmp(s, "gAAAAA", 6) != 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' &&
+		    s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '-' || s[i] == '_' || s[i] == '='))
+			return false;
+	return true;
+}
+
+void
+imp_note_encrypted(struct imp_res *r, const char *path)
+{
+	imp_sep(&r->r_skips, "; ");
+	buf_printf(&r->r_skips, "%s (encrypted with the API key "
+	    "(encryptUsingApiKey): it cannot be read without the key)",
+	    imp_file_name(path));
+}
+
+/* memories.json and chat_summary.json: [{"text_block", "hash"}, ...]
+ * (file_utils.read_chunks_with_hashes). */
+static int
+check_blocks(const struct jfile *jf, char err[CONF_ERRLEN])
+{
+	json_t		*e, *v;
+	const char	*k;
+	size_t		 i, j;
+
+	if (!json_is_array(jf->jf_root))
+		return jfile_err(jf, NULL, err, "%s must be a list of "
+		    "{\"text_block\", \"hash\"} objects, not %s",
+		    imp_file_name(jf->jf_path), json_type_desc(jf->jf_root));
+	json_array_foreach(jf->jf_root, i, e) {
+		if (!json_is_object(e))
+			return jfile_err_elem(jf, jf->jf_root, i, err, "entry "
+			    "%zu must be an object with \"text_block\" and "
+			    "\"hash\", not %s", i + 1, json_type_desc(e));
+		for (j = 0; j < 2; j++) {
+			k = j == 0 ? "text_block" : "hash";
+			if ((v = json_object_get(e, k)) == NULL)
+				return jfile_err_elem(jf, jf->jf_root, i, err,
+				    "entry %zu has no \"%s\"", i + 1, k);
+			if (!json_is_string(v))
+				return jfile_err_member(jf, e, k, err, "\"%s\" "
+				    "must be a string, not %s", k,
+				    json_type_desc(v));
+		}
+	}
+	return 0;
+}
+
+/* timestamps.json: {"<message hash>": "(Saturday, 2025-09-20 16:30:05)"}
+ * (file_utils.load_timestamp_file). */
+static int
+check_stamps(const struct jfile *jf, char err[CONF_ERRLEN])
+{
+	const char	*k;
+	json_t		*v;
+
+	if (!json_is_object(jf->jf_root))
+		return jfile_err(jf, NULL, err, "%s must be an object of "
+		    "message hash: time text, not %s",
+		    imp_file_name(jf->jf_path), json_type_desc(jf->jf_root));
+	json_object_foreach(jf->jf_root, k, v) {
+		if (!json_is_string(v))
+			return jfile_err_member(jf, jf->jf_root, k, err, "the "
+			    "time of \"%s\" must be a string, not %s", k,
+			    json_type_desc(v));
+	}
+	return 0;
+}
+
+/* condensation_tracker.json: {"lastCondensationHash": "..."}. */
+static int
+check_tracker(const struct jfile *jf, char err[CONF_ERRLEN])
+{
+	const char	*h;
+
+	if (!json_is_object(jf->jf_root))
+		return jfile_err(jf, NULL, err, "%s must be an object, not %s",
+		    imp_file_name(jf->jf_path), json_type_desc(jf->jf_root));
+	return jget_str(jf, jf->jf_root, "lastCondensationHash", NULL, &h,
+	    err);
+}
+
+/* One JSON file: 1 parsed and checked into jf, 0 encrypted (noted),
+ * -1 unreadable or malformed (r_err). */
+static int
+read_one(const char *path, size_t f, struct jfile *jf, struct imp_res *r)
+{
+	struct buf	 b = BUF_INIT;
+	int		 rc;
+
+	if (imp_read_file(path, &b, r->r_err) == -1) {
+		buf_free(&b);
+		return -1;
+	}
+	if (imp_encrypted(b.b_data, b.b_len)) {
+		imp_note_encrypted(r, path);
+		buf_free(&b);
+		return 0;
+	}
+	rc = jfile_parse(path, b.b_data, b.b_len, jf, r->r_err);
+	buf_free(&b);
+	if (rc == -1)
+		return -1;
+	if (f == IMP_TIMESTAMPS)
+		rc = check_stamps(jf, r->r_err);
+	else if (f == IMP_TRACKER)
+		rc = check_tracker(jf, r->r_err);
+	else
+		rc = check_blocks(jf, r->r_err);
+	return rc == -1 ? -1 : 1;
+}
+
+int
+imp_json_read(const struct imp_disc *d, struct imp_json *j,
+    struct imp_res *r)
+{
+	size_t	 f;
+
+	memset(j, 0, sizeof(*j));
+	for (f = 0; f < IMP_NJSON; f++)
+		if (d->d_file[f] != NULL &&
+		    read_one(d->d_file[f], f, &j->j_f[f], r) == -1) {
+			imp_json_free(j);
+			return -1;
+		}
+	return 0;
+}
+
+void
+imp_json_free(struct imp_json *j)
+{
+	size_t	 f;
+
+	for (f = 0; f < IMP_NJSON; f++)
+		jfile_free(&j->j_f[f]);
+}
+
+static const char *
+block_text(json_t *e, const char *k)
+{
+	return json_string_value(json_object_get(e, k));
+}
+
+/* How many memories key has (*have) and whether they begin with the
+ * blocks of arr (*same: an earlier import of this file). */
+static int
+ledger_state(struct store *s, const char *key, json_t *arr, long *have,
+    bool *same)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT text, hash FROM memories "
+			    "WHERE discussion = ? ORDER BY id");
+	json_t		*e;
+	int		 rc;
+
+	*have = 0;
+	*same = true;
+	if (st == NULL || store_bind(s, st, "t", key) == -1)
+		return -1;
+	while ((rc = store_step(s, st)) == 1) {
+		e = json_array_get(arr, (size_t)*have);
+		if (e == NULL || strcmp((const char *)sqlite3_column_text(st,
+		    0), block_text(e, "text_block")) != 0 ||
+		    strcmp((const char *)sqlite3_column_text(st, 1),
+		    block_text(e, "hash")) != 0)
+			*same = false;
+		(*have)++;
+	}
+	if ((size_t)*have < json_array_size(arr))
+		*same = false;
+	return rc;
+}
+
+/* lastCondensationHash goes with the memories it counts. */
+static int
+write_tracker(struct store *s, const char *key, const struct imp_json *j,
+    struct imp_res *r)
+{
+	const char	*h;
+	int		 n;
+
+	h = json_string_value(json_object_get(j->j_f[IMP_TRACKER].jf_root,
+	    "lastCondensationHash"));
+	if (h == NULL)
+		return 0;
+	n = store_exec(s, "UPDATE memory_ledgers SET condensed_hash = ? "
+	    "WHERE discussion = ? AND condensed_hash IS NULL", "tt", h, key);
+	if (n > 0) {
+		imp_sep(&r->r_parts, ", ");
+		buf_adds(&r->r_parts, "condensation tracker");
+	}
+	return n == -1 ? -1 : 0;
+}
+
+/* Say why the condensation tracker is left out, when it is. */
+static void
+tracker_left(const struct imp_disc *d, const struct imp_json *j,
+    struct imp_res *r)
+{
+	if (json_object_get(j->j_f[IMP_TRACKER].jf_root,
+	    "lastCondensationHash") == NULL)
+		return;
+	imp_sep(&r->r_skips, "; ");
+	buf_printf(&r->r_skips, "%s (it goes with memories.json, which is "
+	    "%s)", imp_file_name(d->d_file[IMP_TRACKER]),
+	    d->d_file[IMP_MEMORIES] == NULL ? "missing" : "not imported");
+}
+
+/* The discussion has memories in Sluice already: say whether they are
+ * this file's (an earlier import) or Sluice's own. */
+static void
+memories_present(const struct imp_disc *d, const struct imp_json *j,
+    struct imp_res *r, long have, bool same)
+{
+	if (same) {
+		imp_sep(&r->r_parts, ", ");
+		buf_adds(&r->r_parts, "memories already imported");
+		return;
+	}
+	imp_sep(&r->r_skips, "; ");
+	buf_printf(&r->r_skips, "%s (the discussion already has %ld %s in "
+	    "Sluice)", imp_file_name(d->d_file[IMP_MEMORIES]), have,
+	    imp_plural(have, "memory", "memories"));
+	tracker_left(d, j, r);
+}
+
+/* The ledger, when the discussion has no memory in Sluice yet. */
+static int
+write_memories(struct store *s, const struct imp_disc *d,
+    const struct imp_json *j, struct imp_res *r)
+{
+	json_t		*arr = j->j_f[IMP_MEMORIES].jf_root, *e;
+	const char	*key = d->d_key;
+	long		 have;
+	bool		 same;
+	size_t		 i;
+
+	if (arr == NULL) {
+		tracker_left(d, j, r);
+		return 0;
+	}
+	if (ledger_state(s, key, arr, &have, &same) == -1)
+		return -1;
+	if (have > 0) {
+		memories_present(d, j, r, have, same);
+		return 0;
+	}
+	if (imp_discussion(s, key) == -1 || store_exec(s, "INSERT OR IGNORE "
+	    "INTO memory_ledgers (discussion) VALUES (?)", "t", key) == -1)
+		return -1;
+	json_array_foreach(arr, i, e) {
+		if (store_exec(s, "INSERT INTO memories (discussion, text, "
+		    "hash, created_at) VALUES (?, ?, ?, ?)", "ttti", key,
+		    block_text(e, "text_block"), block_text(e, "hash"),
+		    (int64_t)time(NULL)) == -1)
+			return -1;
+	}
+	r->r_memories = (long)json_array_size(arr);
+	imp_sep(&r->r_parts, ", ");
+	buf_printf(&r->r_parts, "%ld %s", r->r_memories,
+	    imp_plural(r->r_memories, "memory", "memories"));
+	return write_tracker(s, key, j, r);
+}
+
+/* The rolling summary (WilmerAI writes one entry; the last one counts),
+ * when the discussion has none in Sluice yet. */
+static int
+write_summary(struct store *s, const struct imp_disc *d,
+    const struct imp_json *j, struct imp_res *r)
+{
+	json_t		*arr = j->j_f[IMP_SUMMARY].jf_root, *e;
+	sqlite3_stmt	*st;
+	size_t		 n = json_array_size(arr);
+	bool		 same;
+	int		 rc;
+
+	if (n == 0)
+		return 0;
+	e = json_array_get(arr, n - 1);
+	st = store_stmt(s, "SELECT text, hash FROM summaries WHERE "
+	    "discussion = ?");
+	if (st == NULL || store_bind(s, st, "t", d->d_key) == -1 ||
+	    (rc = store_step(s, st)) == -1)
+		return -1;
+	if (rc == 1) {
+		same = strcmp((const char *)sqlite3_column_text(st, 0),
+		    block_text(e, "text_block")) == 0 && strcmp((const char *)
+		    sqlite3_column_text(st, 1), block_text(e, "hash")) == 0;
+		sqlite3_reset(st);
+		if (same) {
+			imp_sep(&r->r_parts, ", ");
+			buf_adds(&r->r_parts, "summary already imported");
+		} else {
+			imp_sep(&r->r_skips, "; ");
+			buf_printf(&r->r_skips, "%s (the discussion already "
+			    "has a summary in Sluice)",
+			    imp_file_name(d->d_file[IMP_SUMMARY]));
+		}
+		return 0;
+	}
+	if (imp_discussion(s, d->d_key) == -1 || store_exec(s, "INSERT INTO "
+	    "summaries (discussion, text, hash, updated_at) VALUES (?, ?, ?, "
+	    "?)", "ttti", d->d_key, block_text(e, "text_block"),
+	    block_text(e, "hash"), (int64_t)time(NULL)) == -1)
+		return -1;
+	r->r_summaries = 1;
+	imp_sep(&r->r_parts, ", ");
+	if (n > 1)
+		buf_printf(&r->r_parts, "summary (the last of %zu entries)", n);
+	else
+		buf_adds(&r->r_parts, "summary");
+	return 0;
+}
+
+/* Each message's time, unless Sluice has one for it already. */
+static int
+write_stamps(struct store *s, const char *key, const struct imp_json *j,
+    struct imp_res *r)
+{
+	json_t		*o = j->j_f[IMP_TIMESTAMPS].jf_root, *v;
+	const char	*k;
+	long		 old = 0;
+	int		 n;
+
+	if (o == NULL)
+		return 0;
+	if (json_object_size(o) > 0 && imp_discussion(s, key) == -1)
+		return -1;
+	json_object_foreach(o, k, v) {
+		n = store_exec(s, "INSERT OR IGNORE INTO timestamps "
+		    "(discussion, msg_hash, stamp) VALUES (?, ?, ?)", "ttt",
+		    key, k,
+		    json_string_value(v));
+		if (n == -1)
+			return -1;
+		if (n == 1)
+			r->r_timestamps++;
+		else
+			old++;
+	}
+	imp_sep(&r->r_parts, ", ");
+	buf_printf(&r->r_parts, "%ld %s", r->r_timestamps,
+	    imp_plural(r->r_timestamps, "timestamp", "timestamps"));
+	if (old > 0)
+		buf_printf(&r->r_parts, " (%ld already present)", old);
+	return 0;
+}
+
+int
+imp_json_write(struct store *s, const struct imp_disc *d,
+    const struct imp_json *j, struct imp_res *r)
+{
+	if (write_memories(s, d, j, r) == -1 ||
+	    write_summary(s, d, j, r) == -1 ||
+	    write_stamps(s, d->d_key, j, r) == -1) {
+		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
+		return -1;
+	}
+	return 0;
+}

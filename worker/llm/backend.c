@@ -1,0 +1,549 @@
+/* backend.c - one LLM call of a node: adapter choice, transport, errors that name the endpoint. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/log.h"
+#include "../../common/xmem.h"
+#include "backend.h"
+#include "callcache.h"
+#include "gen_input.h"
+#include "lines.h"
+#include "transport.h"
+#include "sse.h"
+
+#define MAX_LINE	(1024 * 1024)		/* one SSE line or event */
+#define MAX_BODY	(64 * 1024 * 1024)	/* a whole response */
+
+static const struct adapter *const adapters[] = {
+	&adapter_openai_chat,
+	&adapter_openai_completion,
+	&adapter_ollama_chat,
+	&adapter_ollama_generate,
+	&adapter_kobold,
+	&adapter_claude,
+};
+
+const struct adapter *
+adapter_for(enum conf_apitype_kind t)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++)
+		if (adapters[i]->ad_type == t)
+			return adapters[i];
+	return NULL;
+}
+
+void
+node_out_init(struct node_out *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->no_prompt_tokens = o->no_completion_tokens = -1;
+}
+
+void
+node_out_free(struct node_out *o)
+{
+	buf_free(&o->no_text);
+}
+
+/* Tool calls the cleaner found in the text, kept apart from the
+ * backend's own until the end (merge_markers). */
+static void
+add_marker_calls(struct call_state *cs, const struct buf *calls)
+{
+	json_t	*a;
+
+	if (calls->b_len == 0 || cs->cs_nc->nc_tool_calls == NULL ||
+	    (a = json_loadb(calls->b_data, calls->b_len, 0, NULL)) == NULL)
+		return;
+	if (cs->cs_markers == NULL)
+		cs->cs_markers = json_array();
+	json_array_extend(cs->cs_markers, a);
+	json_decref(a);
+}
+
+/* The end of the output: the calls found in the text join the native
+ * ones, numbered after them. */
+static void
+merge_markers(struct call_state *cs)
+{
+	json_t	*c;
+	size_t	 i, base;
+
+	if (cs->cs_markers == NULL)
+		return;
+	base = json_array_size(cs->cs_nc->nc_tool_calls);
+	json_array_foreach(cs->cs_markers, i, c) {
+		json_object_set_new(c, "index", json_integer((json_int_t)(base +
+		    i)));
+		json_array_append(cs->cs_nc->nc_tool_calls, c);
+	}
+	json_decref(cs->cs_markers);
+	cs->cs_markers = NULL;
+}
+
+/* Text that may go out: the node's output, and the client's when this
+ * call streams to it. */
+static void
+take_text(struct call_state *cs, struct str text, struct str why)
+{
+	const struct node_call	*nc = cs->cs_nc;
+
+	buf_add(&cs->cs_out->no_text, text.p, text.n);
+	if (nc->nc_stream)
+		rq_emit(cs->cs_rq, text, why);
+	else if (nc->nc_deliver)
+		rq_emit(cs->cs_rq, STR_NULL, why);
+}
+
+/* What the cleaner let through, past the group-chat speaker rule when
+ * the node has one (finishing: the end of the output). */
+static void
+take_clean(struct call_state *cs, bool finishing)
+{
+	struct clean_out	*co = &cs->cs_co;
+	struct gchat		*g = cs->cs_nc->nc_gchat;
+	struct buf		 gt = BUF_INIT;
+	struct str		 why = { co->co_reasoning.b_data,
+				    co->co_reasoning.b_len };
+
+	if (g == NULL)
+		take_text(cs, (struct str){ co->co_text.b_data,
+		    co->co_text.b_len }, why);
+	else {
+		gchat_feed(g, co->co_text.b_data, co->co_text.b_len, &gt);
+		if (finishing)
+			gchat_finish(g, &gt);
+		take_text(cs, (struct str){ gt.b_data, gt.b_len }, why);
+		buf_free(&gt);
+	}
+	add_marker_calls(cs, &co->co_tool_calls);
+	if (co->co_stop)
+		cs->cs_stop = true;
+	clean_out_reset(co);
+}
+
+void
+call_token(struct call_state *cs, const char *p, size_t n)
+{
+	if (n == 0 || cs->cs_stop)
+		return;
+	cs->cs_any = true;
+	if (cs->cs_cache != NULL)
+		callcache_record(cs->cs_cache, p, n);
+	if (cs->cs_nc->nc_clean != NULL) {
+		clean_feed(cs->cs_nc->nc_clean, p, n, &cs->cs_co);
+		take_clean(cs, false);
+		return;
+	}
+	buf_add(&cs->cs_out->no_text, p, n);
+	if (cs->cs_nc->nc_stream)
+		rq_emit(cs->cs_rq, (struct str){ p, n }, STR_NULL);
+}
+
+/* The end of the output: what the cleaner still held, then the tool
+ * calls it found. */
+static void
+finish_clean(struct call_state *cs)
+{
+	if (cs->cs_nc->nc_clean != NULL) {
+		clean_finish(cs->cs_nc->nc_clean, &cs->cs_co);
+		take_clean(cs, true);
+	}
+	merge_markers(cs);
+}
+
+/* Transport state: an SSE parser, a line splitter (NDJSON) or a body
+ * accumulator (non-streaming). */
+struct xfer {
+	struct call_state	 x_cs;
+	const struct adapter	*x_ad;
+	struct sse		*x_sse;
+	struct lines		 x_lines;
+	bool			 x_ndjson;
+	struct buf		 x_body;
+	bool			 x_bad;		/* adapter rejected data */
+};
+
+static int
+stream_event(struct xfer *x, const char *ev, const char *data, size_t n)
+{
+	if (x->x_cs.cs_done)
+		return 0;		/* trailing events after the end */
+	if (x->x_ad->ad_event(&x->x_cs, ev, data, n) == -1) {
+		x->x_bad = true;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+sse_event(void *arg, const char *ev, size_t evlen, const char *data,
+    size_t n)
+{
+	return stream_event(arg, ev, data, n);
+}
+
+static int
+ndjson_line(void *arg, const char *line, size_t n)
+{
+	return stream_event(arg, NULL, line, n);
+}
+
+static int
+on_data(void *arg, const char *p, size_t n)
+{
+	struct xfer	*x = arg;
+
+	if (x->x_cs.cs_stop)
+		return -1;	/* a filter ended the output: hang up */
+	if (x->x_sse != NULL)
+		return sse_feed(x->x_sse, p, n);
+	if (x->x_ndjson)
+		return lines_feed(&x->x_lines, p, n);
+	if (x->x_body.b_len + n > MAX_BODY) {
+		snprintf(x->x_cs.cs_error, sizeof(x->x_cs.cs_error),
+		    "the response is larger than %d MiB", MAX_BODY >> 20);
+		x->x_bad = true;
+		return -1;
+	}
+	buf_add(&x->x_body, p, n);
+	return 0;
+}
+
+static void fail(struct wresult *, const struct node_call *, int,
+    const char *, const char *, ...) __attribute__((format(printf, 5, 6)));
+
+void
+backend_url_shown(const char *url, char *out, size_t len)
+{
+	const char	*host = strstr(url, "://"), *at = NULL;
+
+	if (host != NULL) {
+		host += 3;
+		at = memrchr(host, '@', strcspn(host, "/?#"));
+	}
+	if (at == NULL)
+		snprintf(out, len, "%s", url);
+	else
+		snprintf(out, len, "%.*s***%s", (int)(host - url), url, at);
+}
+
+/* Every backend error names the endpoint and its URL (without
+ * credentials: the message reaches the client). */
+static void
+fail(struct wresult *res, const struct node_call *nc, int http,
+    const char *code, const char *fmt, ...)
+{
+	va_list	 ap;
+	size_t	 n;
+	char	 url[256];
+
+	res->r_status = RQ_ERROR;
+	res->r_http = (uint32_t)http;
+	res->r_retry_after[0] = '\0';
+	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
+	snprintf(res->r_endpoint, sizeof(res->r_endpoint), "%s",
+	    nc->nc_ep->e_name);
+	backend_url_shown(nc->nc_ep->e_url, url, sizeof(url));
+	snprintf(res->r_message, sizeof(res->r_message),
+	    "endpoint '%s' (%s): ", nc->nc_ep->e_name, url);
+	n = strlen(res->r_message);
+	va_start(ap, fmt);
+	vsnprintf(res->r_message + n, sizeof(res->r_message) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* What a backend's error body says: its message (gen_input.h), else a
+ * short, single-line excerpt of it. */
+static void
+error_detail(const struct buf *b, char *out, size_t len)
+{
+	size_t	 i, k = 0;
+
+	if (adapter_error_message(b->b_data, b->b_len, out, len))
+		return;
+	for (i = 0; i < b->b_len && k + 1 < len && k < 200; i++)
+		out[k++] = (b->b_data[i] == '\n' || b->b_data[i] == '\r') ? ' ' :
+		    b->b_data[i];
+	out[k] = '\0';
+}
+
+/* The client's status for a backend's error status, one table in
+ * docs/api.md: slow down (429) and come back later (503) are passed on,
+ * a request the backend refuses for its content (too long for the
+ * context, ...) is the client's (400); anything else, 401, 403 and 404
+ * included, is a broken backend or a misconfigured gateway (502). */
+static int
+client_status(long upstream)
+{
+	switch (upstream) {
+	case 429:
+	case 503:
+		return (int)upstream;
+	case 400:
+	case 413:
+		return 400;
+	default:
+		return 502;
+	}
+}
+
+/* The backend answered with an error status: the client's status, the
+ * backend's message and Retry-After; r_upstream for the retry rule. */
+static int
+http_error(const struct llm_result *lr, const struct node_call *nc,
+    struct wresult *res)
+{
+	char	 detail[256];
+
+	error_detail(&lr->err_body, detail, sizeof(detail));
+	fail(res, nc, client_status(lr->status), "backend_http_error",
+	    "answered HTTP %ld%s%s", lr->status, detail[0] ? ": " : "",
+	    detail);
+	res->r_upstream = lr->status;
+	snprintf(res->r_retry_after, sizeof(res->r_retry_after), "%s",
+	    lr->retry_after);
+	return -1;
+}
+
+/* Turn the transport outcome into the request result. */
+static int
+judge(struct xfer *x, const struct llm_result *lr, const struct node_call *nc,
+    struct wresult *res)
+{
+	switch (lr->outcome) {
+	case LLM_CANCELLED:
+		res->r_status = RQ_CANCELLED;
+		return -1;
+	case LLM_CONNECT:
+		fail(res, nc, 502, "backend_unavailable", "%s", lr->error);
+		return -1;
+	case LLM_TIMEOUT:
+		fail(res, nc, 504, "backend_timeout", "%s", lr->error);
+		return -1;
+	case LLM_NETWORK:
+		fail(res, nc, 502, "backend_error", "connection lost: %s",
+		    lr->error);
+		return -1;
+	case LLM_ABORTED:
+		if (x->x_cs.cs_stop)
+			return 0;	/* we hung up on purpose */
+		fail(res, nc, 502, "backend_bad_response", "%s",
+		    x->x_cs.cs_error[0] ? x->x_cs.cs_error : "invalid response");
+		return -1;
+	case LLM_OK:
+		break;
+	}
+	if (lr->status < 200 || lr->status > 299)
+		return http_error(lr, nc, res);
+	return 0;
+}
+
+static int
+finish_body(struct xfer *x, const struct node_call *nc, struct wresult *res)
+{
+	if (x->x_sse != NULL || x->x_ndjson) {
+		if (x->x_sse != NULL)
+			sse_finish(x->x_sse);
+		else if (lines_finish(&x->x_lines) == -1 || x->x_bad) {
+			fail(res, nc, 502, "backend_bad_response", "%s",
+			    x->x_cs.cs_error[0] ? x->x_cs.cs_error :
+			    "a line of the stream is too long");
+			return -1;
+		}
+		if (!x->x_cs.cs_done && !x->x_cs.cs_stop &&
+		    x->x_cs.cs_out->no_finish[0] == '\0' &&
+		    !x->x_ad->ad_ends_on_close) {
+			fail(res, nc, 502, "backend_truncated", "%s",
+			    "the stream ended before it was complete");
+			return -1;
+		}
+		return 0;
+	}
+	if (x->x_ad->ad_whole(&x->x_cs, x->x_body.b_data ? x->x_body.b_data :
+	    "", x->x_body.b_len) == -1) {
+		fail(res, nc, 502, "backend_bad_response", "%s",
+		    x->x_cs.cs_error);
+		return -1;
+	}
+	return 0;
+}
+
+static char *
+url_for(const struct node_call *nc, const struct adapter *ad)
+{
+	const char	*base = nc->nc_ep->e_url;
+	size_t		 n = strlen(base);
+
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	return xasprintf("%.*s%s", (int)n, base, ad->ad_path(nc->nc_stream));
+}
+
+#define MAX_HDRS	8
+
+/* Content-Type plus the adapter's authentication lines (the default is
+ * a Bearer token when the endpoint has an apiKey). The lines live in
+ * auth; hdrs points into it. */
+static void
+headers(const struct node_call *nc, const struct adapter *ad,
+    struct buf *auth, const char *hdrs[MAX_HDRS])
+{
+	char	*p, *nl;
+	size_t	 k = 0;
+
+	hdrs[k++] = "Content-Type: application/json";
+	if (ad->ad_auth != NULL)
+		ad->ad_auth(nc, auth);
+	else if (nc->nc_ep->e_api_key[0] != '\0')
+		buf_printf(auth, "Authorization: Bearer %s\n",
+		    nc->nc_ep->e_api_key);
+	for (p = auth->b_data; p != NULL && *p != '\0' && k + 1 < MAX_HDRS;
+	    p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			break;
+		*nl = '\0';
+		hdrs[k++] = p;
+	}
+	hdrs[k] = NULL;
+}
+
+static int
+transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
+    const char *body, struct wresult *res)
+{
+	char			*url = url_for(nc, x->x_ad), shown[512];
+	const char		*hdrs[MAX_HDRS];
+	struct buf		 auth = BUF_INIT;
+	struct llm_call		 call;
+	struct llm_hooks	 hooks = { rq->rq_wake_fd, 250, rq_wake, rq };
+	struct llm_result	 lr;
+	int			 r;
+
+	headers(nc, x->x_ad, &auth, hdrs);
+	memset(&call, 0, sizeof(call));
+	call = (struct llm_call){ url, hdrs, body, strlen(body),
+	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x };
+	memset(&lr, 0, sizeof(lr));
+	backend_url_shown(url, shown, sizeof(shown));
+	log_debug("[rq %s] POST %s (%zu bytes)", rq->rq_id, shown,
+	    strlen(body));
+	llm_perform(&call, &hooks, &lr);
+	r = judge(x, &lr, nc, res);
+	if (r == 0)
+		r = finish_body(x, nc, res);
+	if (r == 0 && x->x_cs.cs_cache != NULL)
+		callcache_natives(x->x_cs.cs_cache, nc->nc_tool_calls);
+	if (r == 0)
+		finish_clean(&x->x_cs);
+	buf_free(&lr.err_body);
+	if (auth.b_data != NULL)
+		explicit_bzero(auth.b_data, auth.b_cap);	/* keys */
+	buf_free(&auth);
+	free(url);
+	return r;
+}
+
+/* A cache hit, as if the backend had answered it: its text through the
+ * cleaner (to the client when streaming), its tool calls, finish and
+ * counts. */
+static void
+replay(struct call_state *cs, const struct cache_entry *e)
+{
+	struct node_out	*o = cs->cs_out;
+	json_t		*c;
+	size_t		 i;
+
+	json_array_foreach(e->ce_chunks, i, c)
+		call_token(cs, json_string_value(c), json_string_length(c));
+	if (e->ce_tools != NULL && cs->cs_nc->nc_tool_calls != NULL)
+		json_array_extend(cs->cs_nc->nc_tool_calls, e->ce_tools);
+	snprintf(o->no_finish, sizeof(o->no_finish), "%s", e->ce_finish);
+	o->no_prompt_tokens = e->ce_prompt_tokens;
+	o->no_completion_tokens = e->ce_completion_tokens;
+	finish_clean(cs);
+}
+
+/* A turn on the endpoint when it (or --concurrency-level endpoint) has a
+ * limit. Returns 0, or -1 with res filled. */
+static int
+take_slot(struct rq *rq, const struct node_call *nc, unsigned lim,
+    struct wresult *res)
+{
+	switch (rq_slot_take(rq, nc->nc_ep->e_name, lim)) {
+	case RQ_SLOT_OK:
+		return 0;
+	case RQ_SLOT_TIMEOUT:
+		fail(res, nc, 503, "endpoint_busy", "busy: no turn among its "
+		    "%u concurrent requests within %.1f s", lim,
+		    (double)rq->rq_ep_wait_ms / 1000);
+		return -1;
+	default:
+		res->r_status = RQ_CANCELLED;
+		return -1;
+	}
+}
+
+/* The call on the network: a slot, the transfer, the parsers. */
+static int
+call_backend(struct rq *rq, struct xfer *x, const struct node_call *nc,
+    const char *body, struct wresult *res)
+{
+	unsigned	 lim = rq_slot_limit(rq, nc->nc_ep->e_max_concurrent);
+	int		 r;
+
+	if ((r = take_slot(rq, nc, lim, res)) != 0)
+		return r;
+	if (nc->nc_stream && x->x_ad->ad_framing == AD_NDJSON) {
+		x->x_ndjson = true;
+		lines_init(&x->x_lines, MAX_LINE, ndjson_line, x);
+	} else if (nc->nc_stream)
+		x->x_sse = sse_new(MAX_LINE, sse_event, x);
+	r = transfer(rq, x, nc, body, res);
+	rq_slot_give(rq, nc->nc_ep->e_name, lim);
+	return r;
+}
+
+int
+backend_call(struct rq *rq, const struct node_call *nc, struct node_out *out,
+    struct wresult *res)
+{
+	struct xfer		 x;
+	struct call_cache	 cc;
+	struct cache_entry	 hit;
+	char			*body;
+	int			 r;
+
+	memset(&x, 0, sizeof(x));
+	if ((x.x_ad = adapter_for(nc->nc_at->a_type)) == NULL) {
+		fail(res, nc, 501, "unsupported_api_type", "api type '%s' is "
+		    "not supported by this version of Sluice",
+		    nc->nc_at->a_type_name);
+		return -1;
+	}
+	x.x_cs = (struct call_state){ rq, nc, out, false, false, "", false,
+	    { BUF_INIT, BUF_INIT, BUF_INIT, false }, NULL, NULL };
+	body = x.x_ad->ad_body(nc);
+	if ((r = callcache_begin(&cc, rq, nc, x.x_ad->ad_name, body, &hit)) ==
+	    1) {
+		replay(&x.x_cs, &hit);
+		cache_entry_clear(&hit);
+		r = 0;
+	} else {
+		x.x_cs.cs_cache = &cc;
+		if ((r = call_backend(rq, &x, nc, body, res)) == 0)
+			callcache_end(&cc, rq, nc, out, x.x_cs.cs_stop);
+	}
+	callcache_free(&cc);
+	json_decref(x.x_cs.cs_markers);
+	clean_out_free(&x.x_cs.cs_co);
+	sse_free(x.x_sse);
+	lines_free(&x.x_lines);
+	buf_free(&x.x_body);
+	free(body);
+	return r;
+}

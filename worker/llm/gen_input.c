@@ -1,0 +1,273 @@
+/* gen_input.c - WilmerAI's gen_input and the small helpers every backend adapter shares. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../common/jsonw.h"
+#include "../../common/uuid.h"
+#include "gen_input.h"
+
+/* A key the preset set to null is one the user wants left out. */
+static bool
+nulled(json_t *gi, const char *key)
+{
+	return json_is_null(json_object_get(gi, key));
+}
+
+json_t *
+gen_input_new(const struct node_call *nc)
+{
+	const struct conf_apitype	*at = nc->nc_at;
+	json_t				*gi, *out;
+
+	gi = nc->nc_preset != NULL ? json_deep_copy(nc->nc_preset) :
+	    json_object();
+	if (at->a_stream_prop[0] != '\0')
+		json_object_set_new(gi, at->a_stream_prop,
+		    json_boolean(nc->nc_stream));
+	if (at->a_truncate_prop[0] != '\0' && nc->nc_ep->e_max_context >= 0 &&
+	    !nulled(gi, at->a_truncate_prop))
+		json_object_set_new(gi, at->a_truncate_prop,
+		    json_integer(nc->nc_ep->e_max_context));
+	if (at->a_max_tokens_prop[0] != '\0' &&
+	    !nulled(gi, at->a_max_tokens_prop))
+		json_object_set_new(gi, at->a_max_tokens_prop,
+		    json_integer(nc->nc_max_tokens));
+	out = conf_gen_normalize(gi);
+	json_decref(gi);
+	return out;
+}
+
+void
+gen_input_apply(json_t *root, const struct node_call *nc)
+{
+	json_t	*gi = gen_input_new(nc);
+
+	json_object_update(root, gi);
+	json_decref(gi);
+}
+
+void
+adapter_stream_usage(json_t *root, const struct node_call *nc)
+{
+	if (!nc->nc_stream || !nc->nc_at->a_stream_usage ||
+	    json_object_get(root, "stream_options") != NULL)
+		return;
+	json_object_set_new(root, "stream_options", json_pack("{s:b}",
+	    "include_usage", 1));
+}
+
+char *
+adapter_dump(json_t *root)
+{
+	char	*s = jsonw_dumps(root, JSONW_PYTHON);
+
+	json_decref(root);
+	return s;
+}
+
+/* The message of an error object in the dialects' shapes: Ollama's
+ * {"error": "..."}, OpenAI's and Claude's {"error": {"message"}},
+ * KoboldCpp's {"detail": {"msg"}}, FastAPI's {"detail": "..."} and
+ * {"detail": [{"msg"}, ...]}. NULL when it has none. */
+static const char *
+error_text(json_t *root)
+{
+	json_t	*e = json_object_get(root, "error");
+	json_t	*d = json_object_get(root, "detail");
+
+	if (json_is_string(e))
+		return json_string_value(e);
+	if (json_is_object(e))
+		return json_string_value(json_object_get(e, "message"));
+	if (json_is_string(d))
+		return json_string_value(d);
+	if (json_is_array(d))
+		d = json_array_get(d, 0);
+	return json_string_value(json_object_get(d, "msg"));
+}
+
+bool
+adapter_error_message(const char *body, size_t n, char *out, size_t len)
+{
+	json_t		*root = json_loadb(body != NULL ? body : "", n, 0, NULL);
+	const char	*msg = json_is_object(root) ? error_text(root) : NULL;
+	bool		 found = msg != NULL && *msg != '\0';
+	size_t		 i;
+
+	if (found)
+		snprintf(out, len, "%s", msg);
+	json_decref(root);		/* msg dies here */
+	if (!found)
+		return false;
+	for (i = 0; out[i] != '\0'; i++)
+		if (out[i] == '\n' || out[i] == '\r')
+			out[i] = ' ';
+	return true;
+}
+
+/* A reply carrying "error" (not null): the backend failed it. */
+static bool
+backend_error(struct call_state *cs, json_t *root)
+{
+	json_t		*e = json_object_get(root, "error");
+	const char	*msg;
+
+	if (e == NULL || json_is_null(e))
+		return false;
+	msg = error_text(root);
+	snprintf(cs->cs_error, sizeof(cs->cs_error), "the backend reported "
+	    "an error: %s", msg ? msg : "(no message)");
+	return true;
+}
+
+json_t *
+adapter_reply(struct call_state *cs, const char *text, size_t n,
+    const char *what)
+{
+	json_t		*root;
+	json_error_t	 je;
+
+	if ((root = json_loadb(text, n, 0, &je)) == NULL ||
+	    !json_is_object(root)) {
+		snprintf(cs->cs_error, sizeof(cs->cs_error), "%s is not JSON: "
+		    "%.*s", what, n > 60 ? 60 : (int)n, text);
+		json_decref(root);
+		return NULL;
+	}
+	if (backend_error(cs, root)) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+bool
+adapter_blank(const char *text, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (strchr(" \t\r\n\v\f", text[i]) == NULL || text[i] == '\0')
+			return false;
+	return true;
+}
+
+void
+adapter_finish(struct call_state *cs, const char *reason)
+{
+	if (reason != NULL)
+		snprintf(cs->cs_out->no_finish, sizeof(cs->cs_out->no_finish),
+		    "%s", reason);
+}
+
+void
+adapter_usage(struct call_state *cs, const json_t *prompt,
+    const json_t *completion)
+{
+	if (json_is_integer(prompt))
+		cs->cs_out->no_prompt_tokens = json_integer_value(prompt);
+	if (json_is_integer(completion))
+		cs->cs_out->no_completion_tokens = json_integer_value(completion);
+}
+
+const char *
+adapter_raw_image(const char *img)
+{
+	const char	*b;
+
+	if (strncmp(img, "data:", 5) != 0 ||
+	    (b = strstr(img, ";base64,")) == NULL)
+		return img;
+	return b + 8;
+}
+
+void
+adapter_tool_call(struct call_state *cs, json_t *call)
+{
+	if (cs->cs_nc->nc_tool_calls != NULL)
+		json_array_append(cs->cs_nc->nc_tool_calls, call);
+	json_decref(call);
+}
+
+json_t *
+adapter_openai_call(long index, const char *id, const char *name,
+    const char *arguments)
+{
+	json_t	*o = json_object();
+	char	 hex[33], gen[40];
+
+	if (index >= 0)
+		json_object_set_new(o, "index", json_integer(index));
+	if (id == NULL) {
+		uuid_new_hex(hex);
+		snprintf(gen, sizeof(gen), "call_%.24s", hex);
+		id = gen;
+	}
+	json_object_set_new(o, "id", json_string(id));
+	json_object_set_new(o, "type", json_string("function"));
+	json_object_set_new(o, "function", json_pack("{s:s,s:s}", "name",
+	    name != NULL ? name : "", "arguments",
+	    arguments != NULL ? arguments : ""));
+	return o;
+}
+
+static bool
+py_space(uint32_t c)
+{
+	return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) ||
+	    c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 &&
+	    c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+	    c == 0x205f || c == 0x3000;
+}
+
+/* Bytes of the whitespace character that s[0..n) starts with, or 0. */
+static size_t
+space_at(const unsigned char *s, size_t n)
+{
+	uint32_t	 c;
+	size_t		 k, i;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return py_space(s[0]) ? 1 : 0;
+	if ((s[0] & 0xe0) == 0xc0) {
+		k = 2;
+		c = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		k = 3;
+		c = s[0] & 0x0f;
+	} else
+		return 0;
+	if (n < k)
+		return 0;
+	for (i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	return py_space(c) ? k : 0;
+}
+
+void
+adapter_pystrip(const char *s, size_t n, bool left, bool right, size_t *off,
+    size_t *len)
+{
+	const unsigned char	*u = (const unsigned char *)s;
+	size_t			 a = 0, b = n, k, j;
+
+	while (left && a < b && (k = space_at(u + a, b - a)) > 0)
+		a += k;
+	while (right && a < b) {
+		/* the last character starts at most 3 bytes back */
+		for (j = b - 1; j > a && b - j < 3 && (u[j] & 0xc0) == 0x80; j--)
+			;
+		if ((k = space_at(u + j, b - j)) == 0 || j + k != b)
+			break;
+		b = j;
+	}
+	*off = a;
+	*len = b - a;
+}

@@ -1,0 +1,456 @@
+/* llm.c - one backend HTTP call at a time over libcurl, cancellable. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../../common/buf.h"
+#include "../../common/clock.h"
+#include "../../common/log.h"
+#include "transport.h"
+
+#ifndef SLUICE_VERSION
+#define SLUICE_VERSION	"unknown"
+#endif
+
+#define LLM_ERR_BODY_MAX	(64 * 1024)	/* kept of a non-2xx body */
+#define LLM_MAXAGE_CONN_S	60L		/* under backends' keep-alive */
+#define LLM_IDLE_WAIT_MS	1000		/* poll cap when tick_ms is 0 */
+
+/*
+ * How it works
+ *
+ * One CURLM for the process holds the connection pool, so fresh easy
+ * handles reuse a kept-alive backend connection. llm_perform runs its own
+ * loop: curl_multi_perform, then curl_multi_poll on curl's sockets plus
+ * wake_fd, with a timeout that never passes the next tick. After each
+ * wait the CLOCK_MONOTONIC time decides whether on_wake is due, so it runs
+ * at least every tick_ms however often poll returns (data, curl timers)
+ * and also while DNS (threaded resolver) or connect are pending.
+ *
+ * Cancel happens in that loop, never in a curl callback: the easy handle
+ * gets CURLOPT_FORBID_REUSE (only then, so normal calls keep their pooled
+ * connection) and leaves the multi while unfinished. libcurl
+ * then disconnects instead of pooling (an HTTP/1.1 connection removed
+ * mid-transfer is closed anyway; FORBID_REUSE also closes an HTTP/2 one),
+ * so the backend sees the TCP close at once. CURLOPT_QUICK_EXIT keeps a
+ * cancel or a timeout during DNS from blocking (no on_wake) until the
+ * resolver thread returns; the thread is detached and frees itself. An abort from on_data fails the transfer inside
+ * libcurl (CURLE_WRITE_ERROR), which closes the HTTP/1.1 connection too.
+ *
+ * A non-2xx body is kept up to LLM_ERR_BODY_MAX; past that the transfer
+ * is aborted (connection closed, no time spent on a huge error page) and
+ * the outcome is still LLM_OK with the status and the first 64 KiB.
+ * Its Retry-After header (429, 503) is read from the finished handle
+ * with curl_easy_header (libcurl 7.84 or newer).
+ *
+ * wake_fd must report POLLIN when it has data or EOF (a socket, eventfd;
+ * libcurl does not pass POLLHUP through), and on_wake must drain it, or
+ * the loop spins. tick_ms 0 means no periodic calls, only wake-ups;
+ * without on_wake, wake_fd is not watched.
+ */
+
+struct llm_xfer {
+	const struct llm_call	*x_call;
+	struct llm_result	*x_res;
+	CURL			*x_easy;
+	struct curl_slist	*x_hdrs;
+	bool			 x_have_status;
+	bool			 x_aborted;	/* on_data returned -1 */
+	bool			 x_errfull;	/* error body reached its cap */
+	char			 x_errbuf[CURL_ERROR_SIZE];
+};
+
+static CURLM	*llm_multi;
+
+int
+llm_init(void)
+{
+	if (llm_multi != NULL)
+		return 0;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		log_warnx("llm: curl_global_init failed");
+		return -1;
+	}
+	if ((llm_multi = curl_multi_init()) == NULL) {
+		log_warnx("llm: curl_multi_init failed");
+		curl_global_cleanup();
+		return -1;
+	}
+	return 0;
+}
+
+void
+llm_cleanup(void)
+{
+	if (llm_multi == NULL)
+		return;
+	curl_multi_cleanup(llm_multi);
+	llm_multi = NULL;
+	curl_global_cleanup();
+}
+
+/* res->error, cut to fit: the texts are for logs and error replies. */
+static void __attribute__((format(printf, 2, 3)))
+llm_err(struct llm_result *res, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(res->error, sizeof(res->error), fmt, ap);
+	va_end(ap);
+}
+
+static bool
+llm_is_2xx(long status)
+{
+	return status >= 200 && status < 300;
+}
+
+static size_t
+llm_write(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct llm_xfer		*x = arg;
+	const struct llm_call	*c = x->x_call;
+	struct buf		*eb = &x->x_res->err_body;
+	size_t			 n = size * nmemb, room;
+	long			 status = 0;
+
+	if (!x->x_have_status) {
+		curl_easy_getinfo(x->x_easy, CURLINFO_RESPONSE_CODE, &status);
+		x->x_res->status = status;
+		x->x_have_status = true;
+	}
+	if (llm_is_2xx(x->x_res->status)) {
+		if (c->on_data != NULL && c->on_data(c->arg, p, n) == -1) {
+			x->x_aborted = true;
+			return CURL_WRITEFUNC_ERROR;
+		}
+		return n;
+	}
+	room = LLM_ERR_BODY_MAX - eb->b_len;
+	buf_add(eb, p, n < room ? n : room);
+	if (n > room) {
+		x->x_errfull = true;
+		return CURL_WRITEFUNC_ERROR;
+	}
+	return n;
+}
+
+/* The caller's headers, a JSON Content-Type for bodies that lack one (not
+ * curl's form default) and an empty Expect: (no 100-continue wait). */
+static struct curl_slist *
+llm_headers(const struct llm_call *c, char *err, size_t errlen)
+{
+	struct curl_slist	*l = NULL, *t;
+	const char		*h;
+	bool			 ctype = false;
+	size_t			 i;
+
+	for (i = 0; c->headers != NULL && (h = c->headers[i]) != NULL; i++) {
+		if (strpbrk(h, "\r\n") != NULL) {
+			snprintf(err, errlen, "header %zu has a line break", i);
+			curl_slist_free_all(l);
+			return NULL;
+		}
+		if (strncasecmp(h, "Content-Type:", 13) == 0)
+			ctype = true;
+		if ((t = curl_slist_append(l, h)) == NULL)
+			goto oom;
+		l = t;
+	}
+	if (c->body != NULL && !ctype) {
+		if ((t = curl_slist_append(l,
+		    "Content-Type: application/json")) == NULL)
+			goto oom;
+		l = t;
+	}
+	if ((t = curl_slist_append(l, "Expect:")) != NULL)
+		return t;
+oom:
+	snprintf(err, errlen, "out of memory for headers");
+	curl_slist_free_all(l);
+	return NULL;
+}
+
+static CURLcode
+llm_setopts(struct llm_xfer *x)
+{
+	const struct llm_call	*c = x->x_call;
+	CURL			*e = x->x_easy;
+	CURLcode		 rc;
+
+	if ((rc = curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->x_errbuf)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_URL, c->url)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https")) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_QUICK_EXIT, 1L)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_MAXAGE_CONN,
+	    LLM_MAXAGE_CONN_S)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_USERAGENT,
+	    "sluice/" SLUICE_VERSION)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->x_hdrs)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, llm_write)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_WRITEDATA, x)))
+		return rc;
+	if (c->connect_timeout_ms > 0 && (rc = curl_easy_setopt(e,
+	    CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms)))
+		return rc;
+	if (c->total_timeout_ms > 0 && (rc = curl_easy_setopt(e,
+	    CURLOPT_TIMEOUT_MS, c->total_timeout_ms)))
+		return rc;
+	if (c->body == NULL)
+		return curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+	if ((rc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+	    (curl_off_t)c->body_len)))
+		return rc;
+	return curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body);
+}
+
+/* Easy handle with every option, added to the multi. 0 or -1 (error in
+ * res->error, outcome set). */
+static int
+llm_xfer_start(struct llm_xfer *x)
+{
+	struct llm_result	*res = x->x_res;
+	CURLcode		 rc;
+	CURLMcode		 mc;
+
+	res->outcome = LLM_CONNECT;
+	if (llm_multi == NULL) {
+		llm_err(res, "llm_init not called");
+		return -1;
+	}
+	if ((x->x_hdrs = llm_headers(x->x_call, res->error,
+	    sizeof(res->error))) == NULL)
+		return -1;
+	if ((x->x_easy = curl_easy_init()) == NULL) {
+		llm_err(res, "curl_easy_init failed");
+		return -1;
+	}
+	if ((rc = llm_setopts(x)) != CURLE_OK) {
+		llm_err(res, "curl option: %s",
+		    curl_easy_strerror(rc));
+		return -1;
+	}
+	if ((mc = curl_multi_add_handle(llm_multi, x->x_easy)) != CURLM_OK) {
+		llm_err(res, "curl multi: %s",
+		    curl_multi_strerror(mc));
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 and *rc set when our transfer is done, 0 otherwise. */
+static int
+llm_done(struct llm_xfer *x, CURLcode *rc)
+{
+	CURLMsg	*m;
+	int	 left, done = 0;
+
+	while ((m = curl_multi_info_read(llm_multi, &left)) != NULL) {
+		if (m->msg == CURLMSG_DONE && m->easy_handle == x->x_easy) {
+			*rc = m->data.result;
+			done = 1;
+		}
+	}
+	return done;
+}
+
+static int
+llm_wait_ms(uint64_t due)
+{
+	uint64_t	 now = clock_mono_ms();
+
+	if (now >= due)
+		return 0;
+	return due - now > LLM_IDLE_WAIT_MS ? LLM_IDLE_WAIT_MS :
+	    (int)(due - now);
+}
+
+static uint64_t
+llm_next_tick(const struct llm_hooks *h)
+{
+	if (h->on_wake == NULL || h->tick_ms == 0)
+		return UINT64_MAX;
+	return clock_mono_ms() + h->tick_ms;
+}
+
+/* Run until done (1, *rc set), cancelled by on_wake (0) or a multi
+ * error (-1, *mc set). */
+static int
+llm_drive(struct llm_xfer *x, const struct llm_hooks *h, CURLcode *rc,
+    CURLMcode *mc)
+{
+	struct curl_waitfd	 wfd;
+	unsigned int		 nfd;
+	uint64_t		 due = llm_next_tick(h);
+	int			 running;
+	bool			 readable;
+
+	nfd = h->wake_fd >= 0 && h->on_wake != NULL ? 1 : 0;
+	for (;;) {
+		if ((*mc = curl_multi_perform(llm_multi, &running)) !=
+		    CURLM_OK)
+			return -1;
+		if (llm_done(x, rc))
+			return 1;
+		wfd.fd = h->wake_fd;
+		wfd.events = CURL_WAIT_POLLIN;
+		wfd.revents = 0;
+		if ((*mc = curl_multi_poll(llm_multi, nfd ? &wfd : NULL, nfd,
+		    llm_wait_ms(due), NULL)) != CURLM_OK)
+			return -1;
+		readable = nfd && (wfd.revents & CURL_WAIT_POLLIN);
+		if (h->on_wake == NULL || (!readable && clock_mono_ms() < due))
+			continue;
+		if (h->on_wake(h->arg, readable) == 1)
+			return 0;
+		due = llm_next_tick(h);
+	}
+}
+
+static const char *
+llm_errno_text(long oserr)
+{
+	switch (oserr) {
+	case ECONNREFUSED:
+		return "connection refused";
+	case EHOSTUNREACH:
+		return "host unreachable";
+	case ENETUNREACH:
+		return "network unreachable";
+	case ETIMEDOUT:
+		return "connect timed out";
+	default:
+		return "could not connect";
+	}
+}
+
+static enum llm_outcome
+llm_outcome_of(const struct llm_xfer *x, CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_OK:
+		return LLM_OK;
+	case CURLE_WRITE_ERROR:
+		if (x->x_aborted)
+			return LLM_ABORTED;
+		return x->x_errfull ? LLM_OK : LLM_NETWORK;
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+		return LLM_CONNECT;
+	case CURLE_OPERATION_TIMEDOUT:
+		return LLM_TIMEOUT;
+	default:
+		return LLM_NETWORK;
+	}
+}
+
+/* The answer's Retry-After header (the last response's, after any
+ * redirect), blanks trimmed; left "" when absent or longer than the
+ * field. */
+static void
+llm_retry_after(struct llm_xfer *x)
+{
+	struct curl_header	*h;
+	const char		*v;
+	size_t			 n;
+
+	if (curl_easy_header(x->x_easy, "Retry-After", 0, CURLH_HEADER, -1,
+	    &h) != CURLHE_OK || h->value == NULL)
+		return;
+	for (v = h->value; *v == ' ' || *v == '\t'; v++)
+		;
+	for (n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t');)
+		n--;
+	if (n > 0 && n < sizeof(x->x_res->retry_after))
+		snprintf(x->x_res->retry_after, sizeof(x->x_res->retry_after),
+		    "%.*s", (int)n, v);
+}
+
+/* Outcome and error text of a finished transfer. */
+static void
+llm_finish(struct llm_xfer *x, CURLcode rc)
+{
+	struct llm_result	*res = x->x_res;
+	const char		*why;
+	long			 oserr = 0;
+
+	res->outcome = llm_outcome_of(x, rc);
+	why = x->x_errbuf[0] != '\0' ? x->x_errbuf : curl_easy_strerror(rc);
+	switch (res->outcome) {
+	case LLM_OK:
+		if (x->x_errfull)
+			llm_err(res, "error body cut at %d bytes",
+			    LLM_ERR_BODY_MAX);
+		break;
+	case LLM_ABORTED:
+		llm_err(res, "aborted by the data handler");
+		break;
+	case LLM_CONNECT:
+		if (rc == CURLE_COULDNT_CONNECT) {
+			curl_easy_getinfo(x->x_easy, CURLINFO_OS_ERRNO, &oserr);
+			llm_err(res, "%s (%s)", llm_errno_text(oserr), why);
+			break;
+		}
+		/* FALLTHROUGH */
+	default:
+		llm_err(res, "%s", why);
+		break;
+	}
+}
+
+int
+llm_perform(const struct llm_call *c, const struct llm_hooks *h,
+    struct llm_result *res)
+{
+	static const struct llm_hooks	 nohooks = { -1, 0, NULL, NULL };
+	struct llm_xfer			 x;
+	CURLcode			 rc = CURLE_OK;
+	CURLMcode			 mc = CURLM_OK;
+	int				 r = -1;
+
+	memset(&x, 0, sizeof(x));
+	x.x_call = c;
+	x.x_res = res;
+	res->status = 0;
+	res->error[0] = '\0';
+	res->retry_after[0] = '\0';
+	buf_reset(&res->err_body);
+	if (llm_xfer_start(&x) == 0)
+		r = llm_drive(&x, h != NULL ? h : &nohooks, &rc, &mc);
+	if (r == 1) {
+		llm_finish(&x, rc);
+		llm_retry_after(&x);
+	}
+	else if (r == 0) {
+		res->outcome = LLM_CANCELLED;
+		llm_err(res, "cancelled");
+	} else if (x.x_easy != NULL && res->error[0] == '\0') {
+		res->outcome = LLM_NETWORK;
+		llm_err(res, "curl multi: %s", curl_multi_strerror(mc));
+	}
+	if (x.x_easy != NULL) {
+		/* Unfinished (cancel, multi error): leaving the multi now
+		 * makes libcurl close the connection instead of pooling it. */
+		if (r != 1)
+			curl_easy_setopt(x.x_easy, CURLOPT_FORBID_REUSE, 1L);
+		curl_multi_remove_handle(llm_multi, x.x_easy);
+		if (!x.x_have_status)
+			curl_easy_getinfo(x.x_easy, CURLINFO_RESPONSE_CODE,
+			    &res->status);
+		curl_easy_cleanup(x.x_easy);
+	}
+	curl_slist_free_all(x.x_hdrs);
+	return res->outcome == LLM_OK ? 0 : -1;
+}

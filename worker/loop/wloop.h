@@ -1,0 +1,85 @@
+/* wloop.h - the worker's request loop: frames from the gateway, chunks back, cancel, heartbeats. */
+#ifndef SLUICE_WLOOP_H
+#define SLUICE_WLOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../common/buf.h"
+#include "../../proto/proto.h"
+#include "../store/cache.h"
+#include "../rq.h"
+#include "slot.h"
+
+struct store;
+
+/* The test-only fault hooks (fault.h), handed in by main so that the
+ * loop never calls up into the program around it. NULL members are
+ * no-ops. */
+struct wloop_faults {
+	void		(*wf_on_request)(void);	/* a request arrived */
+	int		  wf_version_skew;	/* added to HELLO's version */
+	uint64_t	  wf_after_ms;		/* work this long after an
+						   answer (0: none) */
+};
+
+/* Worker process state; one request at a time. */
+struct wctx {
+	int		 wc_fd;			/* channel, fd 3 */
+	unsigned	 wc_slot;
+	const char	*wc_confdir;
+	const char	*wc_user;
+	unsigned	 wc_max_requests;	/* 0 = unlimited */
+	unsigned	 wc_served;
+	bool		 wc_shutdown;		/* finish, then exit 0 */
+	/* the current request */
+	char		 wc_rqid[PROTO_MAX_RQID + 1];
+	bool		 wc_busy;
+	bool		 wc_cancelled;	/* by the gateway, or expired */
+	bool		 wc_expired;	/* the request's deadline passed */
+	bool		 wc_answered;	/* REQ_DONE sent early (ro_answer) */
+	bool		 wc_dropping;	/* content after the answer was seen */
+	uint64_t	 wc_seq;
+	uint64_t	 wc_deadline;		/* monotonic ms, 0 none */
+	uint64_t	 wc_last_sent;
+	char		 wc_phase[96];
+	void		*wc_priv;		/* the frame reader */
+	struct slot_wait wc_slot_wait;		/* a SLOT_ACQUIRE in flight */
+	struct wloop_faults wc_faults;
+	struct rq	 wc_rq;			/* the seam, for the layers below */
+	/* the shared database (wloop_store.c) */
+	const char	*wc_state_dir;		/* --state-dir, or NULL */
+	bool		 wc_db_sync_full;	/* --db-sync full */
+	struct store	*wc_store;		/* opened on first use */
+	bool		 wc_store_used;		/* ...by the current request */
+	bool		 wc_store_ending;	/* dropping the run's locks */
+	struct cache_conf wc_cache;		/* the response cache
+						   (--cache-*; off when absent) */
+};
+
+/* Set up; fd is the channel. Returns 0, or -1 if fd is not a socket. */
+int	wloop_init(struct wctx *, int fd);
+
+/* Release what wloop_init took (not the descriptor). */
+void	wloop_free(struct wctx *);
+
+/* Send HELLO, then serve requests until SHUTDOWN, EOF or max_requests
+ * (then RETIRE). Returns the process exit status. */
+int	wloop_run(struct wctx *);
+
+/* ---- the shared database (worker/wloop_store.c) ---- */
+
+/* The store at <state-dir>/sluice.db, opened on the first call; its
+ * lock waits heartbeat and give up when the request is stopped. Owned
+ * by wc. NULL with err (STORE_ERRLEN) when it cannot be opened. The
+ * seam's ro_store. */
+struct store	*wloop_store(struct rq *, char *err);
+
+/* The request's workflow ended: drop the locks its run took, if it used
+ * the store at all (errors are logged). */
+void	wloop_store_end(struct wctx *);
+
+/* Close the store at exit. */
+void	wloop_store_close(struct wctx *);
+
+#endif

@@ -1,0 +1,73 @@
+/* wloop_store.c - the worker's handle on the shared database: opened on first use, heartbeating while it waits. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../common/log.h"
+#include "../../common/xmem.h"
+#include "../store/store.h"
+#include "wloop.h"
+
+/* Called every STORE_WAIT_MS while another worker holds the database's
+ * write lock. rq_stopped() heartbeats (the gateway kills a silent
+ * worker) and reads a CANCEL: a stopped request stops waiting, except
+ * while its run's locks are dropped, which is worth finishing. */
+static int
+on_wait(void *arg)
+{
+	struct wctx	*wc = arg;
+	bool		 stop = rq_stopped(&wc->wc_rq);
+
+	return stop && !wc->wc_store_ending ? 1 : 0;
+}
+
+struct store *
+wloop_store(struct rq *rq, char *err)
+{
+	struct wctx		*wc = rq->rq_loop;
+	struct store_opts	 o = { .so_sync_full = wc->wc_db_sync_full,
+				    .so_on_wait = on_wait, .so_arg = wc };
+	char			*path;
+
+	if (wc->wc_store == NULL) {
+		if (wc->wc_state_dir == NULL) {
+			snprintf(err, STORE_ERRLEN, "no database: "
+			    "sluice-worker was started without --state-dir");
+			return NULL;
+		}
+		path = xasprintf("%s/sluice.db", wc->wc_state_dir);
+		wc->wc_store = store_open(path, &o, err);
+		if (wc->wc_store != NULL)
+			log_debug("[rq %s] database %s open", wc->wc_rqid, path);
+		free(path);
+		if (wc->wc_store == NULL)
+			return NULL;
+	}
+	wc->wc_store_used = true;
+	return wc->wc_store;
+}
+
+void
+wloop_store_end(struct wctx *wc)
+{
+	int	 n;
+
+	if (!wc->wc_store_used || wc->wc_store == NULL)
+		return;
+	wc->wc_store_used = false;
+	wc->wc_store_ending = true;
+	if ((n = store_unlock_owner(wc->wc_store, wc->wc_rqid)) == -1)
+		log_warnx("[rq %s] cannot drop the run's workflow locks (they "
+		    "expire by themselves): %s", wc->wc_rqid,
+		    store_err(wc->wc_store));
+	else if (n > 0)
+		log_debug("[rq %s] %d workflow lock(s) dropped", wc->wc_rqid,
+		    n);
+	wc->wc_store_ending = false;
+}
+
+void
+wloop_store_close(struct wctx *wc)
+{
+	store_close(wc->wc_store);
+	wc->wc_store = NULL;
+}

@@ -1,0 +1,118 @@
+/* mem_text.c - the text helpers of the memory features: message hashes, turns, strip, placeholder filling. */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/sha256.h"
+#include "../../common/xmem.h"
+#include "../llm/gen_input.h"
+#include "mem_text.h"
+
+static bool
+blank(const char *s)
+{
+	while (*s != '\0' && isspace((unsigned char)*s))
+		s++;
+	return *s == '\0';
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+memory_hash(const struct wmsg *m, char out[MEMORY_HASHLEN])
+{
+	struct buf	 b = BUF_INIT;
+	char		**imgs;
+	size_t		 i;
+
+	if (m->m_nimages == 0 || !blank(m->m_content)) {
+		sha256_hex(m->m_content, strlen(m->m_content), out);
+		return;
+	}
+	imgs = xcalloc(m->m_nimages, sizeof(*imgs));
+	memcpy(imgs, m->m_images, m->m_nimages * sizeof(*imgs));
+	qsort(imgs, m->m_nimages, sizeof(*imgs), cmp_str);
+	buf_adds(&b, m->m_content);
+	for (i = 0; i < m->m_nimages; i++)
+		buf_adds(&b, imgs[i]);
+	sha256_hex(b.b_data, b.b_len, out);
+	buf_free(&b);
+	free(imgs);
+}
+
+void
+memory_turns(const struct wmsgs *in, struct wmsgs *out)
+{
+	size_t	 i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < in->n; i++)
+		if (strcmp(in->v[i].m_role, "system") != 0)
+			wmsgs_add_copy(out, &in->v[i]);
+}
+
+char *
+memory_strip(const char *s)
+{
+	size_t	 off, len;
+
+	adapter_pystrip(s, strlen(s), true, true, &off, &len);
+	return xstrndup(s + off, len);
+}
+
+char *
+memory_replace(const char *text, const char *ph, const char *value)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*p = text, *hit;
+	size_t		 n = strlen(ph);
+
+	buf_adds(&b, "");
+	while (n > 0 && (hit = strstr(p, ph)) != NULL) {
+		buf_add(&b, p, (size_t)(hit - p));
+		buf_adds(&b, value);
+		p = hit + n;
+	}
+	buf_adds(&b, p);
+	return buf_take(&b);
+}
+
+/* s with its braces doubled: a variable pass gives it back as it is. */
+static char *
+literal(const char *s)
+{
+	struct buf	 b = BUF_INIT;
+
+	buf_adds(&b, "");
+	for (; *s != '\0'; s++) {
+		if (*s == '{' || *s == '}')
+			buf_addc(&b, *s);
+		buf_addc(&b, *s);
+	}
+	return buf_take(&b);
+}
+
+char *
+memory_fill(const char *tmpl, ...)
+{
+	va_list		 ap;
+	const char	*ph, *val;
+	char		*cur = xstrdup(tmpl), *lit, *next;
+
+	va_start(ap, tmpl);
+	while ((ph = va_arg(ap, const char *)) != NULL) {
+		val = va_arg(ap, const char *);
+		lit = literal(val != NULL ? val : "");
+		next = memory_replace(cur, ph, lit);
+		free(lit);
+		free(cur);
+		cur = next;
+	}
+	va_end(ap);
+	return cur;
+}

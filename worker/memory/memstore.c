@@ -1,0 +1,319 @@
+/* memstore.c - a discussion's memory ledger, rolling summary and condensation tracker in the shared database. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../common/xmem.h"
+#include "memstore.h"
+
+void
+mem_blocks_free(struct mem_blocks *b)
+{
+	size_t	 i;
+
+	for (i = 0; i < b->n; i++) {
+		free(b->v[i].mb_text);
+		free(b->v[i].mb_hash);
+	}
+	free(b->v);
+	b->v = NULL;
+	b->n = 0;
+}
+
+static char *
+col_dup(sqlite3_stmt *st, int col)
+{
+	const unsigned char	*t = sqlite3_column_text(st, col);
+
+	return xstrdup(t != NULL ? (const char *)t : "");
+}
+
+/* 1 when the discussion has a ledger, 0 when not, -1 on error. */
+static int
+has_ledger(struct store *s, const char *key)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT 1 FROM memory_ledgers "
+			    "WHERE discussion = ?");
+	int		 r;
+
+	if (st == NULL || store_bind(s, st, "t", key) == -1)
+		return -1;
+	if ((r = store_step(s, st)) == 1)
+		sqlite3_reset(st);
+	return r;
+}
+
+int
+memstore_read(struct store *s, const char *key, struct mem_blocks *out,
+    bool *ledger)
+{
+	sqlite3_stmt	*st;
+	struct mem_block *m;
+	int		 r;
+
+	memset(out, 0, sizeof(*out));
+	if (ledger != NULL) {
+		if ((r = has_ledger(s, key)) == -1)
+			return -1;
+		*ledger = r == 1;
+	}
+	st = store_stmt(s, "SELECT id, text, hash FROM memories WHERE "
+	    "discussion = ? ORDER BY id");
+	if (st == NULL || store_bind(s, st, "t", key) == -1)
+		return -1;
+	while ((r = store_step(s, st)) == 1) {
+		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+		m = &out->v[out->n++];
+		m->mb_id = sqlite3_column_int64(st, 0);
+		m->mb_text = col_dup(st, 1);
+		m->mb_hash = col_dup(st, 2);
+	}
+	if (r == -1)
+		mem_blocks_free(out);
+	return r;
+}
+
+/* Inside a transaction: the discussion's row. */
+static int
+ensure_discussion(struct store *s, const char *key)
+{
+	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
+	    "created_at) VALUES (?, ?)", "ti", key, (int64_t)time(NULL)) == -1 ?
+	    -1 : 0;
+}
+
+/* Inside a transaction: the discussion and its ledger rows. */
+static int
+ensure_ledger(struct store *s, const char *key)
+{
+	if (ensure_discussion(s, key) == -1 ||
+	    store_exec(s, "INSERT OR IGNORE INTO memory_ledgers (discussion) "
+	    "VALUES (?)", "t", key) == -1)
+		return -1;
+	return 0;
+}
+
+/* Commit, or roll back when r is -1; returns r (or -1 when the commit
+ * fails). */
+static int64_t
+finish(struct store *s, int64_t r)
+{
+	if (r == -1) {
+		(void)store_rollback(s);
+		return -1;
+	}
+	return store_commit(s) == -1 ? -1 : r;
+}
+
+int
+memstore_touch_ledger(struct store *s, const char *key, bool *existed)
+{
+	int	 r = has_ledger(s, key);
+
+	if (r == -1)
+		return -1;
+	if ((*existed = r == 1))
+		return 0;
+	if (store_begin(s) == -1)
+		return -1;
+	return (int)finish(s, ensure_ledger(s, key));
+}
+
+/* The id of the discussion's last memory (0 when none), or -1. */
+static int64_t
+last_id(struct store *s, const char *key)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT coalesce(max(id), 0) FROM "
+			    "memories WHERE discussion = ?");
+	int64_t		 id;
+
+	if (st == NULL || store_bind(s, st, "t", key) == -1 ||
+	    store_step(s, st) != 1)
+		return -1;
+	id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return id;
+}
+
+static int64_t
+append_locked(struct store *s, const char *key, int64_t expect,
+    const char *text, const char *hash)
+{
+	int64_t	 last = last_id(s, key);
+
+	if (last == -1 || ensure_ledger(s, key) == -1)
+		return -1;
+	if (last != expect)
+		return 0;
+	if (store_exec(s, "INSERT INTO memories (discussion, text, hash, "
+	    "created_at) VALUES (?, ?, ?, ?)", "ttti", key, text, hash,
+	    (int64_t)time(NULL)) != 1)
+		return -1;
+	return store_last_rowid(s);
+}
+
+int64_t
+memstore_append(struct store *s, const char *key, int64_t expect,
+    const char *text, const char *hash)
+{
+	if (store_begin(s) == -1)
+		return -1;
+	return finish(s, append_locked(s, key, expect, text, hash));
+}
+
+/* 1 when ids first..last of the discussion are still count rows. */
+static int
+run_intact(struct store *s, const char *key, int64_t first, int64_t last,
+    size_t count)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT count(*), min(id), "
+			    "max(id) FROM memories WHERE discussion = ? AND "
+			    "id BETWEEN ? AND ?");
+	int		 ok;
+
+	if (st == NULL || store_bind(s, st, "tii", key, first, last) == -1 ||
+	    store_step(s, st) != 1)
+		return -1;
+	ok = (size_t)sqlite3_column_int64(st, 0) == count &&
+	    sqlite3_column_int64(st, 1) == first &&
+	    sqlite3_column_int64(st, 2) == last;
+	sqlite3_reset(st);
+	return ok;
+}
+
+static int
+condense_locked(struct store *s, const char *key, int64_t first,
+    int64_t last, size_t count, const char *text, const char *hash)
+{
+	int	 r = run_intact(s, key, first, last, count);
+
+	if (r != 1)
+		return r;
+	if (store_exec(s, "DELETE FROM memories WHERE discussion = ? AND id "
+	    "BETWEEN ? AND ?", "tii", key, first, last) == -1 ||
+	    store_exec(s, "INSERT INTO memories (id, discussion, text, hash, "
+	    "created_at) VALUES (?, ?, ?, ?, ?)", "ittti", first, key, text,
+	    hash, (int64_t)time(NULL)) != 1 ||
+	    ensure_ledger(s, key) == -1 ||
+	    store_exec(s, "UPDATE memory_ledgers SET condensed_hash = ? "
+	    "WHERE discussion = ?", "tt", hash, key) == -1)
+		return -1;
+	return 1;
+}
+
+int
+memstore_condense(struct store *s, const char *key, int64_t first,
+    int64_t last, size_t count, const char *text, const char *hash)
+{
+	if (store_begin(s) == -1)
+		return -1;
+	return (int)finish(s, condense_locked(s, key, first, last, count, text,
+	    hash));
+}
+
+/* One row of one or two text columns: 1 found (copies), 0 none, -1. */
+static int
+get_texts(struct store *s, const char *sql, const char *key, char **a,
+    char **b)
+{
+	sqlite3_stmt	*st = store_stmt(s, sql);
+	int		 r;
+
+	if (st == NULL || store_bind(s, st, "t", key) == -1)
+		return -1;
+	if ((r = store_step(s, st)) != 1)
+		return r;
+	if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		sqlite3_reset(st);
+		return 0;
+	}
+	*a = col_dup(st, 0);
+	if (b != NULL)
+		*b = col_dup(st, 1);
+	sqlite3_reset(st);
+	return 1;
+}
+
+int
+memstore_summary(struct store *s, const char *key, char **text, char **hash)
+{
+	return get_texts(s, "SELECT text, hash FROM summaries WHERE "
+	    "discussion = ?", key, text, hash);
+}
+
+static int
+summary_put_locked(struct store *s, const char *key, const char *text,
+    const char *hash)
+{
+	if (ensure_discussion(s, key) == -1 ||
+	    store_exec(s, "INSERT INTO summaries (discussion, text, hash, "
+	    "updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (discussion) DO "
+	    "UPDATE SET text = excluded.text, hash = excluded.hash, "
+	    "updated_at = excluded.updated_at", "ttti", key, text, hash,
+	    (int64_t)time(NULL)) == -1)
+		return -1;
+	return 0;
+}
+
+int
+memstore_summary_put(struct store *s, const char *key, const char *text,
+    const char *hash)
+{
+	if (store_begin(s) == -1)
+		return -1;
+	return (int)finish(s, summary_put_locked(s, key, text, hash));
+}
+
+int
+memstore_tracker(struct store *s, const char *key, char **hash)
+{
+	return get_texts(s, "SELECT condensed_hash FROM memory_ledgers WHERE "
+	    "discussion = ?", key, hash, NULL);
+}
+
+static int
+tracker_put_locked(struct store *s, const char *key, const char *hash)
+{
+	if (ensure_ledger(s, key) == -1 ||
+	    store_exec(s, "UPDATE memory_ledgers SET condensed_hash = ? "
+	    "WHERE discussion = ?", "tt", hash, key) == -1)
+		return -1;
+	return 0;
+}
+
+int
+memstore_tracker_put(struct store *s, const char *key, const char *hash)
+{
+	if (store_begin(s) == -1)
+		return -1;
+	return (int)finish(s, tracker_put_locked(s, key, hash));
+}
+
+int
+memstore_state(struct store *s, const char *key, char **text)
+{
+	return get_texts(s, "SELECT text FROM state_documents WHERE "
+	    "discussion = ?", key, text, NULL);
+}
+
+static int
+state_put_locked(struct store *s, const char *key, const char *text)
+{
+	if (ensure_discussion(s, key) == -1 ||
+	    store_exec(s, "INSERT INTO state_documents (discussion, text, "
+	    "updated_at) VALUES (?, ?, ?) ON CONFLICT (discussion) DO UPDATE "
+	    "SET previous = state_documents.text, text = excluded.text, "
+	    "updated_at = excluded.updated_at", "tti", key, text,
+	    (int64_t)time(NULL)) == -1)
+		return -1;
+	return 0;
+}
+
+int
+memstore_state_put(struct store *s, const char *key, const char *text)
+{
+	if (store_begin(s) == -1)
+		return -1;
+	return (int)finish(s, state_put_locked(s, key, text));
+}

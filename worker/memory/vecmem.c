@@ -1,0 +1,338 @@
+/* vecmem.c - vector memory in the shared database: facts and their FTS5 rows, the chunk hash log, BM25 keyword search with weights, recency and entity expansion. */
+#include <ctype.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/clock.h"
+#include "../../common/xmem.h"
+#include "vecmem.h"
+
+/*
+ * One FTS5 index serves every discussion (WilmerAI has a database per
+ * discussion), so the search joins the facts and keeps the
+ * discussion's own; BM25's statistics are those of the whole index.
+ * SQL text is fixed here; keywords, keys and weights are bound.
+ */
+
+#define SQL_HEAD	"SELECT m.id, m.memory_text, m.date_added," \
+			" m.metadata_json FROM vector_fts JOIN" \
+			" vector_memories AS m ON m.id = vector_fts.rowid" \
+			" WHERE vector_fts MATCH ?1 AND m.discussion = ?2" \
+			" ORDER BY "
+#define SQL_BM25	"bm25(vector_fts)"
+#define SQL_BM25_W	"bm25(vector_fts, CAST(?5 AS REAL), CAST(?6 AS REAL)," \
+			" CAST(?7 AS REAL), CAST(?8 AS REAL), CAST(?9 AS REAL))"
+#define SQL_RECENCY	" * sluice_recency(m.date_added, ?4)"
+#define SQL_TAIL	" ASC, m.id LIMIT ?3"
+
+/* [weights][recency] */
+static const char *const search_sql[2][2] = {
+	{ SQL_HEAD SQL_BM25 SQL_TAIL, SQL_HEAD SQL_BM25 SQL_RECENCY SQL_TAIL },
+	{ SQL_HEAD SQL_BM25_W SQL_TAIL,
+	  SQL_HEAD SQL_BM25_W SQL_RECENCY SQL_TAIL },
+};
+
+static int64_t
+now_s(void)
+{
+	return (int64_t)(clock_wall_ms() / 1000);
+}
+
+static int
+touch(struct store *s, const char *key)
+{
+	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
+	    "created_at) VALUES (?, ?)", "ti", key, now_s()) == -1 ? -1 : 0;
+}
+
+/* Run an INSERT ... RETURNING id; the id, or -1. */
+static int64_t
+insert_id(struct store *s, sqlite3_stmt *st)
+{
+	int64_t	 id;
+	int	 r;
+
+	if ((r = store_step(s, st)) != 1)
+		return -1;
+	id = sqlite3_column_int64(st, 0);
+	while ((r = store_step(s, st)) == 1)
+		;
+	return r == -1 ? -1 : id;
+}
+
+/* The fact as Python's json.dumps writes it: ", " and ": ", ASCII only,
+ * lower-case hex digits in its u-escapes. Caller frees. */
+static char *
+py_dumps(json_t *fact)
+{
+	char	*t = json_dumps(fact, JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
+	size_t	 i, k;
+
+	for (i = 0; t != NULL && t[i] != '\0'; i++) {
+		if (t[i] != '\\')
+			continue;
+		if (t[++i] != 'u')
+			continue;
+		for (k = 1; k <= 4 && t[i + k] != '\0'; k++)
+			t[i + k] = (char)tolower((unsigned char)t[i + k]);
+	}
+	return t;
+}
+
+int64_t
+vecmem_add(struct store *s, const char *key, json_t *fact, bool topics,
+    const char *date)
+{
+	struct vecmem_fts	 f;
+	sqlite3_stmt		*st;
+	char			*text = vecmem_fact_text(fact), *meta;
+	int64_t			 id = -1;
+
+	if (text == NULL)
+		return 0;
+	meta = py_dumps(fact);
+	if (touch(s, key) == 0 && (st = store_stmt(s, "INSERT INTO "
+	    "vector_memories (discussion, memory_text, date_added, "
+	    "metadata_json) VALUES (?, ?, ?, ?) RETURNING id")) != NULL &&
+	    store_bind(s, st, "tttt", key, text, date, meta) == 0)
+		id = insert_id(s, st);
+	if (id > 0) {
+		vecmem_flatten(fact, topics, &f);
+		if (store_exec(s, "INSERT INTO vector_fts (rowid, title, "
+		    "summary, entities, key_phrases, memory_text_unweighted) "
+		    "VALUES (?, ?, ?, ?, ?, ?)", "ittttt", id, f.vf_title,
+		    f.vf_summary, f.vf_entities, f.vf_key_phrases, text) == -1)
+			id = -1;
+		vecmem_fts_free(&f);
+	}
+	free(meta);
+	free(text);
+	return id;
+}
+
+int64_t
+vecmem_log_hash(struct store *s, const char *key, const char *hash,
+    int64_t now)
+{
+	sqlite3_stmt	*st;
+
+	if (touch(s, key) == -1 || (st = store_stmt(s, "INSERT INTO "
+	    "vector_hash_log (discussion, message_hash, logged_at) VALUES "
+	    "(?, ?, ?) RETURNING id")) == NULL ||
+	    store_bind(s, st, "tti", key, hash, now) == -1)
+		return -1;
+	return insert_id(s, st);
+}
+
+int
+vecmem_hashes(struct store *s, const char *key, char ***out, size_t *n,
+    int64_t *last_id)
+{
+	sqlite3_stmt	*st;
+	int		 r;
+
+	*out = xcalloc(VECMEM_HISTORY + 1, sizeof(**out));
+	*n = 0;
+	*last_id = 0;
+	if ((st = store_stmt(s, "SELECT id, message_hash FROM vector_hash_log "
+	    "WHERE discussion = ? ORDER BY id DESC LIMIT ?")) == NULL ||
+	    store_bind(s, st, "ti", key, (int64_t)VECMEM_HISTORY) == -1)
+		return -1;
+	while ((r = store_step(s, st)) == 1) {
+		if (*n == 0)
+			*last_id = sqlite3_column_int64(st, 0);
+		if (*n < VECMEM_HISTORY)
+			(*out)[(*n)++] = xstrdup((const char *)
+			    sqlite3_column_text(st, 1));
+	}
+	return r;
+}
+
+long
+vecmem_logged_since(struct store *s, const char *key, const char *hash,
+    int64_t since)
+{
+	sqlite3_stmt	*st;
+	long		 c;
+
+	if ((st = store_stmt(s, "SELECT count(*) FROM vector_hash_log WHERE "
+	    "discussion = ? AND message_hash = ? AND id > ?")) == NULL ||
+	    store_bind(s, st, "tti", key, hash, since) == -1 ||
+	    store_step(s, st) != 1)
+		return -1;
+	c = (long)sqlite3_column_int64(st, 0);
+	return store_step(s, st) == -1 ? -1 : c;
+}
+
+long
+vecmem_store_chunk(struct store *s, const char *key, json_t *const *facts,
+    size_t n, bool topics, const char *hash, int64_t since, long own,
+    uint64_t now_ms)
+{
+	char		 date[VECMEM_DATELEN];
+	long		 logged;
+	size_t		 i;
+
+	vecmem_date(now_ms, date);
+	if (store_begin(s) == -1)
+		return -1;
+	if ((logged = vecmem_logged_since(s, key, hash, since)) == -1)
+		goto fail;
+	if (logged > own) {
+		(void)store_rollback(s);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (vecmem_add(s, key, facts[i], topics, date) <= 0)
+			goto fail;
+	if (vecmem_log_hash(s, key, hash, (int64_t)(now_ms / 1000)) == -1 ||
+	    store_commit(s) == -1)
+		goto fail;
+	return (long)n;
+fail:
+	(void)store_rollback(s);
+	return -1;
+}
+
+/* ---- search --------------------------------------------------------- */
+
+/* sluice_recency(date_added, now): vecmem_recency in SQL. */
+static void
+recency_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	const unsigned char	*d = sqlite3_value_text(argv[0]);
+
+	sqlite3_result_double(cx, d == NULL ? 1.0 :
+	    vecmem_recency((const char *)d, sqlite3_value_int64(argv[1])));
+}
+
+/* The search statement; on a connection that has no sluice_recency
+ * yet the first prepare fails, the function is registered and the
+ * prepare tried again. */
+static sqlite3_stmt *
+search_stmt(struct store *s, const char *sql, bool recency)
+{
+	sqlite3_stmt	*st = store_stmt(s, sql), *one;
+
+	if (st != NULL || !recency)
+		return st;
+	if ((one = store_stmt(s, "SELECT 1")) == NULL ||
+	    sqlite3_create_function_v2(sqlite3_db_handle(one),
+	    "sluice_recency", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	    recency_fn, NULL, NULL, NULL) != SQLITE_OK)
+		return NULL;
+	return store_stmt(s, sql);
+}
+
+static char *
+col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char	*t = sqlite3_column_text(st, i);
+
+	return t != NULL ? xstrdup((const char *)t) : NULL;
+}
+
+/* Step st to the end, appending its (id, text, date, meta) rows. */
+static int
+read_rows(struct store *s, sqlite3_stmt *st, struct vecmem_rows *out)
+{
+	struct vecmem_row	*r;
+	int			 rc;
+
+	while ((rc = store_step(s, st)) == 1) {
+		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+		r = &out->v[out->n++];
+		r->vr_id = sqlite3_column_int64(st, 0);
+		r->vr_text = col_dup(st, 1);
+		if (r->vr_text == NULL)
+			r->vr_text = xstrdup("");
+		r->vr_date = col_dup(st, 2);
+		r->vr_meta = col_dup(st, 3);
+	}
+	return rc;
+}
+
+static int
+bind_search(struct store *s, sqlite3_stmt *st, const char *match,
+    const char *key, const struct vecmem_search *q)
+{
+	char	 w[VECMEM_NWEIGHTS][32];
+	int	 i;
+
+	if (q->vs_weights == NULL)
+		return q->vs_recency ? store_bind(s, st, "ttii", match, key,
+		    (int64_t)q->vs_limit, q->vs_now) : store_bind(s, st, "tti",
+		    match, key, (int64_t)q->vs_limit);
+	for (i = 0; i < VECMEM_NWEIGHTS; i++)
+		snprintf(w[i], sizeof(w[i]), "%.17g", q->vs_weights[i]);
+	return store_bind(s, st, "ttiittttt", match, key, (int64_t)q->vs_limit,
+	    q->vs_now, w[0], w[1], w[2], w[3], w[4]);
+}
+
+/* One keyword pass (no expansion). */
+static int
+keyword_pass(struct store *s, const char *key, const struct vecmem_search *q,
+    struct vecmem_rows *out)
+{
+	char		*match = vecmem_query(q->vs_keywords);
+	sqlite3_stmt	*st;
+	int		 rc = -1;
+
+	if (match == NULL)
+		return 0;
+	st = search_stmt(s, search_sql[q->vs_weights != NULL][q->vs_recency],
+	    q->vs_recency);
+	if (st != NULL && bind_search(s, st, match, key, q) == 0)
+		rc = read_rows(s, st, out);
+	free(match);
+	return rc;
+}
+
+int
+vecmem_search(struct store *s, const char *key, const struct vecmem_search *q,
+    struct vecmem_rows *out)
+{
+	struct vecmem_rows	 base = { NULL, 0 }, second = { NULL, 0 };
+	struct vecmem_search	 q2 = *q;
+	char			*more;
+	size_t			 i;
+	int			 rc;
+
+	if ((rc = keyword_pass(s, key, q, &base)) == 0 && q->vs_expand &&
+	    base.n > 0 && (more = vecmem_harvest(&base, q->vs_keywords)) !=
+	    NULL) {
+		q2.vs_keywords = more;
+		if ((rc = keyword_pass(s, key, &q2, &second)) == 0)
+			vecmem_blend(&base, &second, q->vs_limit);
+		vecmem_rows_free(&second);
+		free(more);
+	}
+	if (rc == 0) {
+		out->v = xreallocarray(out->v, out->n + base.n + 1,
+		    sizeof(*out->v));
+		for (i = 0; i < base.n; i++)
+			out->v[out->n++] = base.v[i];
+		base.n = 0;
+	}
+	vecmem_rows_free(&base);
+	return rc;
+}
+
+int
+vecmem_by_ids(struct store *s, const char *key, const int64_t *ids, size_t n,
+    struct vecmem_rows *out)
+{
+	sqlite3_stmt	*st;
+	size_t		 i;
+
+	for (i = 0; i < n; i++)
+		if ((st = store_stmt(s, "SELECT id, memory_text, date_added, "
+		    "metadata_json FROM vector_memories WHERE id = ? AND "
+		    "discussion = ?")) == NULL ||
+		    store_bind(s, st, "it", ids[i], key) == -1 ||
+		    read_rows(s, st, out) == -1)
+			return -1;
+	return 0;
+}
