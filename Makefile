@@ -117,7 +117,8 @@ W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
-		   adapter_openai.c sse.c lines.c node_llm.c)
+		   adapter_openai.c sse.c lines.c ask.c attempt.c \
+		   build.c target.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_vec.c)
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \

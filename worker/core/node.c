@@ -11,31 +11,23 @@
 #include "node.h"
 
 const char *
-node_raw(struct node_ctx *x, const char *key)
+field_raw(json_t *o, const char *key)
 {
-	return json_string_value(json_object_get(x->nx_node, key));
+	return json_string_value(json_object_get(o, key));
 }
 
 char *
-node_str(struct node_ctx *x, const char *key)
+field_str(const struct vars *v, json_t *o, const char *key)
 {
-	const char	*s = node_raw(x, key);
+	const char	*s = field_raw(o, key);
 
-	return vars_format(x->nx_vars, s != NULL ? s : "");
-}
-
-long
-node_long(struct node_ctx *x, const char *key, long def)
-{
-	double	 d = node_double(x, key, (double)def);
-
-	return isfinite(d) && d >= -9e18 && d <= 9e18 ? (long)d : def;
+	return vars_format(v, s != NULL ? s : "");
 }
 
 double
-node_double(struct node_ctx *x, const char *key, double def)
+field_double(const struct vars *vs, json_t *o, const char *key, double def)
 {
-	json_t	*v = json_object_get(x->nx_node, key);
+	json_t	*v = json_object_get(o, key);
 	char	*s, *end;
 	double	 d = def;
 
@@ -43,7 +35,7 @@ node_double(struct node_ctx *x, const char *key, double def)
 		return json_number_value(v);
 	if (!json_is_string(v))
 		return def;
-	s = vars_format(x->nx_vars, json_string_value(v));
+	s = vars_format(vs, json_string_value(v));
 	d = strtod(s, &end);
 	if (end == s || *end != '\0')
 		d = def;
@@ -51,12 +43,50 @@ node_double(struct node_ctx *x, const char *key, double def)
 	return d;
 }
 
+long
+field_long(const struct vars *vs, json_t *o, const char *key, long def)
+{
+	double	 d = field_double(vs, o, key, (double)def);
+
+	return isfinite(d) && d >= -9e18 && d <= 9e18 ? (long)d : def;
+}
+
+bool
+field_bool(json_t *o, const char *key, bool def)
+{
+	json_t	*v = json_object_get(o, key);
+
+	return json_is_boolean(v) ? json_is_true(v) : def;
+}
+
+const char *
+node_raw(struct node_ctx *x, const char *key)
+{
+	return field_raw(x->nx_node, key);
+}
+
+char *
+node_str(struct node_ctx *x, const char *key)
+{
+	return field_str(x->nx_vars, x->nx_node, key);
+}
+
+long
+node_long(struct node_ctx *x, const char *key, long def)
+{
+	return field_long(x->nx_vars, x->nx_node, key, def);
+}
+
+double
+node_double(struct node_ctx *x, const char *key, double def)
+{
+	return field_double(x->nx_vars, x->nx_node, key, def);
+}
+
 bool
 node_bool(struct node_ctx *x, const char *key, bool def)
 {
-	json_t	*v = json_object_get(x->nx_node, key);
-
-	return json_is_boolean(v) ? json_is_true(v) : def;
+	return field_bool(x->nx_node, key, def);
 }
 
 char **

@@ -82,7 +82,26 @@ extern const struct node_type node_standard;
  * Standard; an unknown type is reported by the engine. */
 const struct node_type	*node_type_find(const char *name);
 
-/* ---- helpers for handlers (worker/node.c) ---- */
+/* ---- fields of a node-shaped JSON object (NULL: none) ---- */
+
+/* A string field as written (no substitution), or NULL. Borrowed. */
+const char *field_raw(json_t *o, const char *key);
+
+/* A string field after substitution with v; "" when absent or not a
+ * string. Caller frees. */
+char	*field_str(const struct vars *v, json_t *o, const char *key);
+
+/* A numeric field: a number, or a string that becomes a number after
+ * substitution; anything else (or nothing) gives def. */
+long	 field_long(const struct vars *v, json_t *o, const char *key,
+	    long def);
+double	 field_double(const struct vars *v, json_t *o, const char *key,
+	    double def);
+
+/* A boolean field: true/false only; def otherwise. */
+bool	 field_bool(json_t *o, const char *key, bool def);
+
+/* ---- helpers for handlers: the fields of x's node (core/node.c) ---- */
 
 /* A string field after variable substitution; "" when absent or not a
  * string. Caller frees. */

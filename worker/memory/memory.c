@@ -10,7 +10,7 @@
 #include "../../common/names.h"
 #include "../../common/xmem.h"
 #include "memory.h"
-#include "../llm/node_llm.h"
+#include "../llm/ask.h"
 
 char *
 memory_key(const struct node_ctx *x)
@@ -167,17 +167,16 @@ memory_setting_bool(const struct memory_settings *ms, const char *key,
 
 /* ---- calls ------------------------------------------------------------ */
 
-/* node run as a Standard node of x's workflow, not streamed. */
+/* Ask as a step of node x that does not answer the client itself. */
 static int
-run_node(struct node_ctx *x, json_t *node, struct buf *out,
+ask_quietly(struct node_ctx *x, const struct llm_ask *a, struct buf *out,
     struct wresult *res)
 {
 	struct node_ctx	 y = *x;
 
-	y.nx_node = node;
 	y.nx_responder = y.nx_deliver = y.nx_stream = false;
 	y.nx_image = NULL;
-	return llm_node_run(&y, out, res);
+	return ask_run(&y, a, out, res);
 }
 
 int
@@ -185,32 +184,33 @@ memory_llm(struct node_ctx *x, const char *endpoint, const char *preset,
     const char *system, const char *prompt, long max_tokens,
     struct buf *out, struct wresult *res)
 {
-	json_t	*node;
-	int	 rc;
+	struct llm_ask	 a;
 
 	if (endpoint == NULL || *endpoint == '\0')
 		return node_fail(x, res, 500, "the memory settings name no "
 		    "endpointName");
-	node = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "type", "Standard",
-	    "endpointName", endpoint, "preset", preset != NULL ? preset : "",
-	    "systemPrompt", system, "prompt", prompt,
-	    "maxResponseSizeInTokens", (json_int_t)max_tokens);
-	rc = run_node(x, node, out, res);
-	json_decref(node);
-	return rc;
+	memset(&a, 0, sizeof(a));
+	a.la_endpoint = endpoint;
+	a.la_preset = preset != NULL ? preset : "";
+	a.la_system = system;
+	a.la_prompt = prompt;
+	a.la_max_tokens = max_tokens;
+	return ask_quietly(x, &a, out, res);
 }
 
 int
 memory_llm_node(struct node_ctx *x, const char *system, const char *prompt,
     struct buf *out, struct wresult *res)
 {
-	json_t	*node = json_deep_copy(x->nx_node);
-	int	 rc;
+	struct llm_ask	 a;
+	int		 rc;
 
-	json_object_set_new(node, "systemPrompt", json_string(system));
-	json_object_set_new(node, "prompt", json_string(prompt));
-	rc = run_node(x, node, out, res);
-	json_decref(node);
+	if ((rc = ask_of_node(x, &a, res)) == 0) {
+		a.la_system = system;
+		a.la_prompt = prompt;
+		rc = ask_quietly(x, &a, out, res);
+	}
+	ask_clear(&a);
 	return rc;
 }
 

@@ -4,7 +4,7 @@
 
 #include "../../common/buf.h"
 #include "../../common/xmem.h"
-#include "../llm/node_llm.h"
+#include "../llm/ask.h"
 #include "../core/vars.h"
 #include "../core/node.h"
 
@@ -74,7 +74,7 @@ image_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	for (i = 0; imgs[i] != NULL && rc == 0; i++) {
 		x->nx_image = imgs[i];
 		buf_reset(&one);
-		if ((rc = llm_node_run(x, &one, res)) == 0 && one.b_len > 0) {
+		if ((rc = ask_node(x, &one, res)) == 0 && one.b_len > 0) {
 			if (out->b_len > 0)
 				buf_adds(out, SEPARATOR);
 			buf_add(out, one.b_data, one.b_len);

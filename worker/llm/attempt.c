@@ -1,0 +1,186 @@
+/* attempt.c - one attempt at an LLM call: through one endpoint, with its cleaner, tools and usage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/tokens.h"
+#include "../clean/clean_conf.h"
+#include "../core/groupchat.h"
+#include "attempt.h"
+#include "backend.h"
+#include "build.h"
+
+/* The responder's figures become the request's usage: the backend's
+ * own when it reported them, estimated otherwise. */
+static void
+set_usage(struct node_ctx *x, const struct node_out *o, long prompt_est,
+    struct wresult *res)
+{
+	if (!x->nx_responder)
+		return;
+	snprintf(res->r_finish, sizeof(res->r_finish), "%s",
+	    o->no_finish[0] ? o->no_finish : "stop");
+	res->r_usage_estimated = o->no_prompt_tokens < 0 ||
+	    o->no_completion_tokens < 0;
+	res->r_prompt_tokens = o->no_prompt_tokens >= 0 ?
+	    o->no_prompt_tokens : prompt_est;
+	res->r_completion_tokens = o->no_completion_tokens >= 0 ?
+	    o->no_completion_tokens : tokens_estimate(o->no_text.b_data ?
+	    o->no_text.b_data : "", o->no_text.b_len, TOKENS_MARGIN);
+}
+
+static long
+estimate(const struct wmsgs *l, const char *prompt)
+{
+	long	 n = 0;
+	size_t	 i;
+
+	if (prompt != NULL)
+		return tokens_estimate(prompt, strlen(prompt), TOKENS_MARGIN);
+	for (i = 0; i < l->n; i++)
+		n += tokens_estimate(l->v[i].m_content,
+		    strlen(l->v[i].m_content), TOKENS_MARGIN);
+	return n;
+}
+
+/* The responder's tool calls (allowTools) go to the client as one
+ * chunk, each with its index. */
+static void
+emit_tools(struct node_ctx *x, json_t *calls)
+{
+	json_t	*c;
+	size_t	 i;
+	char	*s;
+
+	if (calls == NULL || json_array_size(calls) == 0)
+		return;
+	json_array_foreach(calls, i, c)
+		if (json_object_get(c, "index") == NULL)
+			json_object_set_new(c, "index", json_integer((json_int_t)i));
+	s = json_dumps(calls, JSON_COMPACT);
+	rq_emit_tools(x->nx_rq, str_from(s));
+	free(s);
+}
+
+/* The cleaner for this node's output through target t (spec 8):
+ * endpoint, node, user and workflow settings. NULL with res filled on a
+ * configuration error. */
+static struct cleaner *
+make_cleaner(struct node_ctx *x, const struct llm_ask *a,
+    const struct llm_target *t, struct clean_setup *cs, struct wresult *res)
+{
+	struct clean_src	 src;
+	char			 err[CONF_ERRLEN];
+	struct cleaner		*c;
+
+	memset(&src, 0, sizeof(src));
+	src.cs_ep = t->t_ep;
+	src.cs_wf_file = x->nx_wf != NULL ? &x->nx_wf->w_file : NULL;
+	src.cs_node = a->la_opts;
+	src.cs_wf_vars = x->nx_wf != NULL ? x->nx_wf->w_vars : NULL;
+	src.cs_user = x->nx_user;
+	if (clean_conf_build(cs, &src, err) == -1) {
+		node_fail(x, res, 500, "%s", err);
+		return NULL;
+	}
+	/* The filter chain shapes the client's answer; a footer or a
+	 * length limit has no business in an agentNOutput. */
+	if (!x->nx_deliver)
+		cs->cs_conf.cc_filters = NULL;
+	if ((c = clean_new(&cs->cs_conf)) == NULL)
+		node_fail(x, res, 500, "out of memory for the cleaner");
+	return c;
+}
+
+/* The call's settings from the node and the target. */
+static void
+fill_call(struct node_ctx *x, const struct llm_ask *a,
+    const struct llm_target *t, struct node_call *nc,
+    const struct wmsgs *sent, const char *prompt)
+{
+	bool		 tools = field_bool(a->la_opts, "allowTools", false);
+
+	memset(nc, 0, sizeof(*nc));
+	nc->nc_user = x->nx_user;
+	nc->nc_ep = t->t_ep;
+	nc->nc_at = t->t_at;
+	nc->nc_preset = t->t_preset;
+	nc->nc_msgs = sent;
+	nc->nc_prompt = prompt;
+	nc->nc_max_tokens = a->la_max_tokens;
+	nc->nc_stream = x->nx_stream;
+	nc->nc_tools = tools ? x->nx_tools : NULL;
+	nc->nc_tool_choice = tools ? x->nx_tool_choice : NULL;
+	/* The client's think is about its answer: the other calls of
+	 * the workflow (categorising, summaries) keep their presets. */
+	nc->nc_think = x->nx_deliver ? x->nx_think : NULL;
+	nc->nc_tool_calls = x->nx_deliver ? json_array() : NULL;
+	nc->nc_deliver = x->nx_deliver;
+}
+
+/* ImageProcessor: the call carries exactly one image, on the last user
+ * message (chat) or on a message of its own that only KoboldCpp's
+ * completion adapter reads. */
+static void
+only_image(struct node_ctx *x, const struct llm_target *t, struct wmsgs *sent,
+    struct node_call *nc)
+{
+	size_t	 i;
+
+	wmsgs_limit_images(sent, -1);
+	if (t->t_completion || sent->n == 0)
+		wmsgs_add(sent, "user", "");
+	for (i = sent->n; i > 1 && strcmp(sent->v[i - 1].m_role, "user") != 0;
+	    i--)
+		;
+	wmsg_add_image(&sent->v[i - 1], x->nx_image);
+	nc->nc_msgs = sent;
+}
+
+int
+attempt_run(struct node_ctx *x, const struct llm_ask *a, struct llm_target *t,
+    struct buf *out, bool *tokens, struct wresult *res)
+{
+	struct wmsgs		 sent;
+	char			*prompt = NULL;
+	struct node_call	 nc;
+	struct node_out		 o;
+	struct clean_setup	 cs;
+	struct gchat		 g;
+	char			*speaker = NULL;
+	int			 rc = -1;
+
+	memset(&cs, 0, sizeof(cs));
+	build_conv_vars(x, a, t);
+	if (build_request(x, a, t, &sent, &prompt, res) == -1)
+		return -1;
+	fill_call(x, a, t, &nc, &sent, prompt);
+	if (x->nx_image != NULL)
+		only_image(x, t, &sent, &nc);
+	if (x->nx_responder && field_bool(a->la_opts,
+	    "useGroupChatTimestampLogic", false))
+		speaker = gchat_prompt(x->nx_msgs);
+	gchat_init(&g, speaker);
+	nc.nc_gchat = speaker != NULL ? &g : NULL;
+	node_out_init(&o);
+	if ((nc.nc_clean = make_cleaner(x, a, t, &cs, res)) != NULL) {
+		rq_phase(x->nx_rq, "%s node %zu/%zu: waiting for %s",
+		    x->nx_workflow, x->nx_index + 1, x->nx_count, t->t_name);
+		rc = backend_call(x->nx_rq, &nc, &o, res);
+		*tokens = x->nx_stream && o.no_text.b_len > 0;
+	}
+	if (rc == 0) {
+		buf_add(out, o.no_text.b_data, o.no_text.b_len);
+		set_usage(x, &o, estimate(&sent, prompt), res);
+		emit_tools(x, nc.nc_tool_calls);
+	}
+	json_decref(nc.nc_tool_calls);
+	clean_free(nc.nc_clean);
+	clean_conf_free(&cs);
+	gchat_free(&g);
+	free(speaker);
+	node_out_free(&o);
+	wmsgs_free(&sent);
+	free(prompt);
+	return rc;
+}
