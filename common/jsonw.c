@@ -126,7 +126,9 @@ string(struct buf *out, const char *s, size_t n, enum jsonw_style st)
 			i += utf8_cp(p + i, &cp);
 			ascii_escape(out, cp);
 			continue;
-		} else
+		} else if (c == 0x7f && st == JSONW_PYTHON)
+			buf_adds(out, "\\u007f");	/* ensure_ascii: not ' '..'~' */
+		else
 			buf_addc(out, (char)c);
 		i++;
 	}
