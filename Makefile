@@ -87,9 +87,13 @@ $(O)/config.mk: scripts/deps.sh Makefile
 # ---- sources ---------------------------------------------------------
 
 # Explicit lists: a file joins a binary on purpose, not by existing.
+# Python's repr() and str(); common/jsonw.c writes reals with them, so
+# whatever links jsonw.c links these too.
+PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c)
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
-		   nodetypes.c sha256.c textchunk.c tokens.c uuid.c xmem.c)
+		   nodetypes.c sha256.c textchunk.c tokens.c uuid.c xmem.c) \
+		   $(PYFMT_SRCS)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
@@ -179,7 +183,7 @@ $(LOADGEN): $(call obj,bench/loadgen.c) $(call obj,common/log.c \
 $(CLEANBENCH): $(call obj,bench/cleanbench.c $(filter worker/clean% \
 	    worker/filter.c,$(WORKER_SRCS)) common/log.c common/xmem.c \
 	    common/buf.c common/clock.c common/json.c common/jsonw.c \
-	    common/conf.c common/names.c)
+	    $(PYFMT_SRCS) common/conf.c common/names.c)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_WORKER) -lm
@@ -194,7 +198,7 @@ BASE	:= $(call obj,common/log.c common/xmem.c common/buf.c common/clock.c \
 check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/textchunk.c \
 			    common/names.c common/base64.c \
 			    common/modelsel.c common/conf.c common/json.c \
-			    common/jsonw.c)
+			    common/jsonw.c $(PYFMT_SRCS))
 check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)
 check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/sup.c)
 check_slots_OBJS	:= $(BASE) $(call obj,gateway/slots.c)
@@ -208,17 +212,17 @@ check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
 			    gateway/api.c gateway/api_openai.c \
 			    gateway/api_ollama.c gateway/begtags.c common/base64.c \
 			    common/json.c \
-			    common/jsonw.c common/modelsel.c common/conf.c \
-			    common/names.c)
+			    common/jsonw.c $(PYFMT_SRCS) common/modelsel.c \
+			    common/conf.c common/names.c)
 check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/sup.c common/conf.c common/json.c \
 			    common/names.c tests/stubs_gwconf.c \
 			    gateway/origin.c)
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/vars.c \
 			    worker/msgs.c worker/llm_openai.c worker/gen_input.c \
-			    common/jsonw.c common/conf.c common/json.c common/names.c \
-			    tests/stubs_worker.c)
-check_clean_OBJS	:= $(BASE) $(call obj,$(wildcard worker/clean*.c) worker/filter.c common/conf.c common/json.c common/jsonw.c common/names.c)
+			    common/jsonw.c $(PYFMT_SRCS) common/conf.c \
+			    common/json.c common/names.c tests/stubs_worker.c)
+check_clean_OBJS	:= $(BASE) $(call obj,$(wildcard worker/clean*.c) worker/filter.c common/conf.c common/json.c common/jsonw.c $(PYFMT_SRCS) common/names.c)
 check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
 			    gateway/confcheck_ep.c gateway/confcheck_vars.c \
 			    gateway/confcheck_wf.c \
@@ -233,20 +237,23 @@ check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/llm_kobold.c worker/llm_claude.c \
 			    worker/gen_input.c common/base64.c \
 			    worker/prompt.c worker/msgs.c common/jsonw.c \
-			    common/json.c common/conf.c common/names.c \
+			    $(PYFMT_SRCS) common/json.c common/conf.c common/names.c \
 			    tests/stubs_worker.c)
 check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/node_registry.c \
 			    worker/vars.c \
 			    worker/msgs.c common/json.c common/jsonw.c \
+			    $(PYFMT_SRCS) \
 			    common/conf.c common/names.c common/tokens.c \
 			    worker/node_static.c worker/node_concat.c \
 			    worker/node_arith.c worker/node_cond.c \
 			    worker/node_json.c worker/node_tagtext.c \
 			    worker/node_chunker.c worker/node_files.c \
 			    worker/node_python.c tests/stubs_nodes.c)
+check_pyfmt_OBJS	:= $(BASE) $(call obj,common/jsonw.c $(PYFMT_SRCS))
 check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/vars_conv.c \
 			    worker/vars_json.c worker/msgs.c worker/prompt.c \
 			    worker/gen_input.c common/json.c common/jsonw.c \
+			    $(PYFMT_SRCS) \
 			    common/conf.c common/names.c common/tokens.c)
 check_store_OBJS	:= $(BASE) $(call obj,worker/store.c worker/store_lock.c \
 			    worker/store_schema.c worker/store_stmt.c \
@@ -262,15 +269,15 @@ check_memory_OBJS	:= $(BASE) $(call obj,worker/memstore.c worker/mem_text.c \
 			    worker/store_lock.c worker/store_schema.c \
 			    worker/store_stmt.c worker/msgs.c worker/msgs_edit.c \
 			    worker/gen_input.c common/textchunk.c common/tokens.c \
-			    common/sha256.c common/jsonw.c common/conf.c \
-			    common/json.c common/names.c \
+			    common/sha256.c common/jsonw.c $(PYFMT_SRCS) \
+			    common/conf.c common/json.c common/names.c \
 			    tests/scratchdb.c)
 check_memory_LIBS	:= $(LIBS_SQLITE)
 check_vecmem_OBJS	:= $(BASE) $(call obj,worker/vecmem.c worker/vecmem_text.c \
 			    worker/kwsearch.c worker/gen_input.c worker/store.c \
 			    worker/store_lock.c worker/store_schema.c \
 			    worker/store_stmt.c common/sha256.c common/jsonw.c \
-			    common/conf.c common/json.c common/names.c \
+			    $(PYFMT_SRCS) common/conf.c common/json.c common/names.c \
 			    tests/scratchdb.c)
 check_vecmem_LIBS	:= $(LIBS_SQLITE)
 check_timestamps_OBJS	:= $(BASE) $(call obj,worker/timestamps.c \
@@ -313,7 +320,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
 		   check_groupchat check_users check_store check_memory check_vecmem \
-		   check_cache \
+		   check_cache check_pyfmt \
 		   check_timestamps \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
@@ -381,7 +388,7 @@ FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		   -I$(LLHTTP_INC)
 FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c)
 FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
-		   jsonw.c conf.c names.c)
+		   jsonw.c conf.c names.c) $(PYFMT_SRCS)
 fuzz_clean_SRCS	:= $(sort $(wildcard worker/clean*.c)) worker/filter.c \
 		   $(FUZZ_JSON)
 fuzz_frame_SRCS	:= proto/frame.c $(FUZZ_BASE)
