@@ -181,6 +181,13 @@ START_TEST(string_concatenator)
 	/* Other values as Python's str() prints them. */
 	ck_out(mk("{s:s, s:[i, f, b, n], s:s}", "type", "StringConcatenator",
 	    "strings", 5, 2.5, 1, "delimiter", ","), "5,2.5,True,None");
+	/* Containers as Python's str() of the dict or list, not as JSON;
+	 * their braces are not variables. */
+	ck_out(mk("{s:s, s:[{s:s, s:[b, f]}, [s, s], f], s:s}", "type",
+	    "StringConcatenator", "strings", "k", "{name}", "l", 0, 1.0 / 3,
+	    "it's", "x", 1e16, "delimiter", " | "),
+	    "{'k': '{name}', 'l': [False, 0.3333333333333333]} | "
+	    "[\"it's\", 'x'] | 1e+16");
 	ck_out(mk("{s:s, s:s}", "type", "StringConcatenator", "strings",
 	    "not a list"), "");
 }
