@@ -984,11 +984,14 @@ START_TEST(python_invoke)
 	m = module("echo.py", echo_py);
 	n = pynode(m);
 	/* WilmerAI passes str(value) of each, variables applied. */
-	json_object_set_new(n, "args", mk("[s, i, b, n, s, f, [i]]", "a {name}",
-	    5, 1, "caf\xc3\xa9", 0.5, 7));
-	json_object_set_new(n, "kwargs", mk("{s:s, s:i}", "who", "{name}",
-	    "n", 2));
-	ck_out(n, "a Ann|5|True|None|caf\xc3\xa9|0.5|[7];n=2,who=Ann");
+	json_object_set_new(n, "args", mk("[s, i, b, n, s, f, [i], {s:[s, b]}]",
+	    "a {name}", 5, 1, "caf\xc3\xa9", 0.5, 7, "k", "x", 0));
+	json_object_set_new(n, "kwargs", mk("{s:s, s:i, s:[f, s]}", "who",
+	    "{name}", "n", 2, "l", 1e-5, "it's"));
+	/* A container is Python's str() of it; str.format then fails on
+	 * its braces and leaves it as it is. */
+	ck_out(n, "a Ann|5|True|None|caf\xc3\xa9|0.5|[7]|{'k': ['x', False]};"
+	    "l=[1e-05, \"it's\"],n=2,who=Ann");
 	ck_assert_int_ge(stub_phase_calls, 1);
 	ck_assert_msg(strstr(stub_phase, "node 3/5: running Python module") !=
 	    NULL, "phase '%s'", stub_phase);
