@@ -397,6 +397,12 @@ START_TEST(json_extract)
 	    "\"n\": {}}");
 	ck_jx(doc, "list", "[1, 2]");
 	ck_jx(doc, "missing", "");
+	ck_jx("{\"x\": 1e16, \"z\": -0.0, \"s\": \"it's\", \"l\": "
+	    "[\"it's\", 0.5, null]}", "x", "1e+16");
+	ck_jx("{\"z\": -0.0}", "z", "-0.0");
+	ck_jx("{\"s\": \"it's\"}", "s", "it's");
+	/* containers stay json.dumps, not str() */
+	ck_jx("{\"l\": [\"it's\", 0.5, null]}", "l", "[\"it's\", 0.5, null]");
 }
 END_TEST
 
