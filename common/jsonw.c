@@ -5,13 +5,6 @@
 #include "jsonw.h"
 #include "pyfmt.h"
 
-/* Until its callers use pyfmt_float themselves. */
-void
-jsonw_real(struct buf *out, double d)
-{
-	pyfmt_float(out, d);
-}
-
 /* Decode one UTF-8 sequence (jansson strings are valid UTF-8). */
 static size_t
 utf8_cp(const unsigned char *p, uint32_t *cp)

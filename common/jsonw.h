@@ -20,7 +20,4 @@ void	 jsonw_dump(struct buf *out, const json_t *v, enum jsonw_style);
 /* Same, as a new string the caller frees. */
 char	*jsonw_dumps(const json_t *v, enum jsonw_style);
 
-/* Append one double as Python's repr() would: pyfmt_float. */
-void	 jsonw_real(struct buf *out, double d);
-
 #endif
