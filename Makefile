@@ -227,7 +227,7 @@ check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
 			    gateway/confcheck_ep.c gateway/confcheck_vars.c \
 			    gateway/confcheck_wf.c \
 			    common/conf.c common/conf_template.c common/json.c \
-			    common/names.c common/nodetypes.c)
+			    common/names.c common/nodetypes.c $(PYFMT_SRCS))
 check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
 check_groupchat_OBJS	:= $(BASE) $(call obj,worker/groupchat.c worker/msgs.c)
 check_users_OBJS	:= $(BASE) $(call obj,gateway/users.c common/conf.c \
