@@ -61,8 +61,8 @@ string(struct buf *out, const char *s, size_t n, enum jsonw_style st)
 			i += utf8_cp(p + i, &cp);
 			ascii_escape(out, cp);
 			continue;
-		} else if (c == 0x7f && st == JSONW_PYTHON)
-			buf_adds(out, "\\u007f");	/* ensure_ascii: not ' '..'~' */
+		} else if (c == 0x7f && st == JSONW_PYTHON)	/* not ' '..'~' */
+			buf_adds(out, "\\u007f");
 		else
 			buf_addc(out, (char)c);
 		i++;

@@ -134,7 +134,8 @@ pyfmt_repr(struct buf *out, const json_t *v)
 		repr_container(out, v);
 		break;
 	case JSON_STRING:
-		pyfmt_repr_str(out, json_string_value(v), json_string_length(v));
+		pyfmt_repr_str(out, json_string_value(v),
+		    json_string_length(v));
 		break;
 	case JSON_INTEGER:
 		buf_printf(out, "%lld", (long long)json_integer_value(v));

@@ -251,7 +251,8 @@ pyfmt_printable(uint32_t cp)
 
 	if (cp < 0x80)
 		return cp >= 0x20 && cp < 0x7f;
-	while (lo < hi) {		/* the first run that ends at or after cp */
+	/* the first run that ends at or after cp */
+	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (nonprint[mid][1] < cp)
 			lo = mid + 1;

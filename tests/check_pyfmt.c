@@ -236,9 +236,9 @@ START_TEST(unicode_table_is_what_python_prints)
 {
 	char		*script = src_path("scripts/pyfmt_unicode.py");
 	const char	*argv[] = { "python3", script, NULL };
-	const char	*vargv[] = { "python3", "-c",
-			    "import unicodedata;"
-			    "print(unicodedata.unidata_version, end='')", NULL };
+	const char	*vargv[] = { "python3", "-c", "import unicodedata; "
+			    "print(unicodedata.unidata_version, end='')",
+			    NULL };
 	char		 tmp[] = "/tmp/check_pyfmt.XXXXXX", *ver;
 	int		 fd;
 
@@ -308,7 +308,8 @@ START_TEST(string_repr)
 	pyfmt_repr_str(&b, "it's", 4);
 	ck_assert_str_eq(b.b_data, "\"it's\"");
 	buf_reset(&b);
-	pyfmt_repr_str(&b, "a\0b\xff\xc3", 5);	/* invalid bytes as they are */
+	/* bytes that start no valid UTF-8 sequence are copied */
+	pyfmt_repr_str(&b, "a\0b\xff\xc3", 5);
 	ck_assert_uint_eq(b.b_len, 10);
 	ck_assert_int_eq(memcmp(b.b_data, "'a\\x00b\xff\xc3'", 10), 0);
 	buf_free(&b);
