@@ -87,9 +87,13 @@ $(O)/config.mk: scripts/deps.sh Makefile
 # ---- sources ---------------------------------------------------------
 
 # Explicit lists: a file joins a binary on purpose, not by existing.
+# Python's repr() and str(); common/jsonw.c writes reals with them, so
+# whatever links jsonw.c links these too.
+PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c)
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
-		   nodetypes.c sha256.c textchunk.c tokens.c uuid.c xmem.c)
+		   nodetypes.c sha256.c textchunk.c tokens.c uuid.c xmem.c) \
+		   $(PYFMT_SRCS)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
@@ -190,7 +194,7 @@ $(LOADGEN): $(call obj,bench/loadgen.c) $(call obj,common/log.c \
 
 $(CLEANBENCH): $(call obj,bench/cleanbench.c $(W_CLEAN) common/log.c common/xmem.c \
 	    common/buf.c common/clock.c common/json.c common/jsonw.c \
-	    common/conf.c common/names.c)
+	    $(PYFMT_SRCS) common/conf.c common/names.c)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_WORKER) -lm
@@ -205,7 +209,7 @@ BASE	:= $(call obj,common/log.c common/xmem.c common/buf.c common/clock.c \
 check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/textchunk.c \
 			    common/names.c common/base64.c \
 			    common/modelsel.c common/conf.c common/json.c \
-			    common/jsonw.c)
+			    common/jsonw.c $(PYFMT_SRCS))
 check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)
 check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/sup.c)
 check_slots_OBJS	:= $(BASE) $(call obj,gateway/slots.c)
@@ -219,22 +223,22 @@ check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
 			    gateway/api.c gateway/api_openai.c \
 			    gateway/api_ollama.c gateway/begtags.c common/base64.c \
 			    common/json.c \
-			    common/jsonw.c common/modelsel.c common/conf.c \
-			    common/names.c)
+			    common/jsonw.c $(PYFMT_SRCS) common/modelsel.c \
+			    common/conf.c common/names.c)
 check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/sup.c common/conf.c common/json.c \
 			    common/names.c tests/stubs_gwconf.c \
 			    gateway/origin.c)
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/core/vars.c \
 			    worker/core/msgs.c worker/llm/adapter_openai.c worker/llm/gen_input.c \
-			    common/jsonw.c common/conf.c common/json.c common/names.c \
+			    common/jsonw.c $(PYFMT_SRCS) common/conf.c common/json.c common/names.c \
 			    tests/stubs_worker.c)
-check_clean_OBJS	:= $(BASE) $(call obj,$(W_CLEAN) common/conf.c common/json.c common/jsonw.c common/names.c)
+check_clean_OBJS	:= $(BASE) $(call obj,$(W_CLEAN) common/conf.c common/json.c common/jsonw.c $(PYFMT_SRCS) common/names.c)
 check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
 			    gateway/confcheck_ep.c gateway/confcheck_vars.c \
 			    gateway/confcheck_wf.c \
 			    common/conf.c common/conf_template.c common/json.c \
-			    common/names.c common/nodetypes.c)
+			    common/names.c common/nodetypes.c $(PYFMT_SRCS))
 check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
 check_groupchat_OBJS	:= $(BASE) $(call obj,worker/core/groupchat.c worker/core/msgs.c)
 check_users_OBJS	:= $(BASE) $(call obj,gateway/users.c common/conf.c \
@@ -243,21 +247,22 @@ check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm/adapter_opena
 			    worker/llm/adapter_completion.c worker/llm/adapter_ollama.c \
 			    worker/llm/adapter_kobold.c worker/llm/adapter_claude.c \
 			    worker/llm/gen_input.c common/base64.c \
-			    worker/core/prompt.c worker/core/msgs.c common/jsonw.c \
+			    worker/core/prompt.c worker/core/msgs.c common/jsonw.c $(PYFMT_SRCS) \
 			    common/json.c common/conf.c common/names.c \
 			    tests/stubs_worker.c)
 check_nodes_OBJS	:= $(BASE) $(call obj,worker/core/node.c worker/engine/registry.c \
 			    worker/core/vars.c \
-			    worker/core/msgs.c common/json.c common/jsonw.c \
+			    worker/core/msgs.c common/json.c common/jsonw.c $(PYFMT_SRCS) \
 			    common/conf.c common/names.c common/tokens.c \
 			    worker/nodes/node_static.c worker/nodes/node_concat.c \
 			    worker/nodes/node_arith.c worker/nodes/node_cond.c \
 			    worker/nodes/node_json.c worker/nodes/node_tagtext.c \
 			    worker/nodes/node_chunker.c worker/nodes/node_files.c \
 			    worker/nodes/node_python.c tests/stubs_nodes.c tests/fakerq.c)
+check_pyfmt_OBJS	:= $(BASE) $(call obj,common/jsonw.c $(PYFMT_SRCS))
 check_vars_OBJS		:= $(BASE) $(call obj,worker/core/vars.c worker/core/vars_conv.c \
 			    worker/core/vars_json.c worker/core/msgs.c worker/core/prompt.c \
-			    worker/llm/gen_input.c common/json.c common/jsonw.c \
+			    worker/llm/gen_input.c common/json.c common/jsonw.c $(PYFMT_SRCS) \
 			    common/conf.c common/names.c common/tokens.c)
 check_store_OBJS	:= $(BASE) $(call obj,worker/store/store.c worker/store/store_lock.c \
 			    worker/store/store_schema.c worker/store/store_stmt.c \
@@ -273,14 +278,14 @@ check_memory_OBJS	:= $(BASE) $(call obj,worker/memory/memstore.c worker/memory/m
 			    worker/store/store_lock.c worker/store/store_schema.c \
 			    worker/store/store_stmt.c worker/core/msgs.c worker/core/msgs_edit.c \
 			    worker/llm/gen_input.c common/textchunk.c common/tokens.c \
-			    common/sha256.c common/jsonw.c common/conf.c \
+			    common/sha256.c common/jsonw.c $(PYFMT_SRCS) common/conf.c \
 			    common/json.c common/names.c \
 			    tests/scratchdb.c)
 check_memory_LIBS	:= $(LIBS_SQLITE)
 check_vecmem_OBJS	:= $(BASE) $(call obj,worker/memory/vecmem.c worker/memory/vecmem_text.c \
 			    worker/memory/kwsearch.c worker/llm/gen_input.c worker/store/store.c \
 			    worker/store/store_lock.c worker/store/store_schema.c \
-			    worker/store/store_stmt.c common/sha256.c common/jsonw.c \
+			    worker/store/store_stmt.c common/sha256.c common/jsonw.c $(PYFMT_SRCS) \
 			    common/conf.c common/json.c common/names.c \
 			    tests/scratchdb.c)
 check_vecmem_LIBS	:= $(LIBS_SQLITE)
@@ -324,7 +329,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
 		   check_groupchat check_users check_store check_memory check_vecmem \
-		   check_cache \
+		   check_cache check_pyfmt \
 		   check_timestamps \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
@@ -392,7 +397,7 @@ FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		   -I$(LLHTTP_INC)
 FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c)
 FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
-		   jsonw.c conf.c names.c)
+		   jsonw.c conf.c names.c) $(PYFMT_SRCS)
 fuzz_clean_SRCS	:= $(W_CLEAN) \
 		   $(FUZZ_JSON)
 fuzz_frame_SRCS	:= proto/frame.c $(FUZZ_BASE)

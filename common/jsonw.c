@@ -1,74 +1,9 @@
 /* jsonw.c - JSON serialisation that matches Python's json.dumps byte for byte. */
-#include <math.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "jsonw.h"
-
-/* Shortest %.Ne digits that read back as d: returns the digits (no dot)
- * in dig and the decimal exponent. */
-static int
-shortest(double d, char *dig, size_t diglen)
-{
-	char	 s[40], *e, *p;
-	int	 prec, exp = 0;
-	size_t	 k = 0;
-
-	for (prec = 0; prec < 17; prec++) {
-		snprintf(s, sizeof(s), "%.*e", prec, d);
-		if (strtod(s, NULL) == d)
-			break;
-	}
-	e = strchr(s, 'e');
-	exp = atoi(e + 1);
-	for (p = s; p < e && k + 1 < diglen; p++)
-		if (*p >= '0' && *p <= '9')
-			dig[k++] = *p;
-	dig[k] = '\0';
-	while (k > 1 && dig[k - 1] == '0')	/* 1.50 -> 1.5 */
-		dig[--k] = '\0';
-	return exp;
-}
-
-/* Python's float_repr_style 'short': exponent notation when the decimal
- * exponent is below -4 or at least 16, else positional with ".0". */
-void
-jsonw_real(struct buf *out, double d)
-{
-	char	 dig[32];
-	int	 exp, n, i;
-
-	if (d == 0) {
-		buf_adds(out, signbit(d) ? "-0.0" : "0.0");
-		return;
-	}
-	if (d < 0) {
-		buf_addc(out, '-');
-		d = -d;
-	}
-	exp = shortest(d, dig, sizeof(dig));
-	n = (int)strlen(dig);
-	if (exp < -4 || exp >= 16) {
-		buf_addc(out, dig[0]);
-		if (n > 1) {
-			buf_addc(out, '.');
-			buf_adds(out, dig + 1);
-		}
-		buf_printf(out, "e%c%02d", exp < 0 ? '-' : '+', abs(exp));
-	} else if (exp < 0) {
-		buf_adds(out, "0.");
-		for (i = -1; i > exp; i--)
-			buf_addc(out, '0');
-		buf_adds(out, dig);
-	} else {
-		for (i = 0; i <= exp; i++)
-			buf_addc(out, i < n ? dig[i] : '0');
-		buf_addc(out, '.');
-		buf_adds(out, n > exp + 1 ? dig + exp + 1 : "0");
-	}
-}
+#include "pyfmt.h"
 
 /* Decode one UTF-8 sequence (jansson strings are valid UTF-8). */
 static size_t
@@ -126,7 +61,9 @@ string(struct buf *out, const char *s, size_t n, enum jsonw_style st)
 			i += utf8_cp(p + i, &cp);
 			ascii_escape(out, cp);
 			continue;
-		} else
+		} else if (c == 0x7f && st == JSONW_PYTHON)	/* not ' '..'~' */
+			buf_adds(out, "\\u007f");
+		else
 			buf_addc(out, (char)c);
 		i++;
 	}
@@ -179,7 +116,7 @@ jsonw_dump(struct buf *out, const json_t *v, enum jsonw_style st)
 		buf_printf(out, "%lld", (long long)json_integer_value(v));
 		break;
 	case JSON_REAL:
-		jsonw_real(out, json_real_value(v));
+		pyfmt_float(out, json_real_value(v));
 		break;
 	case JSON_TRUE:
 		buf_adds(out, "true");

@@ -13,14 +13,11 @@ enum jsonw_style {
 };
 
 /* Append v to out. Reals are written as Python's repr() writes them
- * (shortest text that reads back to the same double: 0.7, 1.0, 1e-05,
- * 1e+16), never as jansson's 17 digits. */
+ * (pyfmt_float: 0.7, 1.0, 1e-05, 1e+16), never as jansson's 17
+ * digits. */
 void	 jsonw_dump(struct buf *out, const json_t *v, enum jsonw_style);
 
 /* Same, as a new string the caller frees. */
 char	*jsonw_dumps(const json_t *v, enum jsonw_style);
-
-/* Append one double as Python's repr() would. */
-void	 jsonw_real(struct buf *out, double d);
 
 #endif

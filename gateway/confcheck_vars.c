@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../common/buf.h"
+#include "../common/pyfmt.h"
 #include "../common/xmem.h"
 #include "confcheck_int.h"
 
@@ -79,15 +80,9 @@ is_request_var(const char *name)
 static char *
 py_str(json_t *v)
 {
-	if (json_is_string(v))
-		return xstrdup(json_string_value(v));
-	if (json_is_integer(v))
-		return xasprintf("%lld", (long long)json_integer_value(v));
-	if (json_is_boolean(v))
-		return xstrdup(json_is_true(v) ? "True" : "False");
-	if (json_is_null(v))
-		return xstrdup("None");
-	return NULL;
+	if (json_is_array(v) || json_is_object(v) || json_is_real(v))
+		return NULL;
+	return pyfmt_strdup(v);
 }
 
 static void

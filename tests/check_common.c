@@ -237,6 +237,15 @@ START_TEST(jsonw_matches_python)
 	ck_assert_str_eq(s, "\"x\xf0\x9f\x98\x80\\n\\u0001\"");
 	free(s);
 	json_decref(v);
+	/* ensure_ascii escapes DEL too; without it DEL stays as it is */
+	v = json_string("del\x7f");
+	s = jsonw_dumps(v, JSONW_PYTHON);
+	ck_assert_str_eq(s, "\"del\\u007f\"");
+	free(s);
+	s = jsonw_dumps(v, JSONW_COMPACT);
+	ck_assert_str_eq(s, "\"del\x7f\"");
+	free(s);
+	json_decref(v);
 }
 END_TEST
 

@@ -175,6 +175,13 @@ START_TEST(string_concatenator)
 	/* Other values as Python's str() prints them. */
 	ck_out(mk("{s:s, s:[i, f, b, n], s:s}", "type", "StringConcatenator",
 	    "strings", 5, 2.5, 1, "delimiter", ","), "5,2.5,True,None");
+	/* Containers as Python's str() of the dict or list, not as JSON;
+	 * their braces are not variables. */
+	ck_out(mk("{s:s, s:[{s:s, s:[b, f]}, [s, s], f], s:s}", "type",
+	    "StringConcatenator", "strings", "k", "{name}", "l", 0, 1.0 / 3,
+	    "it's", "x", 1e16, "delimiter", " | "),
+	    "{'k': '{name}', 'l': [False, 0.3333333333333333]} | "
+	    "[\"it's\", 'x'] | 1e+16");
 	ck_out(mk("{s:s, s:s}", "type", "StringConcatenator", "strings",
 	    "not a list"), "");
 }
@@ -384,6 +391,12 @@ START_TEST(json_extract)
 	    "\"n\": {}}");
 	ck_jx(doc, "list", "[1, 2]");
 	ck_jx(doc, "missing", "");
+	ck_jx("{\"x\": 1e16, \"z\": -0.0, \"s\": \"it's\", \"l\": "
+	    "[\"it's\", 0.5, null]}", "x", "1e+16");
+	ck_jx("{\"z\": -0.0}", "z", "-0.0");
+	ck_jx("{\"s\": \"it's\"}", "s", "it's");
+	/* containers stay json.dumps, not str() */
+	ck_jx("{\"l\": [\"it's\", 0.5, null]}", "l", "[\"it's\", 0.5, null]");
 }
 END_TEST
 
@@ -971,11 +984,14 @@ START_TEST(python_invoke)
 	m = module("echo.py", echo_py);
 	n = pynode(m);
 	/* WilmerAI passes str(value) of each, variables applied. */
-	json_object_set_new(n, "args", mk("[s, i, b, n, s, f, [i]]", "a {name}",
-	    5, 1, "caf\xc3\xa9", 0.5, 7));
-	json_object_set_new(n, "kwargs", mk("{s:s, s:i}", "who", "{name}",
-	    "n", 2));
-	ck_out(n, "a Ann|5|True|None|caf\xc3\xa9|0.5|[7];n=2,who=Ann");
+	json_object_set_new(n, "args", mk("[s, i, b, n, s, f, [i], {s:[s, b]}]",
+	    "a {name}", 5, 1, "caf\xc3\xa9", 0.5, 7, "k", "x", 0));
+	json_object_set_new(n, "kwargs", mk("{s:s, s:i, s:[f, s]}", "who",
+	    "{name}", "n", 2, "l", 1e-5, "it's"));
+	/* A container is Python's str() of it; str.format then fails on
+	 * its braces and leaves it as it is. */
+	ck_out(n, "a Ann|5|True|None|caf\xc3\xa9|0.5|[7]|{'k': ['x', False]};"
+	    "l=[1e-05, \"it's\"],n=2,who=Ann");
 	ck_assert_int_ge(t_rq.fr_phases, 1);
 	ck_assert_msg(strstr(t_rq.fr_phase, "node 3/5: running Python module") !=
 	    NULL, "phase '%s'", t_rq.fr_phase);

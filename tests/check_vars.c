@@ -766,6 +766,10 @@ START_TEST(python_str)
 		  "1.7976931348623157e+308" }, { "true", "True" },
 		{ "false", "False" }, { "null", "None" }, { "[]", "[]" },
 		{ "{}", "{}" },
+		/* unassigned and format characters are not printable; at
+		 * 2^-1017 the shortest digits are not printf's nearest */
+		{ "[\"\\u0378\\u00ad\\u2066\", 7.120236347223045e-307]",
+		  "['\\u0378\\xad\\u2066', 7.120236347223045e-307]" },
 		{ "[\"a\", 1, [true, null], {\"k\": \"v\", \"n\": 2.5}]",
 		  "['a', 1, [True, None], {'k': 'v', 'n': 2.5}]" },
 		{ "[\"it's\", \"say \\\"x\\\"\", \"both ' \\\"\", \"\\\\\"]",

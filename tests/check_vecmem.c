@@ -263,6 +263,16 @@ START_TEST(flatten_fields)
 	ck_assert_str_eq(f.vf_key_phrases, "1 2.5 True None");
 	vecmem_fts_free(&f);
 	json_decref(j);
+
+	/* Items are str(item): Python's shortest float (1/3 once came out
+	 * as 0.33333333333333331) and Python's repr of containers. */
+	j = json_pack("{s:[f, {s:s}, [i, s], f], s:[]}", "entities", 1.0 / 3,
+	    "k", "it's \"q\"", 1, "x", 1e16, "key_phrases");
+	vecmem_flatten(j, false, &f);
+	ck_assert_str_eq(f.vf_entities, "0.3333333333333333 {'k': 'it\\'s q'} "
+	    "[1, 'x'] 1e+16");
+	vecmem_fts_free(&f);
+	json_decref(j);
 }
 END_TEST
 

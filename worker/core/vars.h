@@ -72,9 +72,9 @@ void		 vars_discussion(struct vars *, const char *discussion_id,
 
 /* vars_json.c: values from JSON configuration. */
 
-/* Python's str() of a JSON value: a string as it is, an integer or real
- * as repr() (2.0, 1e+16), true/false/null as True/False/None, lists and
- * objects as Python shows them (['a', 1], {'k': 'v'}). Caller frees. */
+/* Python's str() of a JSON value (pyfmt_strdup): a string as it is,
+ * a real as repr() (2.0, 1e+16), True/False/None, lists and objects as
+ * Python shows them (['a', 1], {'k': 'v'}). Caller frees. */
 char		*vars_py_str(json_t *);
 
 /* Spec 5 item 1: every member of the user's userWideWorkflowVariables

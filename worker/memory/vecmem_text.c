@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../../common/buf.h"
+#include "../../common/pyfmt.h"
 #include "../../common/xmem.h"
 #include "../llm/gen_input.h"
 #include "kwsearch.h"
@@ -62,51 +63,10 @@ vecmem_query(const char *keywords)
 
 /* ---- facts -------------------------------------------------------- */
 
-/* A number as Python prints it, near enough: integers exactly, reals
- * in the shortest of %.15g and %.17g that reads back the same. */
-static void
-number_onto(struct buf *b, json_t *v)
-{
-	char	 t[40];
-	double	 d;
-
-	if (json_is_integer(v)) {
-		buf_printf(b, "%lld", (long long)json_integer_value(v));
-		return;
-	}
-	d = json_real_value(v);
-	snprintf(t, sizeof(t), "%.15g", d);
-	if (strtod(t, NULL) != d)
-		snprintf(t, sizeof(t), "%.17g", d);
-	buf_adds(b, t);
-	if (strpbrk(t, ".eni") == NULL)
-		buf_adds(b, ".0");
-}
-
-/* Python's str() of a list item: strings as they are, True/False/None,
- * numbers, containers as JSON (Python would print its repr). */
-static void
-pystr_onto(struct buf *b, json_t *v)
-{
-	char	*j;
-
-	if (json_is_string(v))
-		buf_add(b, json_string_value(v), json_string_length(v));
-	else if (json_is_number(v))
-		number_onto(b, v);
-	else if (json_is_boolean(v))
-		buf_adds(b, json_is_true(v) ? "True" : "False");
-	else if (json_is_null(v))
-		buf_adds(b, "None");
-	else if ((j = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)) != NULL) {
-		buf_adds(b, j);
-		free(j);
-	}
-}
-
 /* WilmerAI's format_for_fts: a list's items (str(), '"' removed)
  * joined by spaces; any other value as SQLite would index it ("" for
- * the falsy ones). */
+ * the falsy ones), near enough: a real as repr(), where SQLite writes
+ * its own text of the double it is given. */
 static char *
 fts_text(json_t *v)
 {
@@ -117,7 +77,7 @@ fts_text(json_t *v)
 	if (json_is_array(v)) {
 		for (i = 0; i < json_array_size(v); i++) {
 			buf_reset(&it);
-			pystr_onto(&it, json_array_get(v, i));
+			pyfmt_str(&it, json_array_get(v, i));
 			if (i > 0)
 				buf_addc(&b, ' ');
 			for (k = 0; k < it.b_len; k++)
@@ -127,7 +87,7 @@ fts_text(json_t *v)
 	} else if (json_is_true(v))
 		buf_adds(&b, "1");
 	else if (json_is_string(v) || json_is_number(v) || json_is_object(v))
-		pystr_onto(&b, v);
+		pyfmt_str(&b, v);
 	buf_free(&it);
 	return buf_take(&b);
 }
@@ -184,7 +144,7 @@ vecmem_fact_text(json_t *fact)
 		return xstrdup(json_string_value(sum));
 	if (!json_is_number(sum))
 		return NULL;
-	number_onto(&b, sum);
+	pyfmt_str(&b, sum);
 	return buf_take(&b);
 }
 
@@ -417,7 +377,7 @@ harvest_one(json_t *v, char ***seen, size_t *nseen, struct buf *out,
 	size_t		 off, len;
 	char		*t;
 
-	pystr_onto(&b, v);
+	pyfmt_str(&b, v);
 	buf_adds(&b, "");
 	adapter_pystrip(b.b_data, b.b_len, true, true, &off, &len);
 	t = xstrndup(b.b_data + off, len);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/jsonw.h"
+#include "../../common/pyfmt.h"
 #include "../core/node.h"
 
 /* Python's str.strip() set, ASCII part (\x1c-\x1f are whitespace too). */
@@ -71,7 +71,7 @@ arith_print(struct buf *out, double r)
 	else if (r == floor(r))
 		buf_printf(out, "%.0f", r);
 	else
-		jsonw_real(out, r);
+		pyfmt_float(out, r);
 }
 
 static int

@@ -2,42 +2,23 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "../../common/jsonw.h"
+#include "../../common/pyfmt.h"
 #include "../core/node.h"
 
-/* One list item as WilmerAI's str(item) gives it. Strings get variables;
- * other values are written as Python prints them, except that objects and
- * arrays come out as JSON (Python would print its own repr). */
+/* One list item as WilmerAI's handler gives it: a string with variables
+ * applied, anything else as str(item) (a dict as {'k': 'v'}), without
+ * variables. */
 static void
 concat_item(struct node_ctx *x, json_t *e, struct buf *out)
 {
 	char	*s;
 
-	switch (json_typeof(e)) {
-	case JSON_STRING:
+	if (json_is_string(e)) {
 		s = vars_format(x->nx_vars, json_string_value(e));
 		buf_adds(out, s);
 		free(s);
-		break;
-	case JSON_INTEGER:
-		buf_printf(out, "%lld", (long long)json_integer_value(e));
-		break;
-	case JSON_REAL:
-		jsonw_real(out, json_real_value(e));
-		break;
-	case JSON_TRUE:
-		buf_adds(out, "True");
-		break;
-	case JSON_FALSE:
-		buf_adds(out, "False");
-		break;
-	case JSON_NULL:
-		buf_adds(out, "None");
-		break;
-	default:
-		jsonw_dump(out, e, JSONW_PYTHON);
-		break;
-	}
+	} else
+		pyfmt_str(out, e);
 }
 
 /* "strings" that is not a list gives "" (WilmerAI logs and returns ""). */

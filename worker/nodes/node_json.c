@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../common/jsonw.h"
+#include "../../common/pyfmt.h"
 #include "../core/node.h"
 
 static bool
@@ -37,34 +38,15 @@ json_unfence(const char *s, size_t *start, size_t *end)
 	*end = b;
 }
 
-/* The value as WilmerAI turns it into a string: strings as they are,
- * numbers and booleans as Python's str() writes them, objects and arrays
- * through json.dumps, null as "". */
+/* The value as WilmerAI turns it into a string: null as "", objects
+ * and arrays through json.dumps, anything else as str(). */
 static void
 json_value_text(const json_t *v, struct buf *out)
 {
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		buf_add(out, json_string_value(v), json_string_length(v));
-		break;
-	case JSON_INTEGER:
-		buf_printf(out, "%lld", (long long)json_integer_value(v));
-		break;
-	case JSON_REAL:
-		jsonw_real(out, json_real_value(v));
-		break;
-	case JSON_TRUE:
-		buf_adds(out, "True");
-		break;
-	case JSON_FALSE:
-		buf_adds(out, "False");
-		break;
-	case JSON_NULL:
-		break;
-	default:
+	if (json_is_object(v) || json_is_array(v))
 		jsonw_dump(out, v, JSONW_PYTHON);
-		break;
-	}
+	else if (!json_is_null(v))
+		pyfmt_str(out, v);
 }
 
 /* Anything that is not an object with that key gives "". */

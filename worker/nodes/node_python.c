@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "../../common/clock.h"
-#include "../../common/jsonw.h"
+#include "../../common/pyfmt.h"
 #include "../../common/xmem.h"
 #include "../core/node.h"
 
@@ -155,34 +155,20 @@ py_module(struct node_ctx *x, const char *path)
 	return real;
 }
 
-/* A list item or keyword value as WilmerAI passes it: str(value) with
- * variables applied, so Invoke always gets strings. Numbers, booleans
- * and null are written as Python's str() does; objects and arrays as
- * JSON (Python would use its own repr). */
+/* A list item or keyword value as WilmerAI passes it: str(value) (a
+ * dict as {'k': 'v'}) with variables applied, so Invoke always gets
+ * strings. */
 static json_t *
 py_value(struct node_ctx *x, json_t *e)
 {
-	struct buf	 b = BUF_INIT;
-	json_t		*v;
-	char		*s;
+	json_t	*v;
+	char	*str = pyfmt_strdup(e), *s;
 
-	if (json_is_string(e))
-		buf_adds(&b, json_string_value(e));
-	else if (json_is_integer(e))
-		buf_printf(&b, "%lld", (long long)json_integer_value(e));
-	else if (json_is_real(e))
-		jsonw_real(&b, json_real_value(e));
-	else if (json_is_boolean(e))
-		buf_adds(&b, json_is_true(e) ? "True" : "False");
-	else if (json_is_null(e))
-		buf_adds(&b, "None");
-	else
-		jsonw_dump(&b, e, JSONW_PYTHON);
-	s = vars_format(x->nx_vars, b.b_data != NULL ? b.b_data : "");
+	s = vars_format(x->nx_vars, str);
 	if ((v = json_string(s)) == NULL)
 		v = json_string("");
 	free(s);
-	buf_free(&b);
+	free(str);
 	return v;
 }
 
