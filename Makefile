@@ -87,9 +87,10 @@ $(O)/config.mk: scripts/deps.sh Makefile
 # ---- sources ---------------------------------------------------------
 
 # Explicit lists: a file joins a binary on purpose, not by existing.
-# Python's repr() and str(); common/jsonw.c writes reals with them, so
-# whatever links jsonw.c links these too.
-PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c)
+# Python's repr(), str() and whitespace; common/jsonw.c writes reals
+# with them, so whatever links jsonw.c links these too.
+PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c \
+		   pystr.c)
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
 		   nodetypes.c sha256.c textchunk.c tokens.c uuid.c xmem.c) \

@@ -1006,29 +1006,8 @@ END_TEST
 
 /* ---- shared helpers ------------------------------------------------------ */
 
-static const char *
-stripped(const char *s, bool left, bool right, char out[64])
-{
-	size_t	 off, n;
-
-	adapter_pystrip(s, strlen(s), left, right, &off, &n);
-	snprintf(out, 64, "%.*s", (int)n, s + off);
-	return out;
-}
-
 START_TEST(helpers)
 {
-	char	 b[64];
-
-	ck_assert_str_eq(stripped(" \t\x1c" "a b\xc2\xa0\xe3\x80\x80\n", true,
-	    true, b), "a b");
-	ck_assert_str_eq(stripped("\xc2\x85x\xe2\x80\xa8", true, false, b),
-	    "x\xe2\x80\xa8");
-	ck_assert_str_eq(stripped("x\xe2\x80\xa8", false, true, b), "x");
-	/* U+00E9 and U+2603 are not whitespace */
-	ck_assert_str_eq(stripped("\xc3\xa9 \xe2\x98\x83", true, true, b),
-	    "\xc3\xa9 \xe2\x98\x83");
-	ck_assert_str_eq(stripped(" \n ", true, true, b), "");
 	ck_assert_str_eq(adapter_raw_image("data:image/png;base64,QUJD"),
 	    "QUJD");
 	ck_assert_str_eq(adapter_raw_image("QUJD"), "QUJD");

@@ -13,6 +13,7 @@
 #include "../common/buf.h"
 #include "../common/jsonw.h"
 #include "../common/pyfmt.h"
+#include "../common/pystr.h"
 #include "../common/xmem.h"
 #include "testmain.h"
 
@@ -343,6 +344,116 @@ START_TEST(value_str)
 }
 END_TEST
 
+/* ---- whitespace (common/pystr) ------------------------------------ */
+
+/* The UTF-8 bytes of code point c into b; returns their count. */
+static size_t
+utf8(uint32_t c, char b[4])
+{
+	if (c < 0x80) {
+		b[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		b[0] = (char)(0xc0 | c >> 6);
+		b[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		b[0] = (char)(0xe0 | c >> 12);
+		b[1] = (char)(0x80 | (c >> 6 & 0x3f));
+		b[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	b[0] = (char)(0xf0 | c >> 18);
+	b[1] = (char)(0x80 | (c >> 12 & 0x3f));
+	b[2] = (char)(0x80 | (c >> 6 & 0x3f));
+	b[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* Every code point pystr_space calls whitespace, one hex number a line,
+ * as the Python one-liner below writes them. */
+static char *
+c_spaces(void)
+{
+	struct buf	 b = BUF_INIT;
+	char		 u[4];
+	uint32_t	 c;
+	size_t		 n;
+
+	for (c = 0; c < 0x110000; c++) {
+		if (c >= 0xd800 && c <= 0xdfff)
+			continue;
+		n = utf8(c, u);
+		if (pystr_space(u, n) == (int)n)
+			buf_printf(&b, "%x\n", (unsigned)c);
+		else
+			ck_assert_int_eq(pystr_space(u, n), 0);
+	}
+	return buf_take(&b);
+}
+
+START_TEST(whitespace_is_pythons)
+{
+	const char	*argv[] = { "python3", "-c", "import sys; sys.stdout."
+			    "write(''.join('%x\\n' % c for c in range(0x110000) "
+			    "if chr(c).isspace()))", NULL };
+	char		 tmp[] = "/tmp/check_pyfmt.XXXXXX";
+	char		*want, *got = c_spaces();
+	int		 fd;
+
+	ck_assert_ptr_nonnull(strstr(got, "\n3000\n"));
+	if (!have_python()) {
+		free(got);
+		return;
+	}
+	ck_assert_int_ne(fd = mkstemp(tmp), -1);
+	close(fd);
+	run_python(argv, tmp);
+	want = slurp(tmp);
+	unlink(tmp);
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+}
+END_TEST
+
+static const char *
+stripped(const char *s, bool left, bool right, char out[64])
+{
+	size_t	 off, n;
+
+	pystr_strip(s, strlen(s), left, right, &off, &n);
+	snprintf(out, 64, "%.*s", (int)n, s + off);
+	return out;
+}
+
+START_TEST(strip_as_python)
+{
+	char		 b[64];
+	const char	*p = " \xe2\x80\x80x y\xe3\x80";
+	size_t		 n = strlen(p);
+
+	ck_assert_str_eq(stripped(" \t\x1c" "a b\xc2\xa0\xe3\x80\x80\n", true,
+	    true, b), "a b");
+	ck_assert_str_eq(stripped("\xc2\x85x\xe2\x80\xa8", true, false, b),
+	    "x\xe2\x80\xa8");
+	ck_assert_str_eq(stripped("x\xe2\x80\xa8", false, true, b), "x");
+	/* U+00E9 and U+2603 are not whitespace */
+	ck_assert_str_eq(stripped("\xc3\xa9 \xe2\x98\x83", true, true, b),
+	    "\xc3\xa9 \xe2\x98\x83");
+	ck_assert_str_eq(stripped(" \n ", true, true, b), "");
+	/* a character cut short: more is needed, and it is not stripped */
+	ck_assert_int_eq(pystr_space("\xe3\x80", 2), -1);
+	ck_assert_int_eq(pystr_space("\xc2", 1), -1);
+	ck_assert_int_eq(pystr_space("\xe2\x98", 2), 0);
+	pystr_trim(&p, &n);
+	ck_assert_int_eq((int)n, 5);
+	ck_assert(strncmp(p, "x y\xe3\x80", n) == 0);
+}
+END_TEST
+
 static Suite *
 pyfmt_suite(void)
 {
@@ -356,6 +467,11 @@ pyfmt_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, golden_is_what_python_prints);
 	tcase_add_test(tc, unicode_table_is_what_python_prints);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("whitespace");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, whitespace_is_pythons);
+	tcase_add_test(tc, strip_as_python);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("float");
 	tcase_add_test(tc, float_layout);

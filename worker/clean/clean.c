@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "clean_int.h"
 
@@ -257,29 +258,6 @@ clean_reasoning(struct cleaner *c, const char *p, size_t n)
 	if (c->c_stopped || n == 0)
 		return;
 	(void)filter_run_push(c->c_frun_r, p, n, &c->c_out->co_reasoning);
-}
-
-void
-u8_strip(const char **pp, size_t *np)
-{
-	const char	*p = *pp;
-	size_t		 n = *np, i, last;
-	int		 w;
-
-	while (n > 0 && (w = u8_ws(p, n)) > 0) {
-		p += w;
-		n -= (size_t)w;
-	}
-	/* Scan forward: the end is after the last non-space character. */
-	for (i = 0, last = 0; i < n; ) {
-		w = u8_ws(p + i, n - i);
-		if (w > 0)
-			i += (size_t)w;
-		else
-			last = ++i;
-	}
-	*pp = p;
-	*np = last;
 }
 
 /* ---- output ---------------------------------------------------------- */

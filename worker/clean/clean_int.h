@@ -182,7 +182,4 @@ void	tool_args_raw(struct buf *out, const char *p, size_t n);
 bool	pycall_parse(const char *p, size_t n, struct buf *name,
 	    struct buf *args);
 
-/* Whitespace trimming helpers (Python str.strip). */
-void	u8_strip(const char **p, size_t *n);
-
 #endif

@@ -1,8 +1,9 @@
-/* clean_match.c - incremental multi-pattern matching and Python whitespace, for the cleaner and the filters. */
+/* clean_match.c - incremental multi-pattern matching and UTF-8 counting, for the cleaner and the filters. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../common/log.h"
+#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "clean_match.h"
 
@@ -181,49 +182,6 @@ pset_scan(const struct pset *ps, const char *p, size_t n, bool final,
 		if (scan_at(ps, p, n, i, final, limit, m))
 			return;
 	}
-}
-
-/* The three-byte whitespace characters: E1 9A 80 (U+1680), E2 80 80-8A
- * (U+2000-200A), E2 80 A8/A9/AF (U+2028, 2029, 202F), E2 81 9F (U+205F)
- * and E3 80 80 (U+3000). */
-static int
-ws3(const unsigned char *p, size_t n)
-{
-	unsigned char	 a = p[0], b, c;
-
-	if (n < 2)
-		return -1;
-	b = p[1];
-	if (!((a == 0xe1 && b == 0x9a) || (a == 0xe2 && (b == 0x80 ||
-	    b == 0x81)) || (a == 0xe3 && b == 0x80)))
-		return 0;
-	if (n < 3)
-		return -1;
-	c = p[2];
-	if (a == 0xe2 && b == 0x80)
-		return (c >= 0x80 && c <= 0x8a) || c == 0xa8 || c == 0xa9 ||
-		    c == 0xaf ? 3 : 0;
-	if (a == 0xe2)
-		return c == 0x9f ? 3 : 0;
-	return c == 0x80 ? 3 : 0;
-}
-
-int
-u8_ws(const char *s, size_t n)
-{
-	const unsigned char	*p = (const unsigned char *)s;
-
-	if (p[0] < 0x80)
-		return (p[0] >= 0x09 && p[0] <= 0x0d) ||
-		    (p[0] >= 0x1c && p[0] <= 0x20) ? 1 : 0;
-	if (p[0] == 0xc2) {
-		if (n < 2)
-			return -1;
-		return p[1] == 0x85 || p[1] == 0xa0 ? 2 : 0;
-	}
-	if (p[0] >= 0xe1 && p[0] <= 0xe3)
-		return ws3(p, n);
-	return 0;
 }
 
 size_t

@@ -1,4 +1,4 @@
-/* clean_match.h - incremental multi-pattern matching and Python whitespace, for the cleaner and the filters. */
+/* clean_match.h - incremental multi-pattern matching and UTF-8 counting, for the cleaner and the filters. */
 #ifndef SLUICE_CLEAN_MATCH_H
 #define SLUICE_CLEAN_MATCH_H
 
@@ -64,11 +64,6 @@ void	pset_free(struct pset *);	/* NULL-safe, reinits */
  */
 void	pset_scan(const struct pset *, const char *p, size_t n, bool final,
 	    const size_t *limit, struct pm *);
-
-/* Python's str.isspace() for the UTF-8 character at p (n > 0 bytes):
- * its length when it is whitespace, 0 when not, -1 when p[0..n) is a
- * proper prefix of a whitespace character (more bytes are needed). */
-int	u8_ws(const char *p, size_t n);
 
 /* Code points in p[0..n) (bytes that are not UTF-8 continuations). */
 size_t	u8_count(const char *p, size_t n);

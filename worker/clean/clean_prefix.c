@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "clean_int.h"
 
@@ -61,7 +62,7 @@ px_cands(struct px *x, enum px_phase ph, const char *const *l, bool strip)
 		s = l[i];
 		sn = strlen(s);
 		if (strip)
-			u8_strip(&s, &sn);
+			pystr_trim(&s, &sn);
 		if (sn > 0)
 			x->x_cand[ph][x->x_ncand[ph]++] = (struct str){ s, sn };
 	}
@@ -124,7 +125,7 @@ ws_join(struct cleaner *c, const char *p, size_t n, bool *done)
 	take = n < 4 ? n : 4;
 	memcpy(tmp, x->x_ws.b_data + i, tail);
 	memcpy(tmp + tail, p, take);
-	w = u8_ws(tmp, tail + take);
+	w = pystr_space(tmp, tail + take);
 	if (w < 0) {
 		buf_add(&x->x_ws, p, n);
 		*done = true;
@@ -155,7 +156,7 @@ px_trim_out(struct cleaner *c, const char *p, size_t n)
 	 * byte that is not whitespace (it cannot belong to a multi-byte
 	 * character), so all of it is settled. */
 	if (x->x_ws.b_len == 0 && (unsigned char)p[n - 1] < 0x80 &&
-	    u8_ws(p + n - 1, 1) == 0) {
+	    pystr_space(p + n - 1, 1) == 0) {
 		clean_emit(c, p, n);
 		return;
 	}
@@ -167,7 +168,7 @@ px_trim_out(struct cleaner *c, const char *p, size_t n)
 			goto hint;
 	}
 	for (i = 0; i < n; ) {
-		w = u8_ws(p + i, n - i);
+		w = pystr_space(p + i, n - i);
 		if (w > 0)
 			i += (size_t)w;
 		else if (w < 0)
@@ -231,7 +232,7 @@ px_skipws(const char *p, size_t n, bool final, bool *more)
 
 	*more = false;
 	while (i < n) {
-		w = u8_ws(p + i, n - i);
+		w = pystr_space(p + i, n - i);
 		if (w > 0)
 			i += (size_t)w;
 		else {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../common/jsonw.h"
+#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "clean_int.h"
 
@@ -302,7 +303,7 @@ py_raw(struct py *y, char close)
 	if (!py_more(y))
 		return NULL;
 	n = (size_t)(y->y_p - s);
-	u8_strip(&s, &n);
+	pystr_trim(&s, &n);
 	return n > 0 ? json_stringn(s, n) : NULL;
 }
 

@@ -6,6 +6,7 @@
 #include "../../common/json.h"
 #include "../../common/jsonw.h"
 #include "../../common/log.h"
+#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "clean_int.h"
 
@@ -66,7 +67,7 @@ tool_args_raw(struct buf *out, const char *p, size_t n)
 	json_error_t	 e;
 	json_t		*v;
 
-	u8_strip(&p, &n);
+	pystr_trim(&p, &n);
 	if (n == 0) {
 		buf_adds(out, "{}");
 		return;
@@ -110,7 +111,7 @@ tool_add(struct cleaner *c, const char *name, size_t nlen, const char *args,
 static bool
 add_tmp(struct cleaner *c, const char *name, size_t nlen)
 {
-	u8_strip(&name, &nlen);
+	pystr_trim(&name, &nlen);
 	if (nlen == 0)
 		return false;
 	tool_add(c, name, nlen, c->c_tmp2.b_data, c->c_tmp2.b_len);
@@ -151,11 +152,11 @@ key_value(const char *p, size_t n, const char *key, size_t *from)
 	while ((q = memmem(q, (size_t)(e - q), key, kl)) != NULL) {
 		q += kl;
 		*from = (size_t)(q - p);
-		while (q < e && u8_ws(q, (size_t)(e - q)) == 1)
+		while (q < e && pystr_space(q, (size_t)(e - q)) == 1)
 			q++;
 		if (q < e && *q == ':') {
 			q++;
-			while (q < e && u8_ws(q, (size_t)(e - q)) == 1)
+			while (q < e && pystr_space(q, (size_t)(e - q)) == 1)
 				q++;
 			return q;
 		}
@@ -184,7 +185,7 @@ lenient_name(const char *p, size_t n)
 		v = json_string_value(name);
 		sn = json_string_length(name);
 		if (v != NULL)
-			u8_strip(&v, &sn);
+			pystr_trim(&v, &sn);
 		if (v != NULL && sn > 0)
 			return name;
 		json_decref(name);
@@ -216,7 +217,7 @@ json_lenient(struct cleaner *c, const char *p, size_t n)
 	buf_reset(&c->c_tmp2);
 	if (v != NULL) {
 		q = e;
-		while (q > v && u8_ws(q - 1, 1) == 1)
+		while (q > v && pystr_space(q - 1, 1) == 1)
 			q--;
 		if (q > v && *p == '{' && q[-1] == '}')
 			q--;
@@ -252,7 +253,7 @@ kv_value(const char *p, size_t n)
 {
 	json_t	*v;
 
-	u8_strip(&p, &n);
+	pystr_trim(&p, &n);
 	if (n > 0 && (v = json_loadb(p, n, JSON_DECODE_ANY, NULL)) != NULL)
 		return v;
 	return json_stringn(p, n);
@@ -295,7 +296,7 @@ static bool
 fn_call(struct cleaner *c, const char *name, size_t nlen, const char *p,
     size_t n)
 {
-	u8_strip(&p, &n);
+	pystr_trim(&p, &n);
 	if (starts(p, n, "<parameter="))
 		kv_args(c, p, n, "<parameter=", ">", NULL, "</parameter>");
 	else {
@@ -314,7 +315,7 @@ coder_call(struct cleaner *c, const char *p, size_t n)
 
 	if ((gt = memchr(name, '>', (size_t)(e - name))) == NULL)
 		return false;
-	while (e - gt > (ptrdiff_t)k && u8_ws(e - 1, 1) == 1)
+	while (e - gt > (ptrdiff_t)k && pystr_space(e - 1, 1) == 1)
 		e--;
 	if (e - (gt + 1) >= (ptrdiff_t)k && memcmp(e - k, "</function>", k) == 0)
 		e -= k;
@@ -381,7 +382,7 @@ line_call(struct cleaner *c, const char *p, size_t n)
 			return false;
 	q = nl + 1;
 	rn = (size_t)(p + n - q);
-	u8_strip(&q, &rn);
+	pystr_trim(&q, &rn);
 	if (rn == 0 || *q != '{')
 		return false;
 	buf_reset(&c->c_tmp2);
@@ -435,7 +436,7 @@ bool
 tool_parse(struct cleaner *c, enum tl_kind kind, const char *name,
     size_t namelen, const char *body, size_t n)
 {
-	u8_strip(&body, &n);
+	pystr_trim(&body, &n);
 	switch (kind) {
 	case TLK_FUNCTION:
 		return fn_call(c, name, namelen, body, n);
@@ -454,9 +455,9 @@ ws_skip(const char *b, size_t n, size_t *pos)
 {
 	int	 w;
 
-	while (*pos < n && (w = u8_ws(b + *pos, n - *pos)) > 0)
+	while (*pos < n && (w = pystr_space(b + *pos, n - *pos)) > 0)
 		*pos += (size_t)w;
-	return *pos < n && u8_ws(b + *pos, n - *pos) == 0;
+	return *pos < n && pystr_space(b + *pos, n - *pos) == 0;
 }
 
 /* 1: r starts with s; -1: r is a proper prefix of s; 0: neither. */

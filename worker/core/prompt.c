@@ -9,6 +9,7 @@
 #include "../../common/buf.h"
 #include "../../common/json.h"
 #include "../../common/names.h"
+#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "../llm/gen_input.h"
 #include "prompt.h"
@@ -407,7 +408,7 @@ prompt_completion(const struct conf_endpoint *ep,
 		wrap(&prompt, in.in_prompt, "");
 	buf_adds(&full, system);
 	buf_adds(&full, prompt);
-	adapter_pystrip(full.b_data, full.b_len, true, true, &off, &len);
+	pystr_strip(full.b_data, full.b_len, true, true, &off, &len);
 	memmove(full.b_data, full.b_data + off, len);
 	full.b_len = len;
 	full.b_data[len] = '\0';

@@ -6,6 +6,7 @@
 
 #include "../../common/base64.h"
 #include "../../common/jsonw.h"
+#include "../../common/pystr.h"
 #include "backend.h"
 #include "gen_input.h"
 
@@ -221,7 +222,7 @@ rstrip_prefill(json_t *msgs)
 	if (strcmp(sget(last, "role", ""), "assistant") != 0 ||
 	    !json_is_string(c))
 		return;
-	adapter_pystrip(json_string_value(c), json_string_length(c), false,
+	pystr_strip(json_string_value(c), json_string_length(c), false,
 	    true, &off, &n);
 	json_object_set_new(last, "content", json_stringn(json_string_value(c),
 	    n));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../common/jsonw.h"
+#include "../../common/pystr.h"
 #include "../../common/uuid.h"
 #include "gen_input.h"
 
@@ -213,61 +214,3 @@ adapter_openai_call(long index, const char *id, const char *name,
 	return o;
 }
 
-static bool
-py_space(uint32_t c)
-{
-	return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) ||
-	    c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 &&
-	    c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
-	    c == 0x205f || c == 0x3000;
-}
-
-/* Bytes of the whitespace character that s[0..n) starts with, or 0. */
-static size_t
-space_at(const unsigned char *s, size_t n)
-{
-	uint32_t	 c;
-	size_t		 k, i;
-
-	if (n == 0)
-		return 0;
-	if (s[0] < 0x80)
-		return py_space(s[0]) ? 1 : 0;
-	if ((s[0] & 0xe0) == 0xc0) {
-		k = 2;
-		c = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		k = 3;
-		c = s[0] & 0x0f;
-	} else
-		return 0;
-	if (n < k)
-		return 0;
-	for (i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	return py_space(c) ? k : 0;
-}
-
-void
-adapter_pystrip(const char *s, size_t n, bool left, bool right, size_t *off,
-    size_t *len)
-{
-	const unsigned char	*u = (const unsigned char *)s;
-	size_t			 a = 0, b = n, k, j;
-
-	while (left && a < b && (k = space_at(u + a, b - a)) > 0)
-		a += k;
-	while (right && a < b) {
-		/* the last character starts at most 3 bytes back */
-		for (j = b - 1; j > a && b - j < 3 && (u[j] & 0xc0) == 0x80; j--)
-			;
-		if ((k = space_at(u + j, b - j)) == 0 || j + k != b)
-			break;
-		b = j;
-	}
-	*off = a;
-	*len = b - a;
-}

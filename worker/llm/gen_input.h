@@ -54,13 +54,6 @@ bool		 adapter_error_message(const char *body, size_t n, char *out,
  * such lines and events). */
 bool		 adapter_blank(const char *text, size_t n);
 
-/* Python's str.strip() (left and/or right) on the UTF-8 text
- * s[0..n): *off and *len describe what is left. Whitespace is what
- * str.isspace() accepts: \t-\r, \x1c-\x1f, space, U+0085, U+00A0,
- * U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. */
-void		 adapter_pystrip(const char *s, size_t n, bool left, bool right,
-		    size_t *off, size_t *len);
-
 /* Record the finish reason (truncated to fit). */
 void		 adapter_finish(struct call_state *, const char *reason);
 

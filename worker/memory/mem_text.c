@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/pystr.h"
 #include "../../common/sha256.h"
 #include "../../common/xmem.h"
 #include "../llm/gen_input.h"
@@ -61,7 +62,7 @@ memory_strip(const char *s)
 {
 	size_t	 off, len;
 
-	adapter_pystrip(s, strlen(s), true, true, &off, &len);
+	pystr_strip(s, strlen(s), true, true, &off, &len);
 	return xstrndup(s + off, len);
 }
 

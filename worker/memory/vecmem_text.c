@@ -8,6 +8,7 @@
 
 #include "../../common/buf.h"
 #include "../../common/pyfmt.h"
+#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "../llm/gen_input.h"
 #include "kwsearch.h"
@@ -27,7 +28,7 @@ add_term(struct buf *b, const char *t, size_t n)
 	for (p = c; *p != '\0'; p++)
 		if (*p == '-')
 			*p = ' ';
-	adapter_pystrip(c, n, true, true, &off, &len);
+	pystr_strip(c, n, true, true, &off, &len);
 	buf_addc(b, '"');
 	for (i = off; i < off + len; i++) {
 		if (c[i] == '"')
@@ -48,7 +49,7 @@ vecmem_query(const char *keywords)
 	for (;;) {
 		semi = strchr(p, ';');
 		n = semi != NULL ? (size_t)(semi - p) : strlen(p);
-		adapter_pystrip(p, n, true, true, &off, &len);
+		pystr_strip(p, n, true, true, &off, &len);
 		if (len > 0 && terms < VECMEM_MAX_TERMS) {
 			if (terms++ > 0)
 				buf_adds(&b, " OR ");
@@ -107,7 +108,7 @@ vecmem_flatten(json_t *fact, bool topics, struct vecmem_fts *out)
 	t = fts_text(json_object_get(fact, "topics"));
 	if (*t != '\0') {
 		kp = xasprintf("%s %s", out->vf_key_phrases, t);
-		adapter_pystrip(kp, strlen(kp), true, true, &off, &len);
+		pystr_strip(kp, strlen(kp), true, true, &off, &len);
 		free(out->vf_key_phrases);
 		out->vf_key_phrases = xstrndup(kp + off, len);
 		free(kp);
@@ -379,7 +380,7 @@ harvest_one(json_t *v, char ***seen, size_t *nseen, struct buf *out,
 
 	pyfmt_str(&b, v);
 	buf_adds(&b, "");
-	adapter_pystrip(b.b_data, b.b_len, true, true, &off, &len);
+	pystr_strip(b.b_data, b.b_len, true, true, &off, &len);
 	t = xstrndup(b.b_data + off, len);
 	if (len > 0 && *count < VECMEM_MAX_TERMS && seen_add(seen, nseen, t)) {
 		buf_printf(out, "%s%s", (*count)++ > 0 ? "; " : "", t);
@@ -400,7 +401,7 @@ vecmem_harvest(const struct vecmem_rows *base, const char *keywords)
 	for (p = kw.b_data; p != NULL; p = semi != NULL ? semi + 1 : NULL) {
 		if ((semi = strchr(p, ';')) != NULL)
 			*semi = '\0';
-		adapter_pystrip(p, strlen(p), true, true, &off, &len);
+		pystr_strip(p, strlen(p), true, true, &off, &len);
 		p[off + len] = '\0';
 		if (len > 0)
 			(void)seen_add(&seen, &nseen, p + off);

@@ -5,13 +5,18 @@
 #include <string.h>
 
 #include "../../common/pyfmt.h"
+#include "../../common/pystr.h"
 #include "../core/node.h"
 
-/* Python's str.strip() set, ASCII part (\x1c-\x1f are whitespace too). */
-static bool
-arith_space(char c)
+/* Past Python's whitespace (re's \s on a str) from p, before end. */
+static const char *
+arith_skip(const char *p, const char *end)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f);
+	int	 w;
+
+	while (p < end && (w = pystr_space(p, (size_t)(end - p))) > 0)
+		p += w;
+	return p;
 }
 
 /* -?\d+(\.\d+)? at p: the end of the number, or NULL. */
@@ -43,13 +48,11 @@ arith_parse(const char *s, const char *end, double *a, double *b)
 	if ((p = arith_number(s)) == NULL)
 		return 0;
 	*a = strtod(s, NULL);
-	while (p < end && arith_space(*p))
-		p++;
+	p = arith_skip(p, end);
 	if (p >= end || strchr("+-*/", *p) == NULL)
 		return 0;
 	op = *p++;
-	while (p < end && arith_space(*p))
-		p++;
+	p = arith_skip(p, end);
 	if ((q = arith_number(p)) == NULL || q != end)
 		return 0;
 	*b = strtod(p, NULL);
@@ -80,12 +83,12 @@ arith_run(struct node_ctx *x, struct buf *out, bool *streamed,
 {
 	char		*s = node_str(x, "expression"), *p, *end;
 	double		 a = 0, b = 0, r;
+	size_t		 off, len;
 	char		 op;
 
-	for (p = s; arith_space(*p); p++)
-		;
-	for (end = p + strlen(p); end > p && arith_space(end[-1]); end--)
-		;
+	pystr_strip(s, strlen(s), true, true, &off, &len);
+	p = s + off;
+	end = p + len;
 	op = arith_parse(p, end, &a, &b);
 	if (op == 0 || (op == '/' && b == 0)) {
 		buf_adds(out, "-1");
