@@ -233,8 +233,8 @@ check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm_openai.c \
 			    worker/llm_kobold.c worker/llm_claude.c \
 			    worker/gen_input.c common/base64.c \
 			    worker/prompt.c worker/msgs.c common/jsonw.c \
-			    common/json.c common/conf.c common/names.c \
-			    tests/stubs_worker.c)
+			    common/json.c common/conf.c common/conf_template.c \
+			    common/names.c tests/stubs_worker.c)
 check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/node_registry.c \
 			    worker/vars.c \
 			    worker/msgs.c common/json.c common/jsonw.c \
@@ -247,7 +247,8 @@ check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/node_registry.c \
 check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/vars_conv.c \
 			    worker/vars_json.c worker/msgs.c worker/prompt.c \
 			    worker/gen_input.c common/json.c common/jsonw.c \
-			    common/conf.c common/names.c common/tokens.c)
+			    common/conf.c common/conf_template.c common/names.c \
+			    common/tokens.c)
 check_store_OBJS	:= $(BASE) $(call obj,worker/store.c worker/store_lock.c \
 			    worker/store_schema.c worker/store_stmt.c \
 			    common/sha256.c)
@@ -393,8 +394,8 @@ fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
 		   $(FUZZ_JSON)
 fuzz_backend_SRCS := $(addprefix worker/,sse.c lines.c llm_openai.c \
 		   llm_completion.c llm_ollama.c llm_kobold.c llm_claude.c \
-		   gen_input.c prompt.c msgs.c) common/base64.c $(PROTO_SRCS) \
-		   $(FUZZ_JSON)
+		   gen_input.c prompt.c msgs.c) common/base64.c \
+		   common/conf_template.c $(PROTO_SRCS) $(FUZZ_JSON)
 fuzz_conf_SRCS	:= $(FUZZ_JSON)
 fuzz_vars_SRCS	:= worker/vars.c $(FUZZ_BASE)
 fuzz_http_LL	:= $(patsubst %.c,$(FUZZ_O)/llhttp/%.o,$(LLHTTP_SRCS))
