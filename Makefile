@@ -118,8 +118,9 @@ WORKER_SRCS	:= $(addprefix worker/,\
 		   node_summary.c node_tagtext.c node_unsupported.c \
 		   node_vecsearch.c prompt.c \
 		   routing.c slot.c sse.c store.c store_lock.c store_schema.c \
-		   store_stmt.c timestamps.c vars.c vars_conv.c vars_json.c \
-		   vecmem.c vecmem_text.c wf.c wf_ts.c wloop.c wloop_store.c)
+		   store_stmt.c timestamps.c url.c vars.c vars_conv.c \
+		   vars_json.c vecmem.c vecmem_text.c wf.c wf_ts.c wloop.c \
+		   wloop_store.c)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
@@ -249,6 +250,7 @@ check_nodes_OBJS	:= $(BASE) $(call obj,worker/node.c worker/node_registry.c \
 # common/nodetypes.def meets its real handler needs all of them.
 check_registry_OBJS	:= $(WORKER_LIB) $(PROTO_OBJS) $(COMMON_OBJS)
 check_registry_LIBS	:= $(LIBS_SQLITE)
+check_urls_OBJS		:= $(BASE) $(call obj,worker/url.c worker/failover.c)
 check_vars_OBJS		:= $(BASE) $(call obj,worker/vars.c worker/vars_conv.c \
 			    worker/vars_json.c worker/msgs.c worker/prompt.c \
 			    worker/gen_input.c common/json.c common/jsonw.c \
@@ -320,7 +322,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_conf check_api check_gwconf check_confcheck check_worker \
 		   check_groupchat check_users check_store check_memory check_vecmem \
 		   check_cache \
-		   check_timestamps check_registry \
+		   check_timestamps check_registry check_urls \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))

@@ -12,6 +12,7 @@
 #include "clean_conf.h"
 #include "failover.h"
 #include "node_llm.h"
+#include "url.h"
 #include "vars.h"
 #include "wf.h"
 
@@ -242,7 +243,7 @@ remote_ok(struct node_ctx *x, const struct llm_target *t, struct wresult *res)
 	if (json_is_true(json_object_get(t->t_ep->e_file.jf_root,
 	    "allowRemoteBackup")))
 		return 0;
-	backend_url_shown(t->t_ep->e_url, url, sizeof(url));
+	url_shown(t->t_ep->e_url, url, sizeof(url));
 	switch (failover_where(t->t_ep->e_url)) {
 	case FO_REMOTE:
 		return node_fail(x, res, 502, "backup endpoint '%s' (%s) is on "
