@@ -42,13 +42,13 @@ template_members(const struct jfile *jf, char err[CONF_ERRLEN])
 }
 
 int
-conf_template_check(const char *confdir, const char *name,
+conf_template_load(const char *confdir, const char *name, struct jfile *jf,
     char err[CONF_ERRLEN])
 {
-	struct jfile	 jf;
 	char		*path, sname[SHOWN_LEN];
 	int		 rc;
 
+	memset(jf, 0, sizeof(*jf));
 	if (name == NULL || !name_is_safe(name, strlen(name))) {
 		snprintf(err, CONF_ERRLEN, "refusing unsafe prompt template "
 		    "name '%s': a name must be one path component of at most "
@@ -58,13 +58,24 @@ conf_template_check(const char *confdir, const char *name,
 	}
 	path = xasprintf("%s/PromptTemplates/%s.json", confdir != NULL ?
 	    confdir : ".", name);
-	rc = jfile_load(path, &jf, err);
+	rc = jfile_load(path, jf, err);
 	if (rc == -1 && (errno == ENOENT || errno == ENOTDIR))
 		snprintf(err, CONF_ERRLEN, "PromptTemplates/%s.json: no such "
 		    "prompt template '%s' (looked in %s)", name, name, path);
-	else if (rc == 0)
-		rc = template_members(&jf, err);
-	jfile_free(&jf);
+	else if (rc == 0 && (rc = template_members(jf, err)) == -1)
+		jfile_free(jf);
 	free(path);
 	return rc;
+}
+
+int
+conf_template_check(const char *confdir, const char *name,
+    char err[CONF_ERRLEN])
+{
+	struct jfile	 jf;
+
+	if (conf_template_load(confdir, name, &jf, err) == -1)
+		return -1;
+	jfile_free(&jf);
+	return 0;
 }

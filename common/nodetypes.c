@@ -4,51 +4,15 @@
 
 #include "nodetypes.h"
 
-/* Spec section 4 (Middleware/common/constants.py VALID_NODE_TYPES). */
+/* nodetypes.def, row by row; ti_runs says whether the worker runs it. */
 static const struct node_type_info types[] = {
-	{ "Standard",				true },
-	{ "CustomWorkflow",			true },
-	{ "ConditionalCustomWorkflow",		true },
-	{ "StaticResponse",			true },
-	{ "StringConcatenator",			true },
-	{ "ArithmeticProcessor",		true },
-	{ "Conditional",			true },
-	{ "JsonExtractor",			true },
-	{ "TagTextExtractor",			true },
-	{ "DelimitedChunker",			true },
-	{ "GetCustomFile",			true },
-	{ "SaveCustomFile",			true },
-	{ "PythonModule",			true },
-	{ "ConversationChunkProcessor",		false },
-	{ "ImageProcessor",			true },
-	{ "WorkflowLock",			true },
-	/* memory (spec section 7) */
-	{ "RecentMemory",			true },
-	{ "RecentMemorySummarizerTool",		true },
-	{ "ConversationMemory",			true },
-	{ "FullChatSummary",			true },
-	{ "ChatSummaryMemoryGatheringTool",	true },
-	{ "GetCurrentSummaryFromFile",		true },
-	{ "GetCurrentMemoryFromFile",		true },
-	{ "chatSummarySummarizer",		true },
-	{ "WriteCurrentSummaryToFileAndReturnIt", true },
-	{ "QualityMemory",			true },
-	{ "VectorMemorySearch",			true },
-	{ "GetCurrentStateDocument",		true },
-	{ "ConversationalKeywordSearchPerformerTool", true },
-	{ "MemoryKeywordSearchPerformerTool",	true },
-	{ "SlowButQualityRAG",			false },
-	/* outside services */
-	{ "OfflineWikiApiFullArticle",		false },
-	{ "OfflineWikiApiBestFullArticle",	false },
-	{ "OfflineWikiApiTopNFullArticles",	false },
-	{ "OfflineWikiApiPartialArticle",	false },
-	{ "OfflineResearcherApiQuickSearch",	false },
-	{ "OfflineResearcherApiDeepResearch",	false },
-	{ "ContextCompactor",			false },
-	{ "WebFetch",				false },
-	{ "CurlCommand",			false },
-	{ "MCPToolCall",			false },
+#define NODETYPE(name, id, runs)		NODETYPE_##runs(name)
+#define NODETYPE_IMPLEMENTED(name)		{ name, true },
+#define NODETYPE_NOT_IMPLEMENTED(name)		{ name, false },
+#include "nodetypes.def"
+#undef NODETYPE_NOT_IMPLEMENTED
+#undef NODETYPE_IMPLEMENTED
+#undef NODETYPE
 };
 
 const struct node_type_info *

@@ -11,7 +11,8 @@ struct node_type_info {
 };
 
 /* The entry for type name (case-sensitive, as WilmerAI compares), from
- * WilmerAI's VALID_NODE_TYPES (spec section 4); NULL for a name
+ * nodetypes.def (WilmerAI's VALID_NODE_TYPES, spec section 4; the
+ * worker's registry expands the same list); NULL for a name
  * WilmerAI does not know either (it runs such a node as Standard).
  * The entry is static: never freed. */
 const struct node_type_info	*nodetype_find(const char *name);

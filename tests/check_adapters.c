@@ -11,10 +11,11 @@
 
 #include "../common/buf.h"
 #include "../common/conf.h"
-#include "../worker/llm/backend.h"
-#include "../worker/llm/gen_input.h"
+#include "../common/conf_template.h"
 #include "../worker/core/msgs.h"
 #include "../worker/core/prompt.h"
+#include "../worker/llm/backend.h"
+#include "../worker/llm/gen_input.h"
 #include "stubs_worker.h"
 #include "testmain.h"
 
@@ -1143,13 +1144,34 @@ template(const char *confdir, const char *name)
 	return pt;
 }
 
+/* The worker's loader refuses name in confdir with the very message
+ * --check-config gives (one rule, common/conf_template.c); returns it. */
+static const char *
+refused_as_check(const char *confdir, const char *name)
+{
+	static char		 err[CONF_ERRLEN];
+	char			 cerr[CONF_ERRLEN];
+	struct prompt_template	*pt = (void *)1;
+
+	ck_assert_int_eq(prompt_template_load(confdir, name, &pt, err), -1);
+	ck_assert_ptr_null(pt);
+	ck_assert_int_eq(conf_template_check(confdir, name, cerr), -1);
+	ck_assert_str_eq(err, cerr);
+	return err;
+}
+
+#define REFUSED_WITH(dir, name, want) do {				\
+	const char *e_ = refused_as_check(dir, name);			\
+	ck_assert_msg(strstr(e_, want) != NULL, "%s", e_);		\
+} while (0)
+
 START_TEST(template_loading)
 {
 	const char		*rels[] = { "PromptTemplates/t.json",
 				    "PromptTemplates/bad.json",
 				    "PromptTemplates/list.json", NULL };
 	struct prompt_template	*pt;
-	char			 err[CONF_ERRLEN];
+	char			 want[CONF_ERRLEN];
 
 	conf_dir();
 	put(rels[0], chatml);
@@ -1168,18 +1190,24 @@ START_TEST(template_loading)
 	ck_assert_str_eq(prompt_template_end(pt), "\n");
 	prompt_template_free(pt);
 	ck_assert_str_eq(prompt_template_get(NULL, "user", "Prefix"), "");
-	ck_assert_int_eq(prompt_template_load(CONF, "bad", &pt, err), -1);
-	ck_assert_ptr_null(pt);
-	ck_assert_ptr_nonnull(strstr(err, "PromptTemplates/bad.json:2:2: "
-	    "'promptTemplateUserSuffix' must be a string"));
-	ck_assert_int_eq(prompt_template_load(CONF, "list", &pt, err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "must be an object"));
-	ck_assert_int_eq(prompt_template_load(CONF, "nope", &pt, err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "PromptTemplates/nope.json: no such "
-	    "prompt template 'nope'"));
-	ck_assert_int_eq(prompt_template_load(CONF, "../t", &pt, err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "unsafe"));
-	ck_assert_int_eq(prompt_template_load(CONF, ".t", &pt, err), -1);
+	REFUSED_WITH(CONF, "bad",
+	    "PromptTemplates/bad.json:2:2: 'promptTemplateUserSuffix' must be "
+	    "a string, not a number");
+	REFUSED_WITH(CONF, "list",
+	    "PromptTemplates/list.json:1:1: a prompt template must be an "
+	    "object, not a list");
+	snprintf(want, sizeof(want), "PromptTemplates/nope.json: no such "
+	    "prompt template 'nope' (looked in %s/PromptTemplates/nope.json)",
+	    CONF);
+	ck_assert_str_eq(refused_as_check(CONF, "nope"), want);
+	REFUSED_WITH(CONF, "../t",
+	    "refusing unsafe prompt template name '../t'");
+	REFUSED_WITH(CONF, ".t",
+	    "refusing unsafe prompt template name '.t'");
+	REFUSED_WITH(CONF, "a\001b/c",
+	    "name 'a?b/c': a name must be one path component");
+	REFUSED_WITH(CONF, NULL,
+	    "name '':");
 	conf_rm(rels);
 }
 END_TEST

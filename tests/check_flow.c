@@ -414,6 +414,43 @@ START_TEST(unsupported_node_type_is_501)
 }
 END_TEST
 
+/* A completion endpoint's broken prompt template: the worker answers
+ * 500 with the message --check-config gives (common/conf_template.c),
+ * naming file and line. */
+START_TEST(broken_prompt_template_is_500_naming_the_file)
+{
+	char	*a, url[64];
+	char	 text[512];
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Templ\", \"preset\": \"Mock\", \"prompt\": \"hi\"}]");
+	go();
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", T.it_mock_port);
+	it_file(&T, "ApiTypes/Compl.json", "{\"type\": \"openAIV1Completion\", "
+	    "\"presetType\": \"OpenAI\", \"maxNewTokensPropertyName\": "
+	    "\"max_tokens\"}");
+	snprintf(text, sizeof(text), "{\"endpoint\": \"%s\", "
+	    "\"apiTypeConfigFileName\": \"Compl\", "
+	    "\"modelNameToSendToAPI\": \"m\", \"promptTemplate\": "
+	    "\"broken\", \"maxContextTokenSize\": 4096}", url);
+	it_file(&T, "Endpoints/it/Templ.json", text);
+	it_file(&T, "PromptTemplates/broken.json",
+	    "{\"promptTemplateUserPrefix\": \"a\",\n"
+	    " \"promptTemplateUserSuffix\": [1]}");
+	a = ask("x", 500);
+	ck_assert_msg(strstr(a, "PromptTemplates/broken.json:2:2: "
+	    "'promptTemplateUserSuffix' must be a string, not a list") !=
+	    NULL, "%s", a);
+	free(a);
+	it_file(&T, "PromptTemplates/broken.json", "");
+	a = ask("x", 500);
+	ck_assert_msg(strstr(a, "PromptTemplates/broken.json:") != NULL, "%s",
+	    a);
+	free(a);
+	it_stop_clean(&T);
+}
+END_TEST
+
 /* Issue 5: cancelling a request reaches the backend call of a nested
  * workflow too. */
 START_TEST(disconnect_cancels_nested_call)
@@ -1112,6 +1149,7 @@ flow_suite(void)
 	tcase_add_test(tc, slot_timeout_fails_over);
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
 	tcase_add_test(tc, unsupported_node_type_is_501);
+	tcase_add_test(tc, broken_prompt_template_is_500_naming_the_file);
 	tcase_add_test(tc, disconnect_cancels_nested_call);
 	tcase_add_test(tc, stream_failover_only_before_first_token);
 	tcase_add_test(tc, categorisation_attempts);

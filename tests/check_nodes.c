@@ -165,6 +165,33 @@ START_TEST(static_response)
 }
 END_TEST
 
+/* The types WilmerAI has and Sluice does not run share one handler:
+ * 501 naming the workflow, the node and the type. */
+START_TEST(unsupported_types_are_501)
+{
+	const char	*types[] = { "OfflineWikiApiFullArticle", "MCPToolCall",
+			    "ConversationChunkProcessor", NULL };
+	struct buf	 out = BUF_INIT;
+	struct wresult	 res;
+	char		 want[256];
+	size_t		 i;
+
+	for (i = 0; types[i] != NULL; i++) {
+		ck_assert_ptr_eq(node_type_find(types[i]), &node_unsupported);
+		ck_assert_int_eq(run(mk("{s:s}", "type", types[i]), &out, &res),
+		    -1);
+		ck_assert_int_eq(res.r_status, RQ_ERROR);
+		ck_assert_int_eq(res.r_http, 501);
+		ck_assert_str_eq(res.r_code, "node_unsupported");
+		snprintf(want, sizeof(want), "workflow 'wf' node 3 has type "
+		    "'%s', which this version of Sluice does not run",
+		    types[i]);
+		ck_assert_str_eq(res.r_message, want);
+		ck_assert_uint_eq(out.b_len, 0);
+	}
+}
+END_TEST
+
 START_TEST(string_concatenator)
 {
 	ck_out(mk("{s:s, s:[s, s, s], s:s}", "type", "StringConcatenator",
@@ -1223,6 +1250,7 @@ nodes_suite(void)
 	tc = tcase(s, "text", setup);
 	tcase_add_test(tc, static_response);
 	tcase_add_test(tc, string_concatenator);
+	tcase_add_test(tc, unsupported_types_are_501);
 	tc = tcase(s, "arithmetic", setup);
 	tcase_add_test(tc, arith_integral);
 	tcase_add_test(tc, arith_float);

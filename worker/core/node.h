@@ -68,7 +68,8 @@ typedef int	(*node_fn)(struct node_ctx *, struct buf *out, bool *streamed,
 #define NODE_END	1
 
 struct node_type {
-	const char	*nt_name;	/* the "type" string */
+	const char	*nt_name;	/* the "type" string (its row's in
+					   common/nodetypes.def) */
 	node_fn		 nt_run;
 	bool		 nt_word_stream;	/* responder output streamed
 						   word by word (StaticResponse) */
@@ -78,8 +79,16 @@ struct node_type {
  * conversation variables. */
 extern const struct node_type node_standard;
 
-/* The handler for a type name, or NULL. A node without "type" is
- * Standard; an unknown type is reported by the engine. */
+/* The handler of every NOT_IMPLEMENTED row of common/nodetypes.def
+ * (node_unsupported.c): fails with HTTP 501, code "node_unsupported",
+ * "workflow 'W' node N has type 'T', which this version of Sluice does
+ * not run". It serves many names: its nt_name is NULL. */
+extern const struct node_type node_unsupported;
+
+/* The handler for a type name as common/nodetypes.def lists it (the
+ * row's node_<id>, or node_unsupported); NULL for a name the list does
+ * not have, or NULL. A node without "type" is Standard; an unknown type
+ * is reported by the engine. The handler is static: never freed. */
 const struct node_type	*node_type_find(const char *name);
 
 /* ---- fields of a node-shaped JSON object (NULL: none) ---- */

@@ -1,17 +1,16 @@
 /* prompt.c - what a node's backend is sent: prompt templates, endpoint prompt injections, completion prompts. */
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../common/buf.h"
+#include "../../common/conf_template.h"
 #include "../../common/json.h"
 #include "../../common/names.h"
 #include "../../common/pystr.h"
 #include "../../common/xmem.h"
-#include "../llm/gen_input.h"
 #include "prompt.h"
 
 struct prompt_template {
@@ -37,67 +36,19 @@ prompt_template_name(const struct conf_endpoint *ep,
 	return NULL;
 }
 
-/* name for a message: at most 64 bytes, control bytes as '?'. */
-static void
-shown(const char *name, char out[72])
-{
-	char	*p;
-
-	snprintf(out, 72, "%.64s", name);
-	for (p = out; *p != '\0'; p++)
-		if (iscntrl((unsigned char)*p))
-			*p = '?';
-}
-
-static int
-check_template(struct jfile *jf, char err[CONF_ERRLEN])
-{
-	json_t		*root = jf->jf_root, *v;
-	const char	*key;
-
-	if (!json_is_object(root))
-		return jfile_err(jf, NULL, err, "a prompt template must be an "
-		    "object, not %s", json_type_desc(root));
-	json_object_foreach(root, key, v)
-		if (strncmp(key, "promptTemplate", 14) == 0 &&
-		    !json_is_string(v))
-			return jfile_err_member(jf, root, key, err, "'%s' must "
-			    "be a string, not %s", key, json_type_desc(v));
-	return 0;
-}
-
 int
 prompt_template_load(const char *confdir, const char *name,
     struct prompt_template **out, char err[CONF_ERRLEN])
 {
-	struct prompt_template	*pt;
-	char			*path, sname[72];
+	struct prompt_template	*pt = xcalloc(1, sizeof(*pt));
 
-	*out = NULL;
-	if (name == NULL || !name_is_safe(name, strlen(name))) {
-		shown(name != NULL ? name : "", sname);
-		snprintf(err, CONF_ERRLEN, "refusing unsafe prompt template "
-		    "name '%s': a name must be one path component of at most "
-		    "%d bytes, with no '/', '\\', control characters or "
-		    "leading '.'", sname, NAME_MAX_LEN);
+	if (conf_template_load(confdir, name, &pt->pt_file, err) == -1) {
+		free(pt);
+		*out = NULL;
 		return -1;
 	}
-	pt = xcalloc(1, sizeof(*pt));
-	path = xasprintf("%s/PromptTemplates/%s.json", confdir != NULL ?
-	    confdir : ".", name);
-	if (jfile_load(path, &pt->pt_file, err) == -1) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			snprintf(err, CONF_ERRLEN, "PromptTemplates/%s.json: no "
-			    "such prompt template '%s' (looked in %s)", name,
-			    name, path);
-	} else if (check_template(&pt->pt_file, err) == 0) {
-		free(path);
-		*out = pt;
-		return 0;
-	}
-	free(path);
-	prompt_template_free(pt);
-	return -1;
+	*out = pt;
+	return 0;
 }
 
 void

@@ -16,12 +16,10 @@ struct prompt_template;
 const char	*prompt_template_name(const struct conf_endpoint *ep,
 		    const struct conf_user *u);
 
-/* Read confdir/PromptTemplates/<name>.json afresh. name must be a safe
- * flat name (names.h). The root must be an object and every member
- * whose key starts with "promptTemplate" a string. Returns 0 with *out
- * (free with prompt_template_free), or -1 with err set: "path:line:col:
- * message", or "PromptTemplates/<name>.json: no such prompt template
- * '<name>' (looked in <path>)". */
+/* Read confdir/PromptTemplates/<name>.json afresh, checked by
+ * conf_template_load (common/conf_template.h: the same rule and
+ * messages as --check-config). Returns 0 with *out (free with
+ * prompt_template_free), or -1 with *out NULL and err set. */
 int		 prompt_template_load(const char *confdir, const char *name,
 		    struct prompt_template **out, char err[CONF_ERRLEN]);
 void		 prompt_template_free(struct prompt_template *);	/* NULL ok */

@@ -1,17 +1,32 @@
-/* node_registry.c - the node types by name (nodes.def). */
+/* node_registry.c - the handler for each node type of common/nodetypes.def. */
+#include <stddef.h>
 #include <string.h>
 
 #include "../core/node.h"
 
-#define NODE(sym)	extern const struct node_type sym;
-#include "nodes.def"
-#undef NODE
+/* Every IMPLEMENTED row names its handler; a missing one breaks the
+ * worker's link. */
+#define NODETYPE(name, id, runs)		NODETYPE_##runs(id)
+#define NODETYPE_IMPLEMENTED(id)		extern const struct node_type node_##id;
+#define NODETYPE_NOT_IMPLEMENTED(id)
+#include "../../common/nodetypes.def"
+#undef NODETYPE_NOT_IMPLEMENTED
+#undef NODETYPE_IMPLEMENTED
+#undef NODETYPE
 
-static const struct node_type *const types[] = {
-#define NODE(sym)	&sym,
-#include "nodes.def"
-#undef NODE
-	NULL,
+struct node_entry {
+	const char		*ne_name;	/* the row's "type" string */
+	const struct node_type	*ne_type;
+};
+
+static const struct node_entry types[] = {
+#define NODETYPE(name, id, runs)		NODETYPE_##runs(name, id)
+#define NODETYPE_IMPLEMENTED(name, id)		{ name, &node_##id },
+#define NODETYPE_NOT_IMPLEMENTED(name, id)	{ name, &node_unsupported },
+#include "../../common/nodetypes.def"
+#undef NODETYPE_NOT_IMPLEMENTED
+#undef NODETYPE_IMPLEMENTED
+#undef NODETYPE
 };
 
 const struct node_type *
@@ -19,9 +34,10 @@ node_type_find(const char *name)
 {
 	size_t	 i;
 
-	for (i = 0; types[i] != NULL; i++)
-		if (strcmp(types[i]->nt_name, name) == 0)
-			return types[i];
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(types[i].ne_name, name) == 0)
+			return types[i].ne_type;
 	return NULL;
 }
-

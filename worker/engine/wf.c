@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include "../../common/log.h"
-#include "../../common/nodetypes.h"
 #include "../../common/tokens.h"
 #include "../../common/xmem.h"
 #include "../core/node.h"
@@ -115,25 +114,20 @@ node_for_run(struct wf_run *r, json_t *node)
 	return copy;
 }
 
-/* The handler for a node, or NULL with the error set. */
+/* The handler for a node: its type's (node_unsupported answers 501 for
+ * the types Sluice does not run), or Standard's for a type WilmerAI
+ * does not know either. */
 static const struct node_type *
 node_handler(struct wf_run *r, json_t *node)
 {
 	const char		*type = json_string_value(json_object_get(node,
 				    "type"));
 	const struct node_type	*nt;
-	const struct node_type_info *ti;
 
 	if (type == NULL)
 		type = "Standard";
 	if ((nt = node_type_find(type)) != NULL)
 		return nt;
-	if ((ti = nodetype_find(type)) != NULL && !ti->ti_runs) {
-		fail(r, 501, "node_unsupported", "workflow '%s' node %zu has "
-		    "type '%s', which this version of Sluice does not run",
-		    r->wr_wf->w_name, r->wr_cur + 1, type);
-		return NULL;
-	}
 	log_warnx("[rq %s] workflow '%s' node %zu: unknown type '%s', run "
 	    "as Standard (as WilmerAI does)", r->wr_flow->f_rq->rq_id,
 	    r->wr_wf->w_name, r->wr_cur + 1, type);

@@ -12,6 +12,7 @@
 #include "attempt.h"
 #include "backend.h"
 #include "failover.h"
+#include "url.h"
 
 #define MAX_HOPS	16	/* endpoints tried for one call */
 #define ATTEMPTS	3	/* per endpoint without a backup */
@@ -63,7 +64,7 @@ remote_ok(struct node_ctx *x, const struct llm_target *t, struct wresult *res)
 	if (json_is_true(json_object_get(t->t_ep->e_file.jf_root,
 	    "allowRemoteBackup")))
 		return 0;
-	backend_url_shown(t->t_ep->e_url, url, sizeof(url));
+	url_shown(t->t_ep->e_url, url, sizeof(url));
 	switch (failover_where(t->t_ep->e_url)) {
 	case FO_REMOTE:
 		return node_fail(x, res, 502, "backup endpoint '%s' (%s) is on "

@@ -12,6 +12,7 @@
 #include "lines.h"
 #include "transport.h"
 #include "sse.h"
+#include "url.h"
 
 #define MAX_LINE	(1024 * 1024)		/* one SSE line or event */
 #define MAX_BODY	(64 * 1024 * 1024)	/* a whole response */
@@ -217,21 +218,6 @@ on_data(void *arg, const char *p, size_t n)
 static void fail(struct wresult *, const struct node_call *, int,
     const char *, const char *, ...) __attribute__((format(printf, 5, 6)));
 
-void
-backend_url_shown(const char *url, char *out, size_t len)
-{
-	const char	*host = strstr(url, "://"), *at = NULL;
-
-	if (host != NULL) {
-		host += 3;
-		at = memrchr(host, '@', strcspn(host, "/?#"));
-	}
-	if (at == NULL)
-		snprintf(out, len, "%s", url);
-	else
-		snprintf(out, len, "%.*s***%s", (int)(host - url), url, at);
-}
-
 /* Every backend error names the endpoint and its URL (without
  * credentials: the message reaches the client). */
 static void
@@ -248,7 +234,7 @@ fail(struct wresult *res, const struct node_call *nc, int http,
 	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
 	snprintf(res->r_endpoint, sizeof(res->r_endpoint), "%s",
 	    nc->nc_ep->e_name);
-	backend_url_shown(nc->nc_ep->e_url, url, sizeof(url));
+	url_shown(nc->nc_ep->e_url, url, sizeof(url));
 	snprintf(res->r_message, sizeof(res->r_message),
 	    "endpoint '%s' (%s): ", nc->nc_ep->e_name, url);
 	n = strlen(res->r_message);
@@ -429,7 +415,7 @@ transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
 	call = (struct llm_call){ url, hdrs, body, strlen(body),
 	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x };
 	memset(&lr, 0, sizeof(lr));
-	backend_url_shown(url, shown, sizeof(shown));
+	url_shown(url, shown, sizeof(shown));
 	log_debug("[rq %s] POST %s (%zu bytes)", rq->rq_id, shown,
 	    strlen(body));
 	llm_perform(&call, &hooks, &lr);

@@ -77,10 +77,6 @@ void	node_out_free(struct node_out *);
 int	backend_call(struct rq *, const struct node_call *,
 	    struct node_out *, struct wresult *res);
 
-/* url as messages and logs may show it: credentials in its authority
- * ("user:password@") become "***@". Into out, cut to len - 1 bytes. */
-void	backend_url_shown(const char *url, char *out, size_t len);
-
 /* ---- adapters (one per api type; see backend_adapters.c) ---- */
 
 struct call_cache;

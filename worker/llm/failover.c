@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "failover.h"
+#include "url.h"
 
 static bool
 v4_private(uint32_t a)
@@ -47,36 +48,15 @@ sa_private(const struct sockaddr *sa)
 	return false;
 }
 
-/* The host of "scheme://[user@]host[:port]/..." into out: after the
- * first '@', where libcurl connects. (backend_url_shown hides up to the
- * last '@' instead: for redaction, more is safer.) */
-static int
-url_host(const char *url, char *out, size_t len)
+/* libcurl answers "localhost" and every name under it with the
+ * loopback addresses itself, without asking the resolver. */
+static bool
+is_localhost(const char *host)
 {
-	const char	*p = strstr(url, "://"), *end, *at;
-	size_t		 n;
+	size_t	 n = strlen(host);
 
-	p = p != NULL ? p + 3 : url;
-	end = p + strcspn(p, "/?#");
-	if ((at = memchr(p, '@', (size_t)(end - p))) != NULL)
-		p = at + 1;
-	if (*p == '[') {
-		p++;
-		end = memchr(p, ']', (size_t)(end - p));
-		if (end == NULL)
-			return -1;
-	} else {
-		const char	*colon = memchr(p, ':', (size_t)(end - p));
-
-		if (colon != NULL)
-			end = colon;
-	}
-	n = (size_t)(end - p);
-	if (n == 0 || n >= len)
-		return -1;
-	memcpy(out, p, n);
-	out[n] = '\0';
-	return 0;
+	return strcasecmp(host, "localhost") == 0 || (n > 10 &&
+	    strcasecmp(host + n - 10, ".localhost") == 0);
 }
 
 enum failover_where
@@ -88,7 +68,7 @@ failover_where(const char *url)
 
 	if (url_host(url, host, sizeof(host)) == -1)
 		return FO_UNKNOWN;
-	if (strcasecmp(host, "localhost") == 0)
+	if (is_localhost(host))
 		return FO_LOCAL;
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;

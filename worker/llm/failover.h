@@ -8,8 +8,10 @@ enum failover_where {
 	FO_UNKNOWN,	/* unresolvable or unparsable: allowed, with a warning */
 };
 
-/* Where the host of an endpoint URL is. Resolves names (blocking; only
- * on the failover path). */
+/* Where the host libcurl connects to for an endpoint URL is (url.h:
+ * url_host): "localhost" and names under it are local, as libcurl
+ * makes them; other names are resolved (blocking; only on the
+ * failover path) and local when every address is. */
 enum failover_where failover_where(const char *url);
 
 #endif
