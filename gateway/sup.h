@@ -20,6 +20,7 @@ enum w_state {
 	W_RETIRING,	/* will exit 0 by itself (RETIRE or SHUTDOWN) */
 	W_KILLING,	/* SIGTERM sent, SIGKILL after the grace */
 	W_DEAD,		/* one of channel EOF / exit seen, not both */
+	W_NSTATES	/* the number of states, not a state */
 };
 
 enum pool_state { POOL_RUNNING, POOL_DRAINING, POOL_TERMINATING,
@@ -132,7 +133,7 @@ struct sup_ops {
 };
 
 struct sup_stats {
-	unsigned	 st_count[W_DEAD + 1];	/* slots per state */
+	unsigned	 st_count[W_NSTATES];	/* slots per state */
 	unsigned	 st_live;		/* SPAWNING..CANCELLING */
 	unsigned	 st_queued;
 	uint64_t	 st_served;		/* REQ_DONE received */
