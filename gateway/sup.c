@@ -20,17 +20,64 @@ sup_state_name(enum w_state s)
 	return (unsigned)s < W_NSTATES ? state_names[s] : "?";
 }
 
-void
+/*
+ * The moves a worker may make: docs/HACKING.md's "Worker states" as a
+ * table. A process that ends always passes DEAD (even when its exit and
+ * its channel's end come at once), and only DEAD empties a slot.
+ */
+static const bool allowed[W_NSTATES][W_NSTATES] = {
+	[W_EMPTY] =	 { [W_SPAWNING] = true },
+	[W_SPAWNING] =	 { [W_IDLE] = true, [W_KILLING] = true,
+			   [W_DEAD] = true },
+	[W_IDLE] =	 { [W_BUSY] = true, [W_RETIRING] = true,
+			   [W_KILLING] = true, [W_DEAD] = true },
+	[W_BUSY] =	 { [W_IDLE] = true, [W_AFTER] = true,
+			   [W_CANCELLING] = true, [W_RETIRING] = true,
+			   [W_KILLING] = true, [W_DEAD] = true },
+	[W_AFTER] =	 { [W_IDLE] = true, [W_RETIRING] = true,
+			   [W_KILLING] = true, [W_DEAD] = true },
+	[W_CANCELLING] = { [W_IDLE] = true, [W_AFTER] = true,
+			   [W_RETIRING] = true, [W_KILLING] = true,
+			   [W_DEAD] = true },
+	[W_RETIRING] =	 { [W_KILLING] = true, [W_DEAD] = true },
+	[W_KILLING] =	 { [W_DEAD] = true },
+	[W_DEAD] =	 { [W_KILLING] = true, [W_EMPTY] = true },
+};
+
+/* 0 if w may move to st; else the bug is counted, logged the first
+ * time for this pair of states, and -1 returned. */
+static int
+check_move(struct sup *s, const struct worker *w, enum w_state st)
+{
+	unsigned	 from = w->w_state, bit = 1u << st;
+
+	if (from < W_NSTATES && st < W_NSTATES && allowed[from][st])
+		return 0;
+	s->s_st.st_bad_moves++;
+	if (from < W_NSTATES && st < W_NSTATES &&
+	    (s->s_bad_seen[from] & bit) == 0) {
+		s->s_bad_seen[from] |= bit;
+		log_warnx("bug: worker %u pid %d may not move from %s to %s; "
+		    "left %s", w->w_slot, (int)w->w_pid, sup_state_name(from),
+		    sup_state_name(st), sup_state_name(from));
+	}
+	return -1;
+}
+
+int
 w_set_state(struct sup *s, struct worker *w, enum w_state st,
     uint64_t timeout)
 {
 	uint64_t	 t = sup_now(s);
 
+	if (check_move(s, w, st) == -1)
+		return -1;
 	log_debug("worker %u pid %d: %s -> %s", w->w_slot, (int)w->w_pid,
 	    sup_state_name(w->w_state), sup_state_name(st));
 	w->w_state = st;
 	w->w_state_at = t;
 	w->w_deadline = timeout ? t + timeout : 0;
+	return 0;
 }
 
 struct sup_req *
@@ -69,10 +116,13 @@ w_unpause(struct sup *s, struct worker *w)
 }
 
 /* Send the request to an idle worker. On a broken channel the worker
- * is killed and the request goes back to the head of the queue. */
-static void
+ * is killed and the request goes back to the head of the queue.
+ * Returns -1 if w could not take it. */
+static int
 assign(struct sup *s, struct worker *w, struct sup_req *sr)
 {
+	if (w_set_state(s, w, W_BUSY, 0) == -1)
+		return -1;
 	sr->sr_slot = (int)w->w_slot;
 	sr->sr_pid = w->w_pid;
 	sr->sr_attempts++;
@@ -82,7 +132,6 @@ assign(struct sup *s, struct worker *w, struct sup_req *sr)
 	w->w_last_frame = sup_now(s);
 	w->w_phase[0] = '\0';
 	w->w_paused = false;
-	w_set_state(s, w, W_BUSY, 0);
 	if (s->s_ops.send(s->s_arg, w->w_slot, sr->sr_start,
 	    sr->sr_start_len) == -1) {
 		w_detach(w);
@@ -90,6 +139,7 @@ assign(struct sup *s, struct worker *w, struct sup_req *sr)
 		queue_requeue(s, sr);
 		w_kill(s, w, "channel broken at dispatch");
 	}
+	return 0;
 }
 
 void
@@ -101,7 +151,10 @@ dispatch_pending(struct sup *s)
 	while ((sr = TAILQ_FIRST(&s->s_queue)) != NULL &&
 	    (w = queue_pick_idle(s)) != NULL) {
 		queue_remove(s, sr);
-		assign(s, w, sr);
+		if (assign(s, w, sr) == -1) {
+			queue_requeue(s, sr);
+			break;
+		}
 	}
 }
 
@@ -111,6 +164,8 @@ w_spawn(struct sup *s, struct worker *w, unsigned max_requests)
 	uint64_t	 t = sup_now(s);
 	pid_t		 pid;
 
+	if (check_move(s, w, W_SPAWNING) == -1)
+		return;
 	w->w_eof = w->w_exited = w->w_expected = w->w_sigkilled = false;
 	w->w_ready = w->w_paused = false;
 	w->w_served = 0;
@@ -137,31 +192,35 @@ w_kill(struct sup *s, struct worker *w, const char *why)
 {
 	if (w->w_state == W_KILLING || w->w_state == W_EMPTY)
 		return;
+	if (w->w_exited) {
+		/* Already gone: only the channel is left to close, which
+		 * the dead timer does if it is not DEAD's already. */
+		if (w->w_state == W_DEAD ||
+		    w_set_state(s, w, W_DEAD, s->s_conf.kill_grace_ms) == -1)
+			return;
+	} else {
+		if (w_set_state(s, w, W_KILLING, s->s_conf.kill_grace_ms) == -1)
+			return;
+		log_warnx("killing worker %u pid %d: %s", w->w_slot,
+		    (int)w->w_pid, why);
+		w->w_why = why;
+		s->s_ops.kill(s->s_arg, w->w_pid, SIGTERM);
+	}
 	if (w->w_cause == SUP_EXIT_NONE)
 		w->w_cause = SUP_EXIT_CRASH;
-	if (w->w_exited) {
-		/* Already gone: only the channel is left to close. */
-		w_set_state(s, w, W_DEAD, s->s_conf.kill_grace_ms);
-		return;
-	}
-	log_warnx("killing worker %u pid %d: %s", w->w_slot, (int)w->w_pid,
-	    why);
-	w->w_why = why;
-	s->s_ops.kill(s->s_arg, w->w_pid, SIGTERM);
-	w_set_state(s, w, W_KILLING, s->s_conf.kill_grace_ms);
 }
 
 void
 w_shutdown(struct sup *s, struct worker *w, const char *why)
 {
+	if (w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms) == -1)
+		return;
 	w->w_expected = true;
 	w->w_why = why;
 	w->w_cause = strcmp(why, "idle") == 0 ? SUP_EXIT_IDLE :
 	    SUP_EXIT_SHUTDOWN;
 	if (w_send(s, w, PROTO_SHUTDOWN, NULL) == -1)
 		w_kill(s, w, why);
-	else
-		w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
 }
 
 void
@@ -178,13 +237,12 @@ sup_cancel(struct sup *s, struct sup_req *sr)
 		return;
 	w = &s->s_w[sr->sr_slot];
 	w_detach(w);
-	if (w->w_state != W_BUSY)
+	if (w->w_state != W_BUSY ||
+	    w_set_state(s, w, W_CANCELLING, s->s_conf.cancel_grace_ms) == -1)
 		return;
 	w_unpause(s, w);
 	if (w_send(s, w, PROTO_CANCEL, w->w_rqid) == -1)
 		w_kill(s, w, "channel broken at cancel");
-	else
-		w_set_state(s, w, W_CANCELLING, s->s_conf.cancel_grace_ms);
 	s->s_maintain(s);
 }
 
@@ -251,6 +309,8 @@ w_bury(struct sup *s, struct worker *w)
 	bool		 crash = !w->w_expected && !clean;
 	char		 how[64];
 
+	if (w->w_state != W_DEAD && w_set_state(s, w, W_DEAD, 0) == -1)
+		return;
 	describe_exit(w, how, sizeof(how));
 	if (WIFEXITED(w->w_wstatus) && WEXITSTATUS(w->w_wstatus) == EX_CONFIG) {
 		w->w_disabled = s->s_broken = true;
@@ -374,11 +434,12 @@ dead_timer(struct sup *s, struct worker *w)
 		w_bury(s, w);
 		return;
 	}
+	if (w_set_state(s, w, W_KILLING, s->s_conf.kill_grace_ms) == -1)
+		return;
 	log_warnx("worker %u pid %d closed its channel but did not exit",
 	    w->w_slot, (int)w->w_pid);
 	s->s_ops.kill(s->s_arg, w->w_pid, SIGKILL);
 	w->w_sigkilled = true;
-	w_set_state(s, w, W_KILLING, s->s_conf.kill_grace_ms);
 }
 
 static void

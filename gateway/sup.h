@@ -141,6 +141,7 @@ struct sup_stats {
 	uint64_t	 st_crashes;
 	uint64_t	 st_hung;		/* killed for silence */
 	uint64_t	 st_retried;
+	uint64_t	 st_bad_moves;		/* state moves refused: bugs */
 	bool		 st_degraded;		/* crash loop within window */
 	bool		 st_broken;		/* config/version: no respawn */
 	enum pool_state	 st_pool;

@@ -31,12 +31,13 @@ on_hello(struct sup *s, struct worker *w, const struct proto_msg *m)
 		sup_chan_error(s, w->w_slot, true, "HELLO version mismatch");
 		return;
 	}
+	if (w_set_state(s, w, W_IDLE, 0) == -1)
+		return;
 	w->w_ready = true;
 	w->w_ready_at = sup_now(s);
 	log_info("worker %u pid %d ready in %llu ms (build %.*s)", w->w_slot,
 	    (int)w->w_pid, (unsigned long long)(w->w_ready_at - w->w_started),
 	    (int)h->build.n, h->build.p ? h->build.p : "");
-	w_set_state(s, w, W_IDLE, 0);
 	if (!s->s_was_ready) {
 		s->s_was_ready = true;
 		s->s_ops.event(s->s_arg, SUP_EV_READY);
@@ -84,15 +85,14 @@ w_finish(struct sup *s, struct worker *w, bool retiring)
 	w->w_phase[0] = '\0';
 	s->s_ops.freed(s->s_arg, w->w_slot, w->w_pid);
 	if (retiring) {
+		if (w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms) == -1)
+			return;
 		w->w_expected = true;
 		w->w_cause = SUP_EXIT_RECYCLE;
 		w->w_why = "retired after max_requests";
-		w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
-	} else if (w->w_gen != s->s_gen || w->w_leave) {
-		w_set_state(s, w, W_IDLE, 0);
+	} else if (w_set_state(s, w, W_IDLE, 0) == 0 &&
+	    (w->w_gen != s->s_gen || w->w_leave))
 		w_shutdown(s, w, w->w_leave ? "scaled down" : "reload");
-	} else
-		w_set_state(s, w, W_IDLE, 0);
 }
 
 /* The client has its answer, but the worker goes on with the request
@@ -102,8 +102,8 @@ w_finish(struct sup *s, struct worker *w, bool retiring)
 static void
 w_after(struct sup *s, struct worker *w)
 {
-	w_unpause(s, w);
-	w_set_state(s, w, W_AFTER, 0);
+	if (w_set_state(s, w, W_AFTER, 0) == 0)
+		w_unpause(s, w);
 }
 
 static void
@@ -168,25 +168,28 @@ static void
 on_retire(struct sup *s, struct worker *w, const struct proto_msg *m)
 {
 	struct sup_req	*sr;
+	bool		 was_busy = w->w_state == W_BUSY;
 
 	if (w->w_state == W_RETIRING)
 		return;
-	if (w->w_state != W_IDLE && w->w_state != W_BUSY) {
+	if (w->w_state != W_IDLE && !was_busy) {
 		violation(s, w, "RETIRE while not idle");
 		return;
 	}
-	if (w->w_state == W_BUSY && w->w_seq == 0 &&
-	    (sr = w_detach(w)) != NULL) {
-		sr->sr_attempts--;
-		queue_requeue(s, sr);
-	} else if (w->w_state == W_BUSY) {
+	if (was_busy && (w->w_seq != 0 || w->w_req == NULL)) {
 		violation(s, w, "RETIRE in the middle of a request");
 		return;
+	}
+	if (w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms) == -1)
+		return;
+	if (was_busy) {
+		sr = w_detach(w);
+		sr->sr_attempts--;
+		queue_requeue(s, sr);
 	}
 	w->w_expected = true;
 	w->w_why = "retired";
 	w->w_cause = SUP_EXIT_RECYCLE;
-	w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms);
 }
 
 static void

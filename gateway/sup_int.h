@@ -72,6 +72,8 @@ struct sup {
 	uint64_t	 s_drain_deadline;
 	bool		 s_was_ready;
 	bool		 s_broken;	/* EX_CONFIG or version mismatch */
+	uint16_t	 s_bad_seen[W_NSTATES];	/* refused moves logged, a
+					   bit per target state */
 	uint64_t	 s_crash_ring[CRASH_RING_MAX];
 	unsigned	 s_crash_pos;
 	struct sup_stats s_st;
@@ -132,8 +134,10 @@ bool		 backoff_degraded(const struct sup *);
 /* ---- sup.c ---- */
 
 /* Move w to state st, arming its state timer timeout ms from now (0:
- * none). */
-void		 w_set_state(struct sup *, struct worker *, enum w_state st,
+ * none). Returns 0, or -1 when the move is not in the table of allowed
+ * moves: a bug, logged and counted in st_bad_moves, and w is left as it
+ * was. The caller then does nothing the move would have caused. */
+int		 w_set_state(struct sup *, struct worker *, enum w_state st,
 		    uint64_t timeout);
 /* Forget the request on w and return it (NULL if already detached). */
 struct sup_req	*w_detach(struct worker *);

@@ -10,6 +10,7 @@
 #include "../common/buf.h"
 #include "../common/log.h"
 #include "../gateway/sup.h"
+#include "../gateway/sup_int.h"	/* the table test moves a slot itself */
 #include "testmain.h"
 
 #define MAXP	128
@@ -396,6 +397,126 @@ START_TEST(hello_twice_is_a_violation)
 }
 END_TEST
 
+/* ---- the table of moves ---- */
+
+/* The moves docs/HACKING.md allows, written out again: the supervisor's
+ * table must say the same. */
+static bool
+documented_move(enum w_state from, enum w_state to)
+{
+	static const char *const moves[W_NSTATES] = {
+		[W_EMPTY] = "S",
+		[W_SPAWNING] = "IKD",
+		[W_IDLE] = "BRKD",
+		[W_BUSY] = "IACRKD",
+		[W_AFTER] = "IRKD",
+		[W_CANCELLING] = "IARKD",
+		[W_RETIRING] = "KD",
+		[W_KILLING] = "D",
+		[W_DEAD] = "KE",
+	};
+	/* one letter per state, in enum order */
+	static const char letter[W_NSTATES + 1] = "ESIBACRKD";
+
+	return strchr(moves[from], letter[to]) != NULL;
+}
+
+/* Slot 0, whatever its state, put in state st by hand. */
+static struct worker *
+slot0_in(enum w_state st)
+{
+	struct worker	*w = &S->s_w[0];
+
+	w->w_state = st;
+	w->w_deadline = 0;
+	return w;
+}
+
+START_TEST(every_documented_move_is_allowed)
+{
+	enum w_state	 from, to;
+	unsigned	 n = 0;
+
+	setup_with(conf(1, 1));
+	for (from = W_EMPTY; from < W_NSTATES; from++)
+		for (to = W_EMPTY; to < W_NSTATES; to++) {
+			struct worker	*w;
+
+			if (!documented_move(from, to))
+				continue;
+			w = slot0_in(from);
+			F.now += 10;
+			ck_assert_msg(w_set_state(S, w, to, 500) == 0,
+			    "%s -> %s refused", sup_state_name(from),
+			    sup_state_name(to));
+			ck_assert_int_eq(w->w_state, to);
+			ck_assert_uint_eq(w->w_state_at, F.now);
+			ck_assert_uint_eq(w->w_deadline, F.now + 500);
+			n++;
+		}
+	ck_assert_uint_eq(n, 28);
+	ck_assert_uint_eq(stats().st_bad_moves, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(undocumented_moves_are_refused)
+{
+	enum w_state	 from, to;
+	uint64_t	 n = 0;
+
+	setup_with(conf(1, 1));
+	for (from = W_EMPTY; from < W_NSTATES; from++)
+		for (to = W_EMPTY; to < W_NSTATES; to++) {
+			struct worker	*w;
+
+			if (documented_move(from, to))
+				continue;
+			w = slot0_in(from);
+			w->w_state_at = 7;
+			ck_assert_msg(w_set_state(S, w, to, 500) == -1,
+			    "%s -> %s allowed", sup_state_name(from),
+			    sup_state_name(to));
+			ck_assert_int_eq(w->w_state, from);
+			ck_assert_uint_eq(w->w_state_at, 7);
+			ck_assert_uint_eq(w->w_deadline, 0);
+			ck_assert_uint_eq(stats().st_bad_moves, ++n);
+		}
+	ck_assert_uint_eq(n, 81 - 28);
+	teardown();
+}
+END_TEST
+
+/* The examples of issue 16, with what the callers make of a refusal. */
+START_TEST(named_illegal_moves_change_nothing)
+{
+	struct sup_req	 r;
+	struct worker	*w;
+
+	setup_one();
+	w = &S->s_w[0];
+	ck_assert_int_eq(w_set_state(S, w, W_CANCELLING, 0), -1);
+	ck_assert_int_eq(w->w_state, W_IDLE);
+	/* the refused worker still takes a request */
+	ck_assert_int_eq(submit(&r, "r1"), 0);
+	ck_assert_int_eq(w->w_state, W_BUSY);
+	ck_assert_int_eq(w_set_state(S, w, W_SPAWNING, 0), -1);
+	ck_assert_int_eq(w_set_state(S, w, W_EMPTY, 0), -1);
+	ck_assert_int_eq(w->w_state, W_BUSY);
+	done(0, "r1", RQ_OK);
+	ck_assert_int_eq(F.ndone, 1);
+	die(0, SIGSEGV);
+	ck_assert_int_eq(w->w_state, W_EMPTY);	/* through DEAD */
+	w = slot0_in(W_DEAD);
+	ck_assert_int_eq(w_set_state(S, w, W_BUSY, 0), -1);
+	w = slot0_in(W_SPAWNING);
+	ck_assert_int_eq(w_set_state(S, w, W_BUSY, 0), -1);
+	ck_assert_int_eq(w->w_state, W_SPAWNING);
+	ck_assert_uint_eq(stats().st_bad_moves, 5);
+	teardown();
+}
+END_TEST
+
 /* ---- requests ---- */
 
 START_TEST(dispatch_chunks_done)
@@ -593,6 +714,52 @@ START_TEST(cancel_without_ack_kills)
 	ck_assert_int_eq(F.nfail, 0);	/* owner left: no callback */
 	die(0, SIGTERM);
 	ck_assert_int_eq(F.exits[SUP_EXIT_CANCEL_KILL], 1);
+	teardown();
+}
+END_TEST
+
+/* The last request of a recycled worker was cancelled: its REQ_DONE
+ * still says it retires, and it goes without being killed. */
+START_TEST(cancelled_last_request_retires)
+{
+	struct sup_req	 r;
+	struct proto_msg m;
+
+	setup_one();
+	submit(&r, "r1");
+	sup_cancel(S, &r);
+	proto_msg_init(&m, PROTO_REQ_DONE, "r1");
+	m.m_u.req_done.status = RQ_CANCELLED;
+	m.m_u.req_done.retiring = true;
+	frame(0, &m);
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
+	ck_assert_int_eq(F.ndone, 0);
+	ck_assert_int_eq(F.nfreed, 1);
+	die(0, 0);
+	ck_assert_int_eq(F.exits[SUP_EXIT_RECYCLE], 1);
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	ck_assert_int_eq(F.nkills, 0);
+	teardown();
+}
+END_TEST
+
+/* Dead while cancelling: the owner has left, so nothing is failed or
+ * retried, and the crash counts. */
+START_TEST(death_while_cancelling)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	sup_cancel(S, &r);
+	sup_chan_eof(S, 0);
+	ck_assert_uint_eq(stats().st_count[W_DEAD], 1);
+	sup_child_exit(S, F.pid_of[0], SIGSEGV);
+	ck_assert_uint_eq(stats().st_count[W_DEAD], 0);
+	ck_assert_int_eq(F.nfail, 0);
+	ck_assert_uint_eq(stats().st_retried, 0);
+	ck_assert_uint_eq(stats().st_crashes, 1);
+	ck_assert_int_eq(F.closed[0], 1);
 	teardown();
 }
 END_TEST
@@ -1681,12 +1848,16 @@ sup_suite(void)
 #define T(fn)	tcase_add_test(tc, fn);
 	TC("startup", T(spawns_min_and_becomes_ready)
 	    T(spawn_timeout_escalates_to_sigkill) T(hello_twice_is_a_violation));
+	TC("moves", T(every_documented_move_is_allowed)
+	    T(undocumented_moves_are_refused)
+	    T(named_illegal_moves_change_nothing));
 	TC("requests", T(dispatch_chunks_done) T(queue_then_on_demand_spawn)
 	    T(queue_full_refused) T(queue_timeout_fails_503));
 	TC("timeouts", T(hang_is_killed_and_request_failed)
 	    T(paused_worker_is_not_hung) T(deadline_cancels_and_answers_504));
 	TC("cancel", T(cancel_then_ack_reuses_worker)
-	    T(cancel_without_ack_kills) T(cancel_queued_request));
+	    T(cancel_without_ack_kills) T(cancelled_last_request_retires)
+	    T(death_while_cancelling) T(cancel_queued_request));
 	TC("deaths", T(death_before_output_retries_once)
 	    T(death_after_output_fails) T(frames_after_exit_still_count)
 	    T(eof_without_exit_gets_sigkill) T(exit_without_eof_closes_channel)
