@@ -166,8 +166,8 @@ w_spawn(struct sup *s, struct worker *w, unsigned max_requests)
 
 	if (check_move(s, w, W_SPAWNING) == -1)
 		return;
-	w->w_eof = w->w_exited = w->w_expected = w->w_sigkilled = false;
-	w->w_ready = w->w_paused = false;
+	w->w_eof = w->w_exited = w->w_sigkilled = w->w_paused = false;
+	w->w_ready_at = 0;
 	w->w_served = 0;
 	w->w_why = NULL;
 	w->w_cause = SUP_EXIT_NONE;
@@ -215,7 +215,6 @@ w_shutdown(struct sup *s, struct worker *w, const char *why)
 {
 	if (w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms) == -1)
 		return;
-	w->w_expected = true;
 	w->w_why = why;
 	w->w_cause = strcmp(why, "idle") == 0 ? SUP_EXIT_IDLE :
 	    SUP_EXIT_SHUTDOWN;
@@ -306,18 +305,18 @@ w_bury(struct sup *s, struct worker *w)
 	uint64_t	 t = sup_now(s), age = t - w->w_started;
 	bool		 clean = WIFEXITED(w->w_wstatus) &&
 			    WEXITSTATUS(w->w_wstatus) == 0;
-	bool		 crash = !w->w_expected && !clean;
+	bool		 crash = !w_expected(w) && !clean;
 	char		 how[64];
 
 	if (w->w_state != W_DEAD && w_set_state(s, w, W_DEAD, 0) == -1)
 		return;
 	describe_exit(w, how, sizeof(how));
 	if (WIFEXITED(w->w_wstatus) && WEXITSTATUS(w->w_wstatus) == EX_CONFIG) {
-		w->w_disabled = s->s_broken = true;
+		s->s_broken = true;
 		log_warnx("worker %u pid %d %s (configuration error); "
 		    "not respawning", w->w_slot, (int)w->w_pid, how);
 	} else if (crash) {
-		backoff_fail(s, w->w_ready && t - w->w_ready_at >=
+		backoff_fail(s, w->w_ready_at != 0 && t - w->w_ready_at >=
 		    s->s_conf.healthy_after_ms);
 		log_warnx("worker %u pid %d %s after %.1fs (%s); respawn in "
 		    "%llu ms", w->w_slot, (int)w->w_pid, how, age / 1000.0,
@@ -337,7 +336,6 @@ w_bury(struct sup *s, struct worker *w)
 	s->s_ops.close_chan(s->s_arg, w->w_slot);
 	w->w_pid = 0;
 	w->w_req = NULL;
-	w->w_ready = false;
 	w_set_state(s, w, W_EMPTY, 0);
 }
 

@@ -33,7 +33,6 @@ on_hello(struct sup *s, struct worker *w, const struct proto_msg *m)
 	}
 	if (w_set_state(s, w, W_IDLE, 0) == -1)
 		return;
-	w->w_ready = true;
 	w->w_ready_at = sup_now(s);
 	log_info("worker %u pid %d ready in %llu ms (build %.*s)", w->w_slot,
 	    (int)w->w_pid, (unsigned long long)(w->w_ready_at - w->w_started),
@@ -87,7 +86,6 @@ w_finish(struct sup *s, struct worker *w, bool retiring)
 	if (retiring) {
 		if (w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms) == -1)
 			return;
-		w->w_expected = true;
 		w->w_cause = SUP_EXIT_RECYCLE;
 		w->w_why = "retired after max_requests";
 	} else if (w_set_state(s, w, W_IDLE, 0) == 0 &&
@@ -187,7 +185,6 @@ on_retire(struct sup *s, struct worker *w, const struct proto_msg *m)
 		sr->sr_attempts--;
 		queue_requeue(s, sr);
 	}
-	w->w_expected = true;
 	w->w_why = "retired";
 	w->w_cause = SUP_EXIT_RECYCLE;
 }
@@ -283,8 +280,7 @@ sup_chan_error(struct sup *s, unsigned slot, bool bad_version, const char *why)
 		log_warnx("worker %u pid %d: %s (gateway speaks version %d); "
 		    "not respawning: restart the gateway after an upgrade",
 		    w->w_slot, (int)w->w_pid, why, PROTO_VERSION);
-		w->w_disabled = s->s_broken = true;
-		w->w_expected = true;
+		s->s_broken = true;
 		w->w_cause = SUP_EXIT_CONFIG;
 		req_fail(s, w_detach(w), 502, "worker version mismatch");
 		w_kill(s, w, "protocol version mismatch");

@@ -24,20 +24,35 @@
 #define CRASH_RING_MAX	64
 #define PHASE_LEN	96
 
+/*
+ * A worker slot. Its state says what the worker does; the few booleans
+ * left beside it are facts that no single state holds:
+ *
+ * w_eof, w_exited	the two halves of a worker's end, which come in
+ *			either order and in any state: one makes it DEAD
+ *			(or waits for the other), both bury it.
+ * w_sigkilled		KILLING after SIGKILL rather than SIGTERM: the
+ *			next grace only waits for the reaping.
+ * w_paused		BUSY with the client's output full: frames are
+ *			not read and silence is not a hang.
+ * w_leave		BUSY or AFTER, but scaled down: it still serves
+ *			(and its crash still counts), then it goes.
+ *
+ * Whether it said HELLO is w_ready_at != 0 (the clock is never 0 by
+ * then), and whether we asked it to go is its w_cause (w_expected).
+ * Slots are not disabled one by one: s_broken stops every start.
+ */
 struct worker {
 	unsigned	 w_slot;
 	enum w_state	 w_state;
 	pid_t		 w_pid;
-	bool		 w_eof;		/* channel closed */
-	bool		 w_exited;	/* waitpid seen */
+	bool		 w_eof;		/* channel reached EOF */
+	bool		 w_exited;	/* waitpid seen: w_wstatus */
 	int		 w_wstatus;
-	bool		 w_expected;	/* we asked it to go: not a crash */
-	bool		 w_disabled;	/* never respawn this slot */
-	bool		 w_sigkilled;
-	bool		 w_paused;
-	bool		 w_ready;	/* said HELLO */
+	bool		 w_sigkilled;	/* KILLING: SIGKILL sent */
+	bool		 w_paused;	/* BUSY: not reading frames */
 	uint64_t	 w_started;
-	uint64_t	 w_ready_at;
+	uint64_t	 w_ready_at;	/* its HELLO; 0 before */
 	uint64_t	 w_state_at;
 	uint64_t	 w_last_frame;
 	uint64_t	 w_deadline;	/* state timer, 0 = none */
@@ -89,6 +104,15 @@ static inline uint64_t
 sooner(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
+}
+
+/* We asked w to go (or it had to: configuration): its end is not a
+ * crash. Every such request sets w_cause first. */
+static inline bool
+w_expected(const struct worker *w)
+{
+	return w->w_cause == SUP_EXIT_RECYCLE || w->w_cause == SUP_EXIT_IDLE ||
+	    w->w_cause == SUP_EXIT_SHUTDOWN || w->w_cause == SUP_EXIT_CONFIG;
 }
 
 /* Live: a process that serves or may serve (SPAWNING..CANCELLING). */

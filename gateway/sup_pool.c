@@ -133,7 +133,7 @@ unburied(const struct sup *s)
 	for (i = 0; i < s->s_nw; i++) {
 		const struct worker *w = &s->s_w[i];
 
-		if (w->w_state == W_DEAD && !w->w_expected &&
+		if (w->w_state == W_DEAD && !w_expected(w) &&
 		    w->w_gen == s->s_gen && !w->w_leave)
 			n++;
 	}
@@ -192,7 +192,7 @@ spawn_needed(struct sup *s)
 
 		if (!backoff_may_spawn(s, t))
 			break;
-		if (w->w_state != W_EMPTY || w->w_disabled)
+		if (w->w_state != W_EMPTY)
 			continue;
 		w_spawn(s, w, max_requests_for_spawn(s));
 		if (w->w_state == W_SPAWNING) {
@@ -253,7 +253,6 @@ drain_step(struct sup *s)
 		if (w->w_state == W_IDLE)
 			w_shutdown(s, w, "drain");
 		else if (w->w_state == W_SPAWNING) {
-			w->w_expected = true;
 			w->w_cause = SUP_EXIT_SHUTDOWN;
 			w_kill(s, w, "drain");
 		}
@@ -271,7 +270,6 @@ terminate_step(struct sup *s)
 
 		if (w->w_state == W_EMPTY || w->w_state == W_KILLING)
 			continue;
-		w->w_expected = true;
 		w->w_cause = SUP_EXIT_SHUTDOWN;
 		if (w->w_state == W_BUSY)
 			req_fail(s, w_detach(w), 503,
@@ -367,13 +365,9 @@ sup_reload(struct sup *s, const struct sup_conf *c)
 	set_conf(s, c);
 	s->s_gen++;
 	s->s_broken = false;	/* the new binary or config may work */
-	for (i = 0; i < s->s_nw; i++) {
-		struct worker	*w = &s->s_w[i];
-
-		w->w_disabled = false;
-		if (w->w_state == W_IDLE)
-			w_shutdown(s, w, "reload");
-	}
+	for (i = 0; i < s->s_nw; i++)
+		if (s->s_w[i].w_state == W_IDLE)
+			w_shutdown(s, &s->s_w[i], "reload");
 	log_info("reload: pool %u..%u workers; old workers leave after their "
 	    "current request", s->s_conf.min_workers, s->s_conf.max_workers);
 	maintain(s);

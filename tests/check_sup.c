@@ -965,17 +965,44 @@ END_TEST
 
 START_TEST(ex_config_not_respawned)
 {
-	setup_with(conf(1, 1));
+	struct sup_conf	 c = conf(1, 1);
+
+	setup_with(c);
 	die(0, EX_CONFIG << 8);		/* exited with code EX_CONFIG */
 	ck_assert_int_eq(F.exits[SUP_EXIT_CONFIG], 1);
 	advance(60000);
 	ck_assert_int_eq(F.nspawn, 1);
 	ck_assert(stats().st_broken);
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	sup_reload(S, &c);		/* fixed */
+	ck_assert(!stats().st_broken);
+	ck_assert_int_eq(F.nspawn, 2);
+	ck_assert_uint_eq(F.last_slot, 0);	/* the same slot again */
 	teardown();
 }
 END_TEST
 
 /* ---- backoff and crash loops ---- */
+
+/* A worker that never said HELLO dies young, even in a slot whose
+ * last worker had been healthy for long. */
+START_TEST(ready_is_not_inherited_from_the_slot)
+{
+	setup_one();
+	advance(5000);
+	die(0, SIGSEGV);		/* healthy: 100 ms */
+	advance(100);
+	ck_assert_int_eq(F.nspawn, 2);
+	ck_assert_uint_eq(F.last_slot, 0);
+	advance(1000);
+	die(0, SIGSEGV);		/* young: doubled */
+	advance(199);
+	ck_assert_int_eq(F.nspawn, 2);
+	advance(1);
+	ck_assert_int_eq(F.nspawn, 3);
+	teardown();
+}
+END_TEST
 
 START_TEST(backoff_doubles_and_resets)
 {
@@ -1865,7 +1892,8 @@ sup_suite(void)
 	TC("violations", T(foreign_request_id_kills) T(out_of_sequence_kills)
 	    T(wrong_direction_kills) T(malformed_frame_kills)
 	    T(version_mismatch_not_respawned) T(ex_config_not_respawned));
-	TC("backoff", T(backoff_doubles_and_resets) T(backoff_is_capped)
+	TC("backoff", T(ready_is_not_inherited_from_the_slot)
+	    T(backoff_doubles_and_resets) T(backoff_is_capped)
 	    T(crash_loop_cannot_hop_slots) T(crash_loop_marks_degraded));
 	TC("sizing", T(idle_reaping_above_min) T(retire_then_clean_respawn)
 	    T(retire_crossing_a_request_requeues_it)
