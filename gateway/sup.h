@@ -61,6 +61,8 @@ struct sup_conf {
 	uint64_t	 healthy_after_ms;	/* lived this long: reset: 1000 */
 	unsigned	 crash_threshold;	/* crashes within window: 10 */
 	uint64_t	 crash_window_ms;	/* = degraded: 60000 */
+	unsigned	 pace_after;		/* failures in a row: 5 (0: never) */
+	uint64_t	 pace_ms;		/* then a start at most per: 1000 */
 };
 
 /* Fill c with the defaults quoted above. */

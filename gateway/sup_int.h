@@ -12,7 +12,7 @@
  * The supervisor's files, each calling only the ones listed before it:
  *
  *   sup_queue.c    the request queue: admission, order, time limits
- *   sup_backoff.c  after failures: respawn delay, crash ring
+ *   sup_backoff.c  after failures: respawn delay, paced starts, crash ring
  *   sup.c          the worker state machine: moves, deaths, timers
  *   sup_frames.c   frames from a worker, and the moves they cause
  *   sup_pool.c     the pool: sizing, spawning, reload, drain, the timer
@@ -78,9 +78,6 @@ struct sup {
 	struct worker	*s_w;		/* s_conf.max_workers slots */
 	unsigned	 s_nw;		/* slots: room for a reload's overlap */
 	unsigned	 s_gen;		/* bumped by every reload */
-	uint64_t	 s_backoff;	/* respawn delay after a crash */
-	uint64_t	 s_hold_until;	/* no spawn before (pool-wide, so a
-					   crash loop cannot hop slots) */
 	struct sr_queue	 s_queue;
 	unsigned	 s_nqueued;
 	enum pool_state	 s_pool;
@@ -89,6 +86,13 @@ struct sup {
 	bool		 s_broken;	/* EX_CONFIG or version mismatch */
 	uint16_t	 s_bad_seen[W_NSTATES];	/* refused moves logged, a
 					   bit per target state */
+	/* sup_backoff.c's */
+	uint64_t	 s_backoff;	/* respawn delay after a crash */
+	uint64_t	 s_hold_until;	/* no spawn before (pool-wide, so a
+					   crash loop cannot hop slots) */
+	unsigned	 s_fails;	/* failures in a row */
+	uint64_t	 s_fail_at;	/* the last one */
+	uint64_t	 s_start_at;	/* the last start, for pacing */
 	uint64_t	 s_crash_ring[CRASH_RING_MAX];
 	unsigned	 s_crash_pos;
 	struct sup_stats s_st;
@@ -146,10 +150,20 @@ uint64_t	 queue_wake(const struct sup *);
 
 /* A worker failed (crashed, hung, broke the protocol, or could not be
  * started): note it in the crash ring and hold every start of the pool
- * for the respawn delay, doubled, or backoff_min when was_healthy. */
+ * for the respawn delay, doubled, or backoff_min when was_healthy (which
+ * also begins a new run of failures). */
 void		 backoff_fail(struct sup *, bool was_healthy);
-/* Whether the pool may start a worker at t. */
+/* Whether the pool may start a worker at t: not during a hold, and
+ * after pace_after failures in a row not within pace_ms of the last
+ * start. */
 bool		 backoff_may_spawn(const struct sup *, uint64_t t);
+/* The pool starts a worker at t. */
+void		 backoff_started(struct sup *, uint64_t t);
+/* Whether starts are paced (a run of pace_after failures). */
+bool		 backoff_pacing(const struct sup *);
+/* A live worker said HELLO at ready_at. Up for healthy_after at t, all
+ * of it since the last failure: the run of failures is over. */
+void		 backoff_healthy(struct sup *, uint64_t ready_at, uint64_t t);
 /* When a start held back at t becomes possible, or UINT64_MAX. */
 uint64_t	 backoff_wake(const struct sup *, uint64_t t);
 /* crash_threshold failures within crash_window. */

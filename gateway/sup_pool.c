@@ -28,6 +28,8 @@ sup_conf_default(struct sup_conf *c)
 	c->healthy_after_ms = 1000;
 	c->crash_threshold = 10;
 	c->crash_window_ms = 60000;
+	c->pace_after = 5;
+	c->pace_ms = 1000;
 }
 
 /* Room for 2 x max_workers slots, keeping the existing ones: while
@@ -168,6 +170,17 @@ max_requests_for_spawn(const struct sup *s)
 	return s->s_conf.max_requests + j;
 }
 
+/* Paced starts end once a worker has stayed up (backoff_healthy). */
+static void
+note_healthy(struct sup *s, uint64_t t)
+{
+	unsigned	 i;
+
+	for (i = 0; i < s->s_nw && backoff_pacing(s); i++)
+		if (w_live(&s->s_w[i]) && s->s_w[i].w_ready_at != 0)
+			backoff_healthy(s, s->s_w[i].w_ready_at, t);
+}
+
 /* Start workers up to min_workers, and more (up to max_workers) while
  * requests wait with no idle or starting worker for them. */
 static void
@@ -179,6 +192,7 @@ spawn_needed(struct sup *s)
 
 	if (s->s_broken)	/* config or version: until a reload */
 		return;
+	note_healthy(s, t);
 	for (i = 0; i < s->s_nw; i++)
 		if (staying(s, &s->s_w[i]) && (s->s_w[i].w_state == W_IDLE ||
 		    s->s_w[i].w_state == W_SPAWNING))
@@ -195,6 +209,7 @@ spawn_needed(struct sup *s)
 		if (w->w_state != W_EMPTY)
 			continue;
 		w_spawn(s, w, max_requests_for_spawn(s));
+		backoff_started(s, t);
 		if (w->w_state == W_SPAWNING) {
 			live++;
 			need--;

@@ -25,6 +25,7 @@ static struct fake {
 	unsigned	 last_slot;	/* where the last spawn went */
 	unsigned	 maxreq_of[16];
 	int		 nspawn, fail_spawn, fail_send;
+	uint64_t	 spawn_at[MAXP];	/* F.now of each spawn */
 	struct { pid_t pid; int sig; } kills[MAXP];
 	int		 nkills;
 	struct sent	 sent[MAXF];
@@ -52,7 +53,8 @@ f_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 	*pid = F.pid_of[slot] = ++F.next_pid;
 	F.last_slot = slot;
 	F.maxreq_of[slot] = maxreq;
-	F.nspawn++;
+	ck_assert_int_lt(F.nspawn, MAXP);
+	F.spawn_at[F.nspawn++] = F.now;
 	F.closed[slot] = 0;
 	return 0;
 }
@@ -1072,16 +1074,99 @@ START_TEST(crash_loop_marks_degraded)
 	int		 i;
 
 	c.backoff_max_ms = 100;
+	c.spawn_timeout_ms = 3600000;
 	setup_with(c);
 	ck_assert(!stats().st_degraded);
 	for (i = 0; i < 10; i++) {
 		die(F.last_slot, SIGSEGV);
-		advance(100);
+		advance(1000);		/* from the fifth, a start a second */
 	}
+	ck_assert_int_eq(F.nspawn, 4 + 10);
 	ck_assert(stats().st_degraded);
 	ck_assert_uint_eq(stats().st_crashes, 10);
 	advance(61000);			/* quiet: healthy again */
 	ck_assert(!stats().st_degraded);
+	teardown();
+}
+END_TEST
+
+/* Spawns in each second of secs seconds from from. */
+static void
+spawns_per_second(uint64_t from, int secs, int *per)
+{
+	int	 i;
+
+	memset(per, 0, (size_t)secs * sizeof(*per));
+	for (i = 0; i < F.nspawn; i++)
+		if (F.spawn_at[i] >= from &&
+		    F.spawn_at[i] < from + (uint64_t)secs * 1000)
+			per[(F.spawn_at[i] - from) / 1000]++;
+}
+
+/* Four workers dying before HELLO, twice. After the first four failures
+ * the hold ends with the four starting at once; from the fifth failure
+ * on, they start one a second. */
+START_TEST(crash_loop_paces_starts)
+{
+	struct sup_conf	 c = conf(4, 4);
+	static const int paced[8] = { 0, 0, 0, 1, 1, 1, 1, 0 };
+	uint64_t	 hold;
+	int		 per[8], i;
+
+	c.spawn_timeout_ms = 3600000;	/* no timeouts muddling counts */
+	setup_with(c);
+	for (i = 0; i < 4; i++)
+		die(i, SIGSEGV);	/* held 100, 200, 400, 800 ms */
+	hold = F.now + 800;
+	advance(2000);
+	ck_assert_int_eq(F.nspawn, 8);
+	for (i = 4; i < 8; i++)
+		ck_assert_uint_eq(F.spawn_at[i], hold);
+	for (i = 0; i < 4; i++)
+		die(i, SIGSEGV);	/* 1.6, 3.2, 6.4 and 12.8 s */
+	hold = F.now + 12800;
+	advance(20000);
+	ck_assert_int_eq(F.nspawn, 12);
+	spawns_per_second(hold - 3000, 8, per);
+	for (i = 0; i < 8; i++)
+		ck_assert_msg(per[i] == paced[i], "%d spawns in second %d of "
+		    "the hold's end", per[i], i - 3);
+	ck_assert_uint_eq(F.spawn_at[8], hold);
+	teardown();
+}
+END_TEST
+
+/* Paced starts end once a new worker has stayed up for healthy_after;
+ * a crash of a healthy worker starts a new count. */
+START_TEST(a_worker_that_stays_up_ends_the_pacing)
+{
+	struct sup_conf	 c = conf(4, 4);
+	uint64_t	 hold;
+	int		 i;
+
+	c.spawn_timeout_ms = 3600000;
+	setup_with(c);
+	for (i = 0; i < 4; i++)
+		die(i, SIGSEGV);
+	advance(800);
+	for (i = 0; i < 4; i++)
+		die(i, SIGSEGV);	/* eight in a row */
+	hold = F.now + 12800;
+	advance(12800);
+	ck_assert_int_eq(F.nspawn, 9);
+	hello(F.last_slot);
+	advance(999);
+	ck_assert_int_eq(F.nspawn, 9);
+	advance(1);			/* up for a second: the rest at once */
+	ck_assert_int_eq(F.nspawn, 12);
+	for (i = 9; i < 12; i++)
+		ck_assert_uint_eq(F.spawn_at[i], hold + 1000);
+	die(0, SIGSEGV);		/* the healthy one: count from one */
+	for (i = 1; i < 4; i++)
+		die(i, SIGSEGV);	/* four in a row: not paced yet */
+	advance(800);
+	ck_assert_int_eq(F.nspawn, 16);
+	ck_assert_uint_eq(F.spawn_at[15], F.spawn_at[12]);
 	teardown();
 }
 END_TEST
@@ -1894,7 +1979,9 @@ sup_suite(void)
 	    T(version_mismatch_not_respawned) T(ex_config_not_respawned));
 	TC("backoff", T(ready_is_not_inherited_from_the_slot)
 	    T(backoff_doubles_and_resets) T(backoff_is_capped)
-	    T(crash_loop_cannot_hop_slots) T(crash_loop_marks_degraded));
+	    T(crash_loop_cannot_hop_slots) T(crash_loop_marks_degraded)
+	    T(crash_loop_paces_starts)
+	    T(a_worker_that_stays_up_ends_the_pacing));
 	TC("sizing", T(idle_reaping_above_min) T(retire_then_clean_respawn)
 	    T(retire_crossing_a_request_requeues_it)
 	    T(max_requests_jitter_in_range));
