@@ -92,14 +92,12 @@ w_detach(struct worker *w)
 }
 
 int
-w_send(struct sup *s, struct worker *w, uint32_t type, const char *rqid)
+w_send(struct sup *s, const struct worker *w, const struct proto_msg *m)
 {
-	struct proto_msg m;
 	struct buf	 b = BUF_INIT;
 	int		 r = -1;
 
-	proto_msg_init(&m, type, rqid);
-	if (proto_encode(&b, &m) == 0 &&
+	if (proto_encode(&b, m) == 0 &&
 	    s->s_ops.send(s->s_arg, w->w_slot, b.b_data, b.b_len) == 0)
 		r = 0;
 	buf_free(&b);
@@ -213,12 +211,15 @@ w_kill(struct sup *s, struct worker *w, const char *why)
 void
 w_shutdown(struct sup *s, struct worker *w, const char *why)
 {
+	struct proto_msg m;
+
 	if (w_set_state(s, w, W_RETIRING, s->s_conf.kill_grace_ms) == -1)
 		return;
 	w->w_why = why;
 	w->w_cause = strcmp(why, "idle") == 0 ? SUP_EXIT_IDLE :
 	    SUP_EXIT_SHUTDOWN;
-	if (w_send(s, w, PROTO_SHUTDOWN, NULL) == -1)
+	proto_msg_init(&m, PROTO_SHUTDOWN, NULL);
+	if (w_send(s, w, &m) == -1)
 		w_kill(s, w, why);
 }
 
@@ -226,6 +227,7 @@ void
 sup_cancel(struct sup *s, struct sup_req *sr)
 {
 	struct worker	*w;
+	struct proto_msg m;
 
 	if (sr->sr_queued) {
 		queue_remove(s, sr);
@@ -240,7 +242,8 @@ sup_cancel(struct sup *s, struct sup_req *sr)
 	    w_set_state(s, w, W_CANCELLING, s->s_conf.cancel_grace_ms) == -1)
 		return;
 	w_unpause(s, w);
-	if (w_send(s, w, PROTO_CANCEL, w->w_rqid) == -1)
+	proto_msg_init(&m, PROTO_CANCEL, w->w_rqid);
+	if (w_send(s, w, &m) == -1)
 		w_kill(s, w, "channel broken at cancel");
 	s->s_maintain(s);
 }

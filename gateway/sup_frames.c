@@ -213,8 +213,6 @@ sup_slot_answer(struct sup *s, unsigned slot, pid_t pid, const char *ep,
 {
 	struct worker	*w;
 	struct proto_msg m;
-	struct buf	 b = BUF_INIT;
-	int		 r = -1;
 
 	if (slot >= s->s_nw)
 		return -1;
@@ -225,11 +223,7 @@ sup_slot_answer(struct sup *s, unsigned slot, pid_t pid, const char *ep,
 	proto_msg_init(&m, PROTO_SLOT_GRANT, w->w_rqid);
 	m.m_u.slot.endpoint = str_from(ep);
 	m.m_u.slot.granted = granted;
-	if (proto_encode(&b, &m) == 0 &&
-	    s->s_ops.send(s->s_arg, w->w_slot, b.b_data, b.b_len) == 0)
-		r = 0;
-	buf_free(&b);
-	return r;
+	return w_send(s, w, &m);
 }
 
 void

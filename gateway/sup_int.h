@@ -191,10 +191,10 @@ void		 w_kill(struct sup *, struct worker *, const char *why);
 void		 w_shutdown(struct sup *, struct worker *, const char *why);
 /* The output of w's request drained: read its frames again. */
 void		 w_unpause(struct sup *, struct worker *);
-/* Send w a frame of type (a proto_type without a body) about rqid
- * (NULL: none). Returns 0, or -1 when the channel broke. */
-int		 w_send(struct sup *, struct worker *, uint32_t type,
-		    const char *rqid);
+/* Encode m (borrowed) and send it to w. Returns 0, or -1 when it could
+ * not be encoded or the channel broke. */
+int		 w_send(struct sup *, const struct worker *,
+		    const struct proto_msg *m);
 /* Fire what is due of w's timers at t, idle reaping aside. */
 void		 w_timers(struct sup *, struct worker *, uint64_t t);
 /* The earliest of w's timers, or UINT64_MAX. */

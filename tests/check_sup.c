@@ -222,6 +222,18 @@ done(unsigned slot, const char *rqid, uint32_t status)
 	frame(slot, &m);
 }
 
+/* REQ_DONE after which the worker retires (its max_requests). */
+static void
+done_retiring(unsigned slot, const char *rqid, uint32_t status)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_REQ_DONE, rqid);
+	m.m_u.req_done.status = status;
+	m.m_u.req_done.retiring = true;
+	frame(slot, &m);
+}
+
 /* REQ_DONE for an early answer: the worker goes on after it. */
 static void
 done_bg(unsigned slot, const char *rqid, uint32_t status)
@@ -725,15 +737,11 @@ END_TEST
 START_TEST(cancelled_last_request_retires)
 {
 	struct sup_req	 r;
-	struct proto_msg m;
 
 	setup_one();
 	submit(&r, "r1");
 	sup_cancel(S, &r);
-	proto_msg_init(&m, PROTO_REQ_DONE, "r1");
-	m.m_u.req_done.status = RQ_CANCELLED;
-	m.m_u.req_done.retiring = true;
-	frame(0, &m);
+	done_retiring(0, "r1", RQ_CANCELLED);
 	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
 	ck_assert_int_eq(F.ndone, 0);
 	ck_assert_int_eq(F.nfreed, 1);
@@ -1202,7 +1210,6 @@ END_TEST
 START_TEST(retire_then_clean_respawn)
 {
 	struct sup_conf	 c = conf(1, 1);
-	struct proto_msg m;
 	struct sup_req	 r, r2;
 
 	c.max_requests = 1;
@@ -1210,9 +1217,7 @@ START_TEST(retire_then_clean_respawn)
 	ck_assert_uint_eq(F.maxreq_of[0], 1);
 	hello(0);
 	submit(&r, "r1");
-	proto_msg_init(&m, PROTO_REQ_DONE, "r1");
-	m.m_u.req_done.retiring = true;	/* its last one */
-	frame(0, &m);
+	done_retiring(0, "r1", RQ_OK);	/* its last one */
 	ck_assert_int_eq(F.ndone, 1);
 	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
 	submit(&r2, "r2");		/* never handed to the leaving worker */
