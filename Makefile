@@ -101,7 +101,11 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
-		   sup.c users.c)
+		   users.c)
+# the worker pool's supervisor (gateway/sup_int.h says which calls which)
+SUP_SRCS	:= $(addprefix gateway/,sup.c sup_backoff.c sup_frames.c \
+		   sup_pool.c sup_queue.c)
+GATEWAY_SRCS	+= $(SUP_SRCS)
 # what a web page may do here: the Host and Origin rules
 GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 # The worker, one folder per layer, top first (docs/HACKING.md): each
@@ -212,7 +216,7 @@ check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/textchunk.c \
 			    common/modelsel.c common/conf.c common/json.c \
 			    common/jsonw.c $(PYFMT_SRCS))
 check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)
-check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/sup.c)
+check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,$(SUP_SRCS))
 check_slots_OBJS	:= $(BASE) $(call obj,gateway/slots.c)
 check_http_OBJS		:= $(BASE) $(call obj,gateway/http.c gateway/http_parse.c) \
 			    $(LLHTTP_OBJS)
@@ -227,7 +231,7 @@ check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
 			    common/jsonw.c $(PYFMT_SRCS) common/modelsel.c \
 			    common/conf.c common/names.c)
 check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
-			    gateway/sup.c common/conf.c common/json.c \
+			    $(SUP_SRCS) common/conf.c common/json.c \
 			    common/names.c tests/stubs_gwconf.c \
 			    gateway/origin.c)
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/core/vars.c \

@@ -20,6 +20,7 @@ enum w_state {
 	W_RETIRING,	/* will exit 0 by itself (RETIRE or SHUTDOWN) */
 	W_KILLING,	/* SIGTERM sent, SIGKILL after the grace */
 	W_DEAD,		/* one of channel EOF / exit seen, not both */
+	W_NSTATES	/* the number of states, not a state */
 };
 
 enum pool_state { POOL_RUNNING, POOL_DRAINING, POOL_TERMINATING,
@@ -60,6 +61,8 @@ struct sup_conf {
 	uint64_t	 healthy_after_ms;	/* lived this long: reset: 1000 */
 	unsigned	 crash_threshold;	/* crashes within window: 10 */
 	uint64_t	 crash_window_ms;	/* = degraded: 60000 */
+	unsigned	 pace_after;		/* failures in a row: 5 (0: never) */
+	uint64_t	 pace_ms;		/* then a start at most per: 1000 */
 };
 
 /* Fill c with the defaults quoted above. */
@@ -132,7 +135,7 @@ struct sup_ops {
 };
 
 struct sup_stats {
-	unsigned	 st_count[W_DEAD + 1];	/* slots per state */
+	unsigned	 st_count[W_NSTATES];	/* slots per state */
 	unsigned	 st_live;		/* SPAWNING..CANCELLING */
 	unsigned	 st_queued;
 	uint64_t	 st_served;		/* REQ_DONE received */
@@ -140,6 +143,7 @@ struct sup_stats {
 	uint64_t	 st_crashes;
 	uint64_t	 st_hung;		/* killed for silence */
 	uint64_t	 st_retried;
+	uint64_t	 st_bad_moves;		/* state moves refused: bugs */
 	bool		 st_degraded;		/* crash loop within window */
 	bool		 st_broken;		/* config/version: no respawn */
 	enum pool_state	 st_pool;

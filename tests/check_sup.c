@@ -10,6 +10,7 @@
 #include "../common/buf.h"
 #include "../common/log.h"
 #include "../gateway/sup.h"
+#include "../gateway/sup_int.h"	/* the table test moves a slot itself */
 #include "testmain.h"
 
 #define MAXP	128
@@ -24,6 +25,7 @@ static struct fake {
 	unsigned	 last_slot;	/* where the last spawn went */
 	unsigned	 maxreq_of[16];
 	int		 nspawn, fail_spawn, fail_send;
+	uint64_t	 spawn_at[MAXP];	/* F.now of each spawn */
 	struct { pid_t pid; int sig; } kills[MAXP];
 	int		 nkills;
 	struct sent	 sent[MAXF];
@@ -51,7 +53,8 @@ f_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 	*pid = F.pid_of[slot] = ++F.next_pid;
 	F.last_slot = slot;
 	F.maxreq_of[slot] = maxreq;
-	F.nspawn++;
+	ck_assert_int_lt(F.nspawn, MAXP);
+	F.spawn_at[F.nspawn++] = F.now;
 	F.closed[slot] = 0;
 	return 0;
 }
@@ -216,6 +219,18 @@ done(unsigned slot, const char *rqid, uint32_t status)
 
 	proto_msg_init(&m, PROTO_REQ_DONE, rqid);
 	m.m_u.req_done.status = status;
+	frame(slot, &m);
+}
+
+/* REQ_DONE after which the worker retires (its max_requests). */
+static void
+done_retiring(unsigned slot, const char *rqid, uint32_t status)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_REQ_DONE, rqid);
+	m.m_u.req_done.status = status;
+	m.m_u.req_done.retiring = true;
 	frame(slot, &m);
 }
 
@@ -392,6 +407,126 @@ START_TEST(hello_twice_is_a_violation)
 	setup_one();
 	hello(0);
 	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
+/* ---- the table of moves ---- */
+
+/* The moves docs/HACKING.md allows, written out again: the supervisor's
+ * table must say the same. */
+static bool
+documented_move(enum w_state from, enum w_state to)
+{
+	static const char *const moves[W_NSTATES] = {
+		[W_EMPTY] = "S",
+		[W_SPAWNING] = "IKD",
+		[W_IDLE] = "BRKD",
+		[W_BUSY] = "IACRKD",
+		[W_AFTER] = "IRKD",
+		[W_CANCELLING] = "IARKD",
+		[W_RETIRING] = "KD",
+		[W_KILLING] = "D",
+		[W_DEAD] = "KE",
+	};
+	/* one letter per state, in enum order */
+	static const char letter[W_NSTATES + 1] = "ESIBACRKD";
+
+	return strchr(moves[from], letter[to]) != NULL;
+}
+
+/* Slot 0, whatever its state, put in state st by hand. */
+static struct worker *
+slot0_in(enum w_state st)
+{
+	struct worker	*w = &S->s_w[0];
+
+	w->w_state = st;
+	w->w_deadline = 0;
+	return w;
+}
+
+START_TEST(every_documented_move_is_allowed)
+{
+	enum w_state	 from, to;
+	unsigned	 n = 0;
+
+	setup_with(conf(1, 1));
+	for (from = W_EMPTY; from < W_NSTATES; from++)
+		for (to = W_EMPTY; to < W_NSTATES; to++) {
+			struct worker	*w;
+
+			if (!documented_move(from, to))
+				continue;
+			w = slot0_in(from);
+			F.now += 10;
+			ck_assert_msg(w_set_state(S, w, to, 500) == 0,
+			    "%s -> %s refused", sup_state_name(from),
+			    sup_state_name(to));
+			ck_assert_int_eq(w->w_state, to);
+			ck_assert_uint_eq(w->w_state_at, F.now);
+			ck_assert_uint_eq(w->w_deadline, F.now + 500);
+			n++;
+		}
+	ck_assert_uint_eq(n, 28);
+	ck_assert_uint_eq(stats().st_bad_moves, 0);
+	teardown();
+}
+END_TEST
+
+START_TEST(undocumented_moves_are_refused)
+{
+	enum w_state	 from, to;
+	uint64_t	 n = 0;
+
+	setup_with(conf(1, 1));
+	for (from = W_EMPTY; from < W_NSTATES; from++)
+		for (to = W_EMPTY; to < W_NSTATES; to++) {
+			struct worker	*w;
+
+			if (documented_move(from, to))
+				continue;
+			w = slot0_in(from);
+			w->w_state_at = 7;
+			ck_assert_msg(w_set_state(S, w, to, 500) == -1,
+			    "%s -> %s allowed", sup_state_name(from),
+			    sup_state_name(to));
+			ck_assert_int_eq(w->w_state, from);
+			ck_assert_uint_eq(w->w_state_at, 7);
+			ck_assert_uint_eq(w->w_deadline, 0);
+			ck_assert_uint_eq(stats().st_bad_moves, ++n);
+		}
+	ck_assert_uint_eq(n, 81 - 28);
+	teardown();
+}
+END_TEST
+
+/* The examples of issue 16, with what the callers make of a refusal. */
+START_TEST(named_illegal_moves_change_nothing)
+{
+	struct sup_req	 r;
+	struct worker	*w;
+
+	setup_one();
+	w = &S->s_w[0];
+	ck_assert_int_eq(w_set_state(S, w, W_CANCELLING, 0), -1);
+	ck_assert_int_eq(w->w_state, W_IDLE);
+	/* the refused worker still takes a request */
+	ck_assert_int_eq(submit(&r, "r1"), 0);
+	ck_assert_int_eq(w->w_state, W_BUSY);
+	ck_assert_int_eq(w_set_state(S, w, W_SPAWNING, 0), -1);
+	ck_assert_int_eq(w_set_state(S, w, W_EMPTY, 0), -1);
+	ck_assert_int_eq(w->w_state, W_BUSY);
+	done(0, "r1", RQ_OK);
+	ck_assert_int_eq(F.ndone, 1);
+	die(0, SIGSEGV);
+	ck_assert_int_eq(w->w_state, W_EMPTY);	/* through DEAD */
+	w = slot0_in(W_DEAD);
+	ck_assert_int_eq(w_set_state(S, w, W_BUSY, 0), -1);
+	w = slot0_in(W_SPAWNING);
+	ck_assert_int_eq(w_set_state(S, w, W_BUSY, 0), -1);
+	ck_assert_int_eq(w->w_state, W_SPAWNING);
+	ck_assert_uint_eq(stats().st_bad_moves, 5);
 	teardown();
 }
 END_TEST
@@ -597,6 +732,48 @@ START_TEST(cancel_without_ack_kills)
 }
 END_TEST
 
+/* The last request of a recycled worker was cancelled: its REQ_DONE
+ * still says it retires, and it goes without being killed. */
+START_TEST(cancelled_last_request_retires)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	sup_cancel(S, &r);
+	done_retiring(0, "r1", RQ_CANCELLED);
+	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
+	ck_assert_int_eq(F.ndone, 0);
+	ck_assert_int_eq(F.nfreed, 1);
+	die(0, 0);
+	ck_assert_int_eq(F.exits[SUP_EXIT_RECYCLE], 1);
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	ck_assert_int_eq(F.nkills, 0);
+	teardown();
+}
+END_TEST
+
+/* Dead while cancelling: the owner has left, so nothing is failed or
+ * retried, and the crash counts. */
+START_TEST(death_while_cancelling)
+{
+	struct sup_req	 r;
+
+	setup_one();
+	submit(&r, "r1");
+	sup_cancel(S, &r);
+	sup_chan_eof(S, 0);
+	ck_assert_uint_eq(stats().st_count[W_DEAD], 1);
+	sup_child_exit(S, F.pid_of[0], SIGSEGV);
+	ck_assert_uint_eq(stats().st_count[W_DEAD], 0);
+	ck_assert_int_eq(F.nfail, 0);
+	ck_assert_uint_eq(stats().st_retried, 0);
+	ck_assert_uint_eq(stats().st_crashes, 1);
+	ck_assert_int_eq(F.closed[0], 1);
+	teardown();
+}
+END_TEST
+
 START_TEST(cancel_queued_request)
 {
 	struct sup_req	 a, b;
@@ -798,17 +975,44 @@ END_TEST
 
 START_TEST(ex_config_not_respawned)
 {
-	setup_with(conf(1, 1));
+	struct sup_conf	 c = conf(1, 1);
+
+	setup_with(c);
 	die(0, EX_CONFIG << 8);		/* exited with code EX_CONFIG */
 	ck_assert_int_eq(F.exits[SUP_EXIT_CONFIG], 1);
 	advance(60000);
 	ck_assert_int_eq(F.nspawn, 1);
 	ck_assert(stats().st_broken);
+	ck_assert_uint_eq(stats().st_crashes, 0);
+	sup_reload(S, &c);		/* fixed */
+	ck_assert(!stats().st_broken);
+	ck_assert_int_eq(F.nspawn, 2);
+	ck_assert_uint_eq(F.last_slot, 0);	/* the same slot again */
 	teardown();
 }
 END_TEST
 
 /* ---- backoff and crash loops ---- */
+
+/* A worker that never said HELLO dies young, even in a slot whose
+ * last worker had been healthy for long. */
+START_TEST(ready_is_not_inherited_from_the_slot)
+{
+	setup_one();
+	advance(5000);
+	die(0, SIGSEGV);		/* healthy: 100 ms */
+	advance(100);
+	ck_assert_int_eq(F.nspawn, 2);
+	ck_assert_uint_eq(F.last_slot, 0);
+	advance(1000);
+	die(0, SIGSEGV);		/* young: doubled */
+	advance(199);
+	ck_assert_int_eq(F.nspawn, 2);
+	advance(1);
+	ck_assert_int_eq(F.nspawn, 3);
+	teardown();
+}
+END_TEST
 
 START_TEST(backoff_doubles_and_resets)
 {
@@ -878,16 +1082,99 @@ START_TEST(crash_loop_marks_degraded)
 	int		 i;
 
 	c.backoff_max_ms = 100;
+	c.spawn_timeout_ms = 3600000;
 	setup_with(c);
 	ck_assert(!stats().st_degraded);
 	for (i = 0; i < 10; i++) {
 		die(F.last_slot, SIGSEGV);
-		advance(100);
+		advance(1000);		/* from the fifth, a start a second */
 	}
+	ck_assert_int_eq(F.nspawn, 4 + 10);
 	ck_assert(stats().st_degraded);
 	ck_assert_uint_eq(stats().st_crashes, 10);
 	advance(61000);			/* quiet: healthy again */
 	ck_assert(!stats().st_degraded);
+	teardown();
+}
+END_TEST
+
+/* Spawns in each second of secs seconds from from. */
+static void
+spawns_per_second(uint64_t from, int secs, int *per)
+{
+	int	 i;
+
+	memset(per, 0, (size_t)secs * sizeof(*per));
+	for (i = 0; i < F.nspawn; i++)
+		if (F.spawn_at[i] >= from &&
+		    F.spawn_at[i] < from + (uint64_t)secs * 1000)
+			per[(F.spawn_at[i] - from) / 1000]++;
+}
+
+/* Four workers dying before HELLO, twice. After the first four failures
+ * the hold ends with the four starting at once; from the fifth failure
+ * on, they start one a second. */
+START_TEST(crash_loop_paces_starts)
+{
+	struct sup_conf	 c = conf(4, 4);
+	static const int paced[8] = { 0, 0, 0, 1, 1, 1, 1, 0 };
+	uint64_t	 hold;
+	int		 per[8], i;
+
+	c.spawn_timeout_ms = 3600000;	/* no timeouts muddling counts */
+	setup_with(c);
+	for (i = 0; i < 4; i++)
+		die(i, SIGSEGV);	/* held 100, 200, 400, 800 ms */
+	hold = F.now + 800;
+	advance(2000);
+	ck_assert_int_eq(F.nspawn, 8);
+	for (i = 4; i < 8; i++)
+		ck_assert_uint_eq(F.spawn_at[i], hold);
+	for (i = 0; i < 4; i++)
+		die(i, SIGSEGV);	/* 1.6, 3.2, 6.4 and 12.8 s */
+	hold = F.now + 12800;
+	advance(20000);
+	ck_assert_int_eq(F.nspawn, 12);
+	spawns_per_second(hold - 3000, 8, per);
+	for (i = 0; i < 8; i++)
+		ck_assert_msg(per[i] == paced[i], "%d spawns in second %d of "
+		    "the hold's end", per[i], i - 3);
+	ck_assert_uint_eq(F.spawn_at[8], hold);
+	teardown();
+}
+END_TEST
+
+/* Paced starts end once a new worker has stayed up for healthy_after;
+ * a crash of a healthy worker starts a new count. */
+START_TEST(a_worker_that_stays_up_ends_the_pacing)
+{
+	struct sup_conf	 c = conf(4, 4);
+	uint64_t	 hold;
+	int		 i;
+
+	c.spawn_timeout_ms = 3600000;
+	setup_with(c);
+	for (i = 0; i < 4; i++)
+		die(i, SIGSEGV);
+	advance(800);
+	for (i = 0; i < 4; i++)
+		die(i, SIGSEGV);	/* eight in a row */
+	hold = F.now + 12800;
+	advance(12800);
+	ck_assert_int_eq(F.nspawn, 9);
+	hello(F.last_slot);
+	advance(999);
+	ck_assert_int_eq(F.nspawn, 9);
+	advance(1);			/* up for a second: the rest at once */
+	ck_assert_int_eq(F.nspawn, 12);
+	for (i = 9; i < 12; i++)
+		ck_assert_uint_eq(F.spawn_at[i], hold + 1000);
+	die(0, SIGSEGV);		/* the healthy one: count from one */
+	for (i = 1; i < 4; i++)
+		die(i, SIGSEGV);	/* four in a row: not paced yet */
+	advance(800);
+	ck_assert_int_eq(F.nspawn, 16);
+	ck_assert_uint_eq(F.spawn_at[15], F.spawn_at[12]);
 	teardown();
 }
 END_TEST
@@ -923,7 +1210,6 @@ END_TEST
 START_TEST(retire_then_clean_respawn)
 {
 	struct sup_conf	 c = conf(1, 1);
-	struct proto_msg m;
 	struct sup_req	 r, r2;
 
 	c.max_requests = 1;
@@ -931,9 +1217,7 @@ START_TEST(retire_then_clean_respawn)
 	ck_assert_uint_eq(F.maxreq_of[0], 1);
 	hello(0);
 	submit(&r, "r1");
-	proto_msg_init(&m, PROTO_REQ_DONE, "r1");
-	m.m_u.req_done.retiring = true;	/* its last one */
-	frame(0, &m);
+	done_retiring(0, "r1", RQ_OK);	/* its last one */
 	ck_assert_int_eq(F.ndone, 1);
 	ck_assert_uint_eq(stats().st_count[W_RETIRING], 1);
 	submit(&r2, "r2");		/* never handed to the leaving worker */
@@ -1681,12 +1965,16 @@ sup_suite(void)
 #define T(fn)	tcase_add_test(tc, fn);
 	TC("startup", T(spawns_min_and_becomes_ready)
 	    T(spawn_timeout_escalates_to_sigkill) T(hello_twice_is_a_violation));
+	TC("moves", T(every_documented_move_is_allowed)
+	    T(undocumented_moves_are_refused)
+	    T(named_illegal_moves_change_nothing));
 	TC("requests", T(dispatch_chunks_done) T(queue_then_on_demand_spawn)
 	    T(queue_full_refused) T(queue_timeout_fails_503));
 	TC("timeouts", T(hang_is_killed_and_request_failed)
 	    T(paused_worker_is_not_hung) T(deadline_cancels_and_answers_504));
 	TC("cancel", T(cancel_then_ack_reuses_worker)
-	    T(cancel_without_ack_kills) T(cancel_queued_request));
+	    T(cancel_without_ack_kills) T(cancelled_last_request_retires)
+	    T(death_while_cancelling) T(cancel_queued_request));
 	TC("deaths", T(death_before_output_retries_once)
 	    T(death_after_output_fails) T(frames_after_exit_still_count)
 	    T(eof_without_exit_gets_sigkill) T(exit_without_eof_closes_channel)
@@ -1694,8 +1982,11 @@ sup_suite(void)
 	TC("violations", T(foreign_request_id_kills) T(out_of_sequence_kills)
 	    T(wrong_direction_kills) T(malformed_frame_kills)
 	    T(version_mismatch_not_respawned) T(ex_config_not_respawned));
-	TC("backoff", T(backoff_doubles_and_resets) T(backoff_is_capped)
-	    T(crash_loop_cannot_hop_slots) T(crash_loop_marks_degraded));
+	TC("backoff", T(ready_is_not_inherited_from_the_slot)
+	    T(backoff_doubles_and_resets) T(backoff_is_capped)
+	    T(crash_loop_cannot_hop_slots) T(crash_loop_marks_degraded)
+	    T(crash_loop_paces_starts)
+	    T(a_worker_that_stays_up_ends_the_pacing));
 	TC("sizing", T(idle_reaping_above_min) T(retire_then_clean_respawn)
 	    T(retire_crossing_a_request_requeues_it)
 	    T(max_requests_jitter_in_range));
