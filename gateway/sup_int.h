@@ -145,6 +145,9 @@ void		 queue_expire(struct sup *, uint64_t t);
 void		 queue_fail_all(struct sup *, int status, const char *why);
 /* The earliest time a queued request expires, or UINT64_MAX. */
 uint64_t	 queue_wake(const struct sup *);
+/* Workers alive now (spawning to cancelling, w_live): those a request
+ * may still reach. */
+unsigned	 queue_live(const struct sup *);
 
 /* ---- sup_backoff.c ---- */
 

@@ -93,17 +93,6 @@ sup_start(struct sup *s)
 
 /* ---- counting ---------------------------------------------------------- */
 
-static unsigned
-live_count(const struct sup *s)
-{
-	unsigned	 i, n = 0;
-
-	for (i = 0; i < s->s_nw; i++)
-		if (w_live(&s->s_w[i]))
-			n++;
-	return n;
-}
-
 /* A worker that stays: live, of this generation, not leaving. */
 static bool
 staying(const struct sup *s, const struct worker *w)
@@ -361,7 +350,7 @@ sup_timer(struct sup *s)
 	queue_expire(s, t);
 	if (s->s_pool == POOL_DRAINING && t >= s->s_drain_deadline) {
 		log_warnx("drain timeout: stopping %u busy workers",
-		    live_count(s));
+		    queue_live(s));
 		sup_terminate(s);
 		return;
 	}
@@ -420,7 +409,7 @@ sup_drain(struct sup *s)
 	if (s->s_pool != POOL_RUNNING)
 		return;
 	log_info("draining: %u requests queued, %u workers live",
-	    s->s_nqueued, live_count(s));
+	    s->s_nqueued, queue_live(s));
 	s->s_pool = POOL_DRAINING;
 	s->s_drain_deadline = sup_now(s) + s->s_conf.drain_timeout_ms;
 	maintain(s);
@@ -446,7 +435,7 @@ sup_stats(const struct sup *s, struct sup_stats *st)
 	memset(st->st_count, 0, sizeof(st->st_count));
 	for (i = 0; i < s->s_nw; i++)
 		st->st_count[s->s_w[i].w_state]++;
-	st->st_live = live_count(s);
+	st->st_live = queue_live(s);
 	st->st_queued = s->s_nqueued;
 	st->st_degraded = backoff_degraded(s);
 	st->st_broken = s->s_broken;

@@ -55,7 +55,7 @@ sup_submit(struct sup *s, struct sup_req *sr, int *status, const char **why)
 		*why = "the server is shutting down";
 		return -1;
 	}
-	if (s->s_broken && s->s_st.st_live == 0) {
+	if (s->s_broken && queue_live(s) == 0) {
 		*why = "no worker can start (configuration or version error; "
 		    "see the gateway log)";
 		return -1;
@@ -130,4 +130,15 @@ queue_wake(const struct sup *s)
 			at = sooner(at, sr->sr_deadline);
 	}
 	return at;
+}
+
+unsigned
+queue_live(const struct sup *s)
+{
+	unsigned	 i, n = 0;
+
+	for (i = 0; i < s->s_nw; i++)
+		if (w_live(&s->s_w[i]))
+			n++;
+	return n;
 }

@@ -992,6 +992,24 @@ START_TEST(ex_config_not_respawned)
 }
 END_TEST
 
+/* One worker that cannot start marks the pool broken; the workers still
+ * alive go on serving (the pool refuses only when none is left). */
+START_TEST(broken_pool_serves_with_live_workers)
+{
+	struct sup_req	 r;
+
+	setup_with(conf(2, 2));
+	hello(0);
+	die(1, EX_CONFIG << 8);
+	advance(1000);
+	ck_assert(stats().st_broken);
+	ck_assert_uint_eq(stats().st_live, 1);
+	ck_assert_int_eq(submit(&r, "r1"), 0);
+	ck_assert_uint_eq(stats().st_count[W_BUSY], 1);	/* dispatched */
+	teardown();
+}
+END_TEST
+
 /* ---- backoff and crash loops ---- */
 
 /* A worker that never said HELLO dies young, even in a slot whose
@@ -1981,7 +1999,8 @@ sup_suite(void)
 	    T(ignoring_sigterm_gets_sigkill));
 	TC("violations", T(foreign_request_id_kills) T(out_of_sequence_kills)
 	    T(wrong_direction_kills) T(malformed_frame_kills)
-	    T(version_mismatch_not_respawned) T(ex_config_not_respawned));
+	    T(version_mismatch_not_respawned) T(ex_config_not_respawned)
+	    T(broken_pool_serves_with_live_workers));
 	TC("backoff", T(ready_is_not_inherited_from_the_slot)
 	    T(backoff_doubles_and_resets) T(backoff_is_capped)
 	    T(crash_loop_cannot_hop_slots) T(crash_loop_marks_degraded)
