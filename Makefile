@@ -124,7 +124,7 @@ W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
 		   kwsearch.c timestamps.c)
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
-		   failover.c gen_input.c adapter_claude.c \
+		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
 		   adapter_openai.c sse.c lines.c ask.c attempt.c \
 		   build.c target.c url.c)
@@ -236,6 +236,7 @@ check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
 			    gateway/origin.c)
 check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/core/vars.c \
 			    worker/core/msgs.c worker/llm/adapter_openai.c worker/llm/gen_input.c \
+			    worker/llm/adapter.c \
 			    common/jsonw.c $(PYFMT_SRCS) common/conf.c common/json.c common/names.c \
 			    tests/stubs_worker.c)
 check_clean_OBJS	:= $(BASE) $(call obj,$(W_CLEAN) common/conf.c common/json.c common/jsonw.c $(PYFMT_SRCS) common/names.c)
@@ -251,7 +252,7 @@ check_users_OBJS	:= $(BASE) $(call obj,gateway/users.c common/conf.c \
 check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm/adapter_openai.c \
 			    worker/llm/adapter_completion.c worker/llm/adapter_ollama.c \
 			    worker/llm/adapter_kobold.c worker/llm/adapter_claude.c \
-			    worker/llm/gen_input.c common/base64.c \
+			    worker/llm/gen_input.c worker/llm/adapter.c common/base64.c \
 			    worker/core/prompt.c worker/core/msgs.c common/jsonw.c $(PYFMT_SRCS) \
 			    common/json.c common/conf.c common/conf_template.c \
 			    common/names.c tests/stubs_worker.c)
@@ -272,7 +273,7 @@ check_urls_OBJS		:= $(BASE) $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:= $(BASE) $(call obj,common/jsonw.c $(PYFMT_SRCS))
 check_vars_OBJS		:= $(BASE) $(call obj,worker/core/vars.c worker/core/vars_conv.c \
 			    worker/core/vars_json.c worker/core/msgs.c worker/core/prompt.c \
-			    worker/llm/gen_input.c common/json.c common/jsonw.c $(PYFMT_SRCS) \
+			    common/json.c common/jsonw.c $(PYFMT_SRCS) \
 			    common/conf.c common/conf_template.c common/names.c \
 			    common/tokens.c)
 check_store_OBJS	:= $(BASE) $(call obj,worker/store/store.c worker/store/store_lock.c \
@@ -288,13 +289,13 @@ check_memory_OBJS	:= $(BASE) $(call obj,worker/memory/memstore.c worker/memory/m
 			    worker/memory/mem_read.c worker/memory/mem_chunk.c worker/store/store.c \
 			    worker/store/store_lock.c worker/store/store_schema.c \
 			    worker/store/store_stmt.c worker/core/msgs.c worker/core/msgs_edit.c \
-			    worker/llm/gen_input.c common/textchunk.c common/tokens.c \
+			    common/textchunk.c common/tokens.c \
 			    common/sha256.c common/jsonw.c $(PYFMT_SRCS) common/conf.c \
 			    common/json.c common/names.c \
 			    tests/scratchdb.c)
 check_memory_LIBS	:= $(LIBS_SQLITE)
 check_vecmem_OBJS	:= $(BASE) $(call obj,worker/memory/vecmem.c worker/memory/vecmem_text.c \
-			    worker/memory/kwsearch.c worker/llm/gen_input.c worker/store/store.c \
+			    worker/memory/kwsearch.c worker/store/store.c \
 			    worker/store/store_lock.c worker/store/store_schema.c \
 			    worker/store/store_stmt.c common/sha256.c common/jsonw.c $(PYFMT_SRCS) \
 			    common/conf.c common/json.c common/names.c \
@@ -420,7 +421,7 @@ fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
 		   $(FUZZ_JSON)
 fuzz_backend_SRCS := $(addprefix worker/llm/,sse.c lines.c adapter_openai.c \
 		   adapter_completion.c adapter_ollama.c adapter_kobold.c \
-		   adapter_claude.c gen_input.c) worker/core/prompt.c \
+		   adapter_claude.c gen_input.c adapter.c) worker/core/prompt.c \
 		   worker/core/msgs.c common/base64.c common/conf_template.c \
 		   $(PROTO_SRCS) $(FUZZ_JSON)
 fuzz_conf_SRCS	:= $(FUZZ_JSON)

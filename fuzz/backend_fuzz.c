@@ -299,9 +299,9 @@ parsers(const char *p, size_t n, int nd, size_t max, uint8_t seed)
 
 /* ---- the adapters --------------------------------------------------- */
 
-/* backend.c's call_token: the harness checks and keeps the tokens. */
+/* output.c's output_token: the harness checks and keeps the tokens. */
 void
-call_token(struct call_state *cs, const char *p, size_t n)
+output_token(struct call_state *cs, const char *p, size_t n)
 {
 	json_t	*s;
 

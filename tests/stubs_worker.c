@@ -1,11 +1,11 @@
-/* stubs_worker.c - backend.c's call_token for adapter tests: tokens go to a buffer. */
-#include "../worker/llm/backend.h"
+/* stubs_worker.c - output.c's output_token for adapter tests: tokens go to a buffer. */
+#include "../worker/llm/output.h"
 #include "stubs_worker.h"
 
 struct buf	 stub_tokens = BUF_INIT;
 
 void
-call_token(struct call_state *cs, const char *p, size_t n)
+output_token(struct call_state *cs, const char *p, size_t n)
 {
 	cs->cs_any = true;
 	buf_add(&stub_tokens, p, n);

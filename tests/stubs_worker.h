@@ -4,6 +4,6 @@
 
 #include "../common/buf.h"
 
-extern struct buf	 stub_tokens;	/* every token call_token saw */
+extern struct buf	 stub_tokens;	/* every token output_token saw */
 
 #endif

@@ -7,8 +7,9 @@
 #include "../../common/base64.h"
 #include "../../common/jsonw.h"
 #include "../../common/pystr.h"
-#include "backend.h"
+#include "adapter.h"
 #include "gen_input.h"
+#include "output.h"
 
 /* The body keys Claude accepts; WilmerAI removes every other one. */
 static const char *const supported[] = {
@@ -445,7 +446,7 @@ on_delta(struct call_state *cs, json_t *root)
 		return;
 	if (strcmp(type, "text_delta") == 0 &&
 	    json_is_string(t = json_object_get(d, "text")))
-		call_token(cs, json_string_value(t), json_string_length(t));
+		output_token(cs, json_string_value(t), json_string_length(t));
 	else if (strcmp(type, "input_json_delta") == 0)
 		tool_args(cs, json_string_value(json_object_get(d,
 		    "partial_json")));
@@ -531,7 +532,7 @@ claude_whole(struct call_state *cs, const char *body, size_t n)
 			continue;
 		if (strcmp(type, "text") == 0 &&
 		    json_is_string(t = json_object_get(b, "text")))
-			call_token(cs, json_string_value(t),
+			output_token(cs, json_string_value(t),
 			    json_string_length(t));
 		else if (strcmp(type, "tool_use") == 0)
 			whole_tool(cs, b);

@@ -3,8 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "adapter.h"
 #include "gen_input.h"
+#include "output.h"
 
 /* {"prompt", ...gen_input, "stream_options"?, "model"?}: the model goes
  * last, after the handler's base payload, as WilmerAI adds it. */
@@ -16,7 +17,7 @@ completion_body(const struct node_call *nc)
 	json_object_set_new(root, "prompt", json_string(nc->nc_prompt != NULL ?
 	    nc->nc_prompt : ""));
 	gen_input_apply(root, nc);
-	adapter_stream_usage(root, nc);
+	gen_input_stream_usage(root, nc);
 	if (!nc->nc_ep->e_dont_include_model)
 		json_object_set_new(root, "model",
 		    json_string(nc->nc_ep->e_model));
@@ -39,7 +40,7 @@ take_choice(struct call_state *cs, json_t *root)
 	json_t	*u = json_object_get(root, "usage");
 
 	if (json_is_string(t))
-		call_token(cs, json_string_value(t), json_string_length(t));
+		output_token(cs, json_string_value(t), json_string_length(t));
 	adapter_finish(cs, json_string_value(json_object_get(choice,
 	    "finish_reason")));
 	adapter_usage(cs, json_object_get(u, "prompt_tokens"),

@@ -3,8 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
+#include "adapter.h"
 #include "gen_input.h"
+#include "output.h"
 
 /* The raw base64 of every image on the user messages of nc_msgs, in
  * order; NULL when there is none. */
@@ -67,7 +68,7 @@ kobold_event(struct call_state *cs, const char *event, const char *data,
 		return -1;
 	t = json_object_get(root, "token");
 	if (json_is_string(t))
-		call_token(cs, json_string_value(t), json_string_length(t));
+		output_token(cs, json_string_value(t), json_string_length(t));
 	if (json_is_string(json_object_get(root, "finish_reason")))
 		cs->cs_done = true;
 	json_decref(root);
@@ -90,7 +91,7 @@ kobold_whole(struct call_state *cs, const char *body, size_t n)
 		return -1;
 	}
 	if (json_is_string(t))
-		call_token(cs, json_string_value(t), json_string_length(t));
+		output_token(cs, json_string_value(t), json_string_length(t));
 	cs->cs_done = true;
 	json_decref(root);
 	return 0;

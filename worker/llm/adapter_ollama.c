@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "../../common/jsonw.h"
-#include "backend.h"
+#include "adapter.h"
 #include "gen_input.h"
+#include "output.h"
 
 /* ---- request ---------------------------------------------------------- */
 
@@ -198,7 +199,7 @@ stream_line(struct call_state *cs, const char *data, size_t n, bool chat)
 	c = chat ? json_object_get(msg, "content") :
 	    json_object_get(root, "response");
 	if (json_is_string(c))
-		call_token(cs, json_string_value(c), json_string_length(c));
+		output_token(cs, json_string_value(c), json_string_length(c));
 	tc = json_object_get(msg, "tool_calls");
 	if (chat && json_is_array(tc))
 		take_tool_calls(cs, tc, before);
@@ -242,7 +243,7 @@ chat_whole(struct call_state *cs, const char *body, size_t n)
 		return -1;
 	}
 	if (json_is_string(c))
-		call_token(cs, json_string_value(c), json_string_length(c));
+		output_token(cs, json_string_value(c), json_string_length(c));
 	if (json_is_array(tc = json_object_get(msg, "tool_calls")))
 		made = take_tool_calls(cs, tc, 0);
 	take_done(cs, root, made > 0);
@@ -264,7 +265,7 @@ generate_whole(struct call_state *cs, const char *body, size_t n)
 		json_decref(root);
 		return -1;
 	}
-	call_token(cs, json_string_value(r), json_string_length(r));
+	output_token(cs, json_string_value(r), json_string_length(r));
 	take_done(cs, root, false);
 	cs->cs_done = true;
 	json_decref(root);

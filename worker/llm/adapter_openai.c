@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "../../common/jsonw.h"
-#include "backend.h"
+#include "adapter.h"
 #include "gen_input.h"
+#include "output.h"
 
 static json_t *
 content_json(const struct wmsg *m)
@@ -72,7 +73,7 @@ chat_body(const struct node_call *nc)
 		    json_string(nc->nc_ep->e_model));
 	json_object_set_new(root, "messages", messages_json(nc->nc_msgs));
 	gen_input_apply(root, nc);
-	adapter_stream_usage(root, nc);
+	gen_input_stream_usage(root, nc);
 	if (nc->nc_tools != NULL && (t = json_loads(nc->nc_tools, 0, NULL)))
 		json_object_set_new(root, "tools", t);
 	if (nc->nc_tool_choice != NULL &&
@@ -175,7 +176,7 @@ chat_event(struct call_state *cs, const char *event, const char *data,
 	choice = json_array_get(json_object_get(root, "choices"), 0);
 	c = json_object_get(json_object_get(choice, "delta"), "content");
 	if (json_is_string(c))
-		call_token(cs, json_string_value(c), json_string_length(c));
+		output_token(cs, json_string_value(c), json_string_length(c));
 	tool_deltas(cs, json_object_get(json_object_get(choice, "delta"),
 	    "tool_calls"));
 	if (choice != NULL)
@@ -201,7 +202,7 @@ chat_whole(struct call_state *cs, const char *body, size_t n)
 		return -1;
 	}
 	if (json_is_string(c))
-		call_token(cs, json_string_value(c), json_string_length(c));
+		output_token(cs, json_string_value(c), json_string_length(c));
 	tool_calls_whole(cs, json_object_get(json_object_get(choice, "message"),
 	    "tool_calls"));
 	take_finish(cs, choice);

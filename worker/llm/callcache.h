@@ -32,7 +32,7 @@ int	callcache_begin(struct call_cache *, struct rq *,
 	    const struct node_call *, const char *dialect, const char *body,
 	    struct cache_entry *hit);
 
-/* A raw text piece of the backend's answer (call_token). */
+/* A raw text piece of the backend's answer (output_token). */
 void	callcache_record(struct call_cache *, const char *p, size_t n);
 
 /* The backend's own tool calls, once its answer is complete and

@@ -7,7 +7,6 @@
 #include "../../common/pystr.h"
 #include "../../common/sha256.h"
 #include "../../common/xmem.h"
-#include "../llm/gen_input.h"
 #include "mem_text.h"
 
 static bool

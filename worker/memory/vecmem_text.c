@@ -10,7 +10,6 @@
 #include "../../common/pyfmt.h"
 #include "../../common/pystr.h"
 #include "../../common/xmem.h"
-#include "../llm/gen_input.h"
 #include "kwsearch.h"
 #include "vecmem.h"
 
