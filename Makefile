@@ -129,8 +129,9 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   adapter_openai.c sse.c lines.c ask.c attempt.c \
 		   build.c target.c url.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
-		   import_scan.c import_state.c import_vec.c)
+		   import_scan.c import_state.c import_util.c import_vec.c)
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
+		   clean_stage.c clean_toks.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
 		   clean_toolparse.c clean_tools.c filter.c)
 W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \

@@ -124,6 +124,8 @@ struct cleaner {
 	struct buf		 c_tmp2;
 };
 
+/* ---- clean_stage.c ---- */
+
 /* A stage step: handle a prefix of p[0..n) and return its length; 0
  * means p is one unresolved tail (never 0 when final). */
 typedef size_t	(*clean_step_fn)(struct cleaner *, const char *, size_t,
@@ -132,7 +134,19 @@ typedef size_t	(*clean_step_fn)(struct cleaner *, const char *, size_t,
 void	clean_drive(struct cleaner *, struct buf *pend, clean_step_fn,
 	    const char *p, size_t n, bool final);
 
-/* Stage entry points, in pipeline order. */
+/* Content after the prefix stage, and reasoning text (field mode). */
+void	clean_emit(struct cleaner *, const char *, size_t);
+void	clean_emit_hint(struct cleaner *, const char *, size_t);
+void	clean_reasoning(struct cleaner *, const char *, size_t);
+
+/* Append a fresh "call_<24 hex>" id to out; the generator is seeded on
+ * first use, or by clean_ids_seed (tests: repeatable ids). */
+void	clean_call_id(struct cleaner *, struct buf *out);
+void	clean_ids_seed(struct cleaner *, unsigned long long seed);
+
+/* ---- the stages, in pipeline order (clean_think.c, clean_tools.c,
+ * clean_toks.c, clean_prefix.c); each pushes to the next ---- */
+
 void	th_init(struct cleaner *);
 void	th_free(struct th *);
 void	th_push(struct cleaner *, const char *, size_t);
@@ -143,6 +157,8 @@ void	tl_free(struct tl *);
 void	tl_push(struct cleaner *, const char *, size_t);
 void	tl_finish(struct cleaner *);
 
+void	tk_init(struct cleaner *);
+void	tk_free(struct tk *);
 void	tk_push(struct cleaner *, const char *, size_t);
 void	tk_finish(struct cleaner *);
 
@@ -150,14 +166,6 @@ void	px_init(struct cleaner *);
 void	px_free(struct px *);
 void	px_push(struct cleaner *, const char *, size_t);
 void	px_finish(struct cleaner *);
-
-/* Content after the prefix stage, and reasoning text (field mode). */
-void	clean_emit(struct cleaner *, const char *, size_t);
-void	clean_emit_hint(struct cleaner *, const char *, size_t);
-void	clean_reasoning(struct cleaner *, const char *, size_t);
-
-/* Append a fresh "call_<24 hex>" id to out. */
-void	clean_call_id(struct cleaner *, struct buf *out);
 
 /* Tool calls (clean_toolparse.c): parse one marker block's body; true
  * when it gave at least one call (appended to co_tool_calls). For

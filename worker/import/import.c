@@ -22,27 +22,6 @@ struct imp_total {
 	int	t_status;	/* the exit status so far */
 };
 
-void
-imp_sep(struct buf *b, const char *sep)
-{
-	if (b->b_len > 0)
-		buf_adds(b, sep);
-}
-
-const char *
-imp_plural(long n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
-int
-imp_discussion(struct store *s, const char *key)
-{
-	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
-	    "created_at) VALUES (?, ?)", "ti", key, (int64_t)time(NULL)) == -1 ?
-	    -1 : 0;
-}
-
 /* Everything of d in one transaction: all of it, or none of it. */
 static void
 import_one(struct store *s, const struct imp_disc *d, struct imp_res *r)

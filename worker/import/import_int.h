@@ -100,13 +100,13 @@ void	imp_note_encrypted(struct imp_res *r, const char *path);
 /* import_json.c: the last component of path (borrowed). */
 const char *imp_file_name(const char *path);
 
-/* import.c: the discussions row for key, if missing (0 or -1). */
+/* import_util.c: the discussions row for key, if missing (0 or -1). */
 int	imp_discussion(struct store *, const char *key);
 
-/* import.c: start a new item of list b (sep between items). */
+/* import_util.c: start a new item of list b (sep between items). */
 void	imp_sep(struct buf *b, const char *sep);
 
-/* import.c: one or many, for "1 memory" and "2 memories". */
+/* import_util.c: one or many, for "1 memory" and "2 memories". */
 const char *imp_plural(long n, const char *one, const char *many);
 
 #endif
