@@ -34,7 +34,7 @@ stream_flag(json_t *root, struct api_req *out, int *status,
 
 /* Ollama's "think": true, false, or one of the levels some models
  * take; null reads as absent. It goes to the worker as JSON text (Ollama
- * backends get it; see llm_ollama.c) and false keeps reasoning out of
+ * backends get it; see worker/llm/adapter_ollama.c) and false keeps reasoning out of
  * the answer. */
 static int
 think_flag(json_t *root, struct api_req *out, int *status,

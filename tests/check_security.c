@@ -721,7 +721,7 @@ END_TEST
 
 /* A backend that redirects elsewhere (another host, every redirect
  * status, streamed or not) fails the call: libcurl's
- * CURLOPT_FOLLOWLOCATION is left off in worker/llm.c. */
+ * CURLOPT_FOLLOWLOCATION is left off in worker/llm/transport.c. */
 START_TEST(redirects_not_followed)
 {
 	static const int codes[] = { 301, 302, 303, 307, 308 };

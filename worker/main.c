@@ -162,7 +162,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	fault_init(CHAN_FD);
 	fault_at_start();
-	if (llm_init() == -1)
+	if (transport_init() == -1)
 		fatalx("libcurl initialisation failed");
 	wc.wc_slot = a.wa_slot;
 	wc.wc_confdir = a.wa_confdir;
@@ -176,6 +176,6 @@ main(int argc, char **argv)
 	r = wloop_run(&wc);
 	wloop_store_close(&wc);
 	wloop_free(&wc);
-	llm_cleanup();
+	transport_cleanup();
 	return r;
 }

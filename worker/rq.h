@@ -162,7 +162,7 @@ rq_stopped(struct rq *rq)
 	return rq->rq_ops->ro_stopped(rq);
 }
 
-/* Shaped to be struct llm_hooks' on_wake (llm/transport.h); arg is the
+/* Shaped to be struct transport_hooks' on_wake (llm/transport.h); arg is the
  * rq. */
 static inline int
 rq_wake(void *arg, bool readable)

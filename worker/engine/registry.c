@@ -1,4 +1,4 @@
-/* node_registry.c - the handler for each node type of common/nodetypes.def. */
+/* registry.c - the handler for each node type of common/nodetypes.def. */
 #include <stddef.h>
 #include <string.h>
 

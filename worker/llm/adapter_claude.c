@@ -1,4 +1,4 @@
-/* llm_claude.c - the claudeMessages adapter: Anthropic's Messages API (/v1/messages). */
+/* adapter_claude.c - the claudeMessages adapter: Anthropic's Messages API (/v1/messages). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>

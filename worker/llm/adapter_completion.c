@@ -1,4 +1,4 @@
-/* llm_completion.c - the openAIV1Completion adapter: /v1/completions with one prompt string. */
+/* adapter_completion.c - the openAIV1Completion adapter: /v1/completions with one prompt string. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* llm_kobold.c - the koboldCppGenerate adapter: KoboldCpp's generate API, one prompt string. */
+/* adapter_kobold.c - the koboldCppGenerate adapter: KoboldCpp's generate API, one prompt string. */
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>

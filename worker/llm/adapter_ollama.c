@@ -1,4 +1,4 @@
-/* llm_ollama.c - the ollamaApiChat and ollamaApiGenerate adapters: Ollama's native API, NDJSON replies. */
+/* adapter_ollama.c - the ollamaApiChat and ollamaApiGenerate adapters: Ollama's native API, NDJSON replies. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* llm_openai.c - the openAIChatCompletion adapter: request body and response parsing. */
+/* adapter_openai.c - the openAIChatCompletion adapter: request body and response parsing. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>

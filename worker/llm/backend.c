@@ -162,7 +162,7 @@ client_status(long upstream)
 /* The backend answered with an error status: the client's status, the
  * backend's message and Retry-After; r_upstream for the retry rule. */
 static int
-http_error(const struct llm_result *lr, const struct node_call *nc,
+http_error(const struct transport_result *lr, const struct node_call *nc,
     struct wresult *res)
 {
 	char	 detail[256];
@@ -179,30 +179,30 @@ http_error(const struct llm_result *lr, const struct node_call *nc,
 
 /* Turn the transport outcome into the request result. */
 static int
-judge(struct xfer *x, const struct llm_result *lr, const struct node_call *nc,
+judge(struct xfer *x, const struct transport_result *lr, const struct node_call *nc,
     struct wresult *res)
 {
 	switch (lr->outcome) {
-	case LLM_CANCELLED:
+	case XFER_CANCELLED:
 		res->r_status = RQ_CANCELLED;
 		return -1;
-	case LLM_CONNECT:
+	case XFER_CONNECT:
 		fail(res, nc, 502, "backend_unavailable", "%s", lr->error);
 		return -1;
-	case LLM_TIMEOUT:
+	case XFER_TIMEOUT:
 		fail(res, nc, 504, "backend_timeout", "%s", lr->error);
 		return -1;
-	case LLM_NETWORK:
+	case XFER_NETWORK:
 		fail(res, nc, 502, "backend_error", "connection lost: %s",
 		    lr->error);
 		return -1;
-	case LLM_ABORTED:
+	case XFER_ABORTED:
 		if (x->x_cs.cs_stop)
 			return 0;	/* we hung up on purpose */
 		fail(res, nc, 502, "backend_bad_response", "%s",
 		    x->x_cs.cs_error[0] ? x->x_cs.cs_error : "invalid response");
 		return -1;
-	case LLM_OK:
+	case XFER_OK:
 		break;
 	}
 	if (lr->status < 200 || lr->status > 299)
@@ -286,20 +286,20 @@ transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
 	char			*url = url_for(nc, x->x_ad), shown[512];
 	const char		*hdrs[MAX_HDRS];
 	struct buf		 auth = BUF_INIT;
-	struct llm_call		 call;
-	struct llm_hooks	 hooks = { rq->rq_wake_fd, 250, rq_wake, rq };
-	struct llm_result	 lr;
+	struct transport_call		 call;
+	struct transport_hooks	 hooks = { rq->rq_wake_fd, 250, rq_wake, rq };
+	struct transport_result	 lr;
 	int			 r;
 
 	headers(nc, x->x_ad, &auth, hdrs);
 	memset(&call, 0, sizeof(call));
-	call = (struct llm_call){ url, hdrs, body, strlen(body),
+	call = (struct transport_call){ url, hdrs, body, strlen(body),
 	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x };
 	memset(&lr, 0, sizeof(lr));
 	url_shown(url, shown, sizeof(shown));
 	log_debug("[rq %s] POST %s (%zu bytes)", rq->rq_id, shown,
 	    strlen(body));
-	llm_perform(&call, &hooks, &lr);
+	transport_perform(&call, &hooks, &lr);
 	r = judge(x, &lr, nc, res);
 	if (r == 0)
 		r = finish_body(x, nc, res);

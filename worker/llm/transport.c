@@ -1,4 +1,4 @@
-/* llm.c - one backend HTTP call at a time over libcurl, cancellable. */
+/* transport.c - one backend HTTP call at a time over libcurl, cancellable. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -24,7 +24,7 @@
  * How it works
  *
  * One CURLM for the process holds the connection pool, so fresh easy
- * handles reuse a kept-alive backend connection. llm_perform runs its own
+ * handles reuse a kept-alive backend connection. transport_perform runs its own
  * loop: curl_multi_perform, then curl_multi_poll on curl's sockets plus
  * wake_fd, with a timeout that never passes the next tick. After each
  * wait the CLOCK_MONOTONIC time decides whether on_wake is due, so it runs
@@ -43,7 +43,7 @@
  *
  * A non-2xx body is kept up to LLM_ERR_BODY_MAX; past that the transfer
  * is aborted (connection closed, no time spent on a huge error page) and
- * the outcome is still LLM_OK with the status and the first 64 KiB.
+ * the outcome is still XFER_OK with the status and the first 64 KiB.
  * Its Retry-After header (429, 503) is read from the finished handle
  * with curl_easy_header (libcurl 7.84 or newer).
  *
@@ -53,9 +53,9 @@
  * without on_wake, wake_fd is not watched.
  */
 
-struct llm_xfer {
-	const struct llm_call	*x_call;
-	struct llm_result	*x_res;
+struct xfer_state {
+	const struct transport_call	*x_call;
+	struct transport_result	*x_res;
 	CURL			*x_easy;
 	struct curl_slist	*x_hdrs;
 	bool			 x_have_status;
@@ -64,19 +64,19 @@ struct llm_xfer {
 	char			 x_errbuf[CURL_ERROR_SIZE];
 };
 
-static CURLM	*llm_multi;
+static CURLM	*multi;
 
 int
-llm_init(void)
+transport_init(void)
 {
-	if (llm_multi != NULL)
+	if (multi != NULL)
 		return 0;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		log_warnx("llm: curl_global_init failed");
+		log_warnx("transport: curl_global_init failed");
 		return -1;
 	}
-	if ((llm_multi = curl_multi_init()) == NULL) {
-		log_warnx("llm: curl_multi_init failed");
+	if ((multi = curl_multi_init()) == NULL) {
+		log_warnx("transport: curl_multi_init failed");
 		curl_global_cleanup();
 		return -1;
 	}
@@ -84,18 +84,18 @@ llm_init(void)
 }
 
 void
-llm_cleanup(void)
+transport_cleanup(void)
 {
-	if (llm_multi == NULL)
+	if (multi == NULL)
 		return;
-	curl_multi_cleanup(llm_multi);
-	llm_multi = NULL;
+	curl_multi_cleanup(multi);
+	multi = NULL;
 	curl_global_cleanup();
 }
 
 /* res->error, cut to fit: the texts are for logs and error replies. */
 static void __attribute__((format(printf, 2, 3)))
-llm_err(struct llm_result *res, const char *fmt, ...)
+tp_err(struct transport_result *res, const char *fmt, ...)
 {
 	va_list	 ap;
 
@@ -105,16 +105,16 @@ llm_err(struct llm_result *res, const char *fmt, ...)
 }
 
 static bool
-llm_is_2xx(long status)
+tp_is_2xx(long status)
 {
 	return status >= 200 && status < 300;
 }
 
 static size_t
-llm_write(char *p, size_t size, size_t nmemb, void *arg)
+tp_write(char *p, size_t size, size_t nmemb, void *arg)
 {
-	struct llm_xfer		*x = arg;
-	const struct llm_call	*c = x->x_call;
+	struct xfer_state		*x = arg;
+	const struct transport_call	*c = x->x_call;
 	struct buf		*eb = &x->x_res->err_body;
 	size_t			 n = size * nmemb, room;
 	long			 status = 0;
@@ -124,7 +124,7 @@ llm_write(char *p, size_t size, size_t nmemb, void *arg)
 		x->x_res->status = status;
 		x->x_have_status = true;
 	}
-	if (llm_is_2xx(x->x_res->status)) {
+	if (tp_is_2xx(x->x_res->status)) {
 		if (c->on_data != NULL && c->on_data(c->arg, p, n) == -1) {
 			x->x_aborted = true;
 			return CURL_WRITEFUNC_ERROR;
@@ -143,7 +143,7 @@ llm_write(char *p, size_t size, size_t nmemb, void *arg)
 /* The caller's headers, a JSON Content-Type for bodies that lack one (not
  * curl's form default) and an empty Expect: (no 100-continue wait). */
 static struct curl_slist *
-llm_headers(const struct llm_call *c, char *err, size_t errlen)
+tp_headers(const struct transport_call *c, char *err, size_t errlen)
 {
 	struct curl_slist	*l = NULL, *t;
 	const char		*h;
@@ -177,9 +177,9 @@ oom:
 }
 
 static CURLcode
-llm_setopts(struct llm_xfer *x)
+tp_setopts(struct xfer_state *x)
 {
-	const struct llm_call	*c = x->x_call;
+	const struct transport_call	*c = x->x_call;
 	CURL			*e = x->x_easy;
 	CURLcode		 rc;
 
@@ -194,7 +194,7 @@ llm_setopts(struct llm_xfer *x)
 	    (rc = curl_easy_setopt(e, CURLOPT_USERAGENT,
 	    "sluice/" SLUICE_VERSION)) ||
 	    (rc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->x_hdrs)) ||
-	    (rc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, llm_write)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, tp_write)) ||
 	    (rc = curl_easy_setopt(e, CURLOPT_WRITEDATA, x)))
 		return rc;
 	if (c->connect_timeout_ms > 0 && (rc = curl_easy_setopt(e,
@@ -214,31 +214,31 @@ llm_setopts(struct llm_xfer *x)
 /* Easy handle with every option, added to the multi. 0 or -1 (error in
  * res->error, outcome set). */
 static int
-llm_xfer_start(struct llm_xfer *x)
+tp_xfer_start(struct xfer_state *x)
 {
-	struct llm_result	*res = x->x_res;
+	struct transport_result	*res = x->x_res;
 	CURLcode		 rc;
 	CURLMcode		 mc;
 
-	res->outcome = LLM_CONNECT;
-	if (llm_multi == NULL) {
-		llm_err(res, "llm_init not called");
+	res->outcome = XFER_CONNECT;
+	if (multi == NULL) {
+		tp_err(res, "transport_init not called");
 		return -1;
 	}
-	if ((x->x_hdrs = llm_headers(x->x_call, res->error,
+	if ((x->x_hdrs = tp_headers(x->x_call, res->error,
 	    sizeof(res->error))) == NULL)
 		return -1;
 	if ((x->x_easy = curl_easy_init()) == NULL) {
-		llm_err(res, "curl_easy_init failed");
+		tp_err(res, "curl_easy_init failed");
 		return -1;
 	}
-	if ((rc = llm_setopts(x)) != CURLE_OK) {
-		llm_err(res, "curl option: %s",
+	if ((rc = tp_setopts(x)) != CURLE_OK) {
+		tp_err(res, "curl option: %s",
 		    curl_easy_strerror(rc));
 		return -1;
 	}
-	if ((mc = curl_multi_add_handle(llm_multi, x->x_easy)) != CURLM_OK) {
-		llm_err(res, "curl multi: %s",
+	if ((mc = curl_multi_add_handle(multi, x->x_easy)) != CURLM_OK) {
+		tp_err(res, "curl multi: %s",
 		    curl_multi_strerror(mc));
 		return -1;
 	}
@@ -247,12 +247,12 @@ llm_xfer_start(struct llm_xfer *x)
 
 /* 1 and *rc set when our transfer is done, 0 otherwise. */
 static int
-llm_done(struct llm_xfer *x, CURLcode *rc)
+tp_done(struct xfer_state *x, CURLcode *rc)
 {
 	CURLMsg	*m;
 	int	 left, done = 0;
 
-	while ((m = curl_multi_info_read(llm_multi, &left)) != NULL) {
+	while ((m = curl_multi_info_read(multi, &left)) != NULL) {
 		if (m->msg == CURLMSG_DONE && m->easy_handle == x->x_easy) {
 			*rc = m->data.result;
 			done = 1;
@@ -262,7 +262,7 @@ llm_done(struct llm_xfer *x, CURLcode *rc)
 }
 
 static int
-llm_wait_ms(uint64_t due)
+tp_wait_ms(uint64_t due)
 {
 	uint64_t	 now = clock_mono_ms();
 
@@ -273,7 +273,7 @@ llm_wait_ms(uint64_t due)
 }
 
 static uint64_t
-llm_next_tick(const struct llm_hooks *h)
+tp_next_tick(const struct transport_hooks *h)
 {
 	if (h->on_wake == NULL || h->tick_ms == 0)
 		return UINT64_MAX;
@@ -283,39 +283,39 @@ llm_next_tick(const struct llm_hooks *h)
 /* Run until done (1, *rc set), cancelled by on_wake (0) or a multi
  * error (-1, *mc set). */
 static int
-llm_drive(struct llm_xfer *x, const struct llm_hooks *h, CURLcode *rc,
+tp_drive(struct xfer_state *x, const struct transport_hooks *h, CURLcode *rc,
     CURLMcode *mc)
 {
 	struct curl_waitfd	 wfd;
 	unsigned int		 nfd;
-	uint64_t		 due = llm_next_tick(h);
+	uint64_t		 due = tp_next_tick(h);
 	int			 running;
 	bool			 readable;
 
 	nfd = h->wake_fd >= 0 && h->on_wake != NULL ? 1 : 0;
 	for (;;) {
-		if ((*mc = curl_multi_perform(llm_multi, &running)) !=
+		if ((*mc = curl_multi_perform(multi, &running)) !=
 		    CURLM_OK)
 			return -1;
-		if (llm_done(x, rc))
+		if (tp_done(x, rc))
 			return 1;
 		wfd.fd = h->wake_fd;
 		wfd.events = CURL_WAIT_POLLIN;
 		wfd.revents = 0;
-		if ((*mc = curl_multi_poll(llm_multi, nfd ? &wfd : NULL, nfd,
-		    llm_wait_ms(due), NULL)) != CURLM_OK)
+		if ((*mc = curl_multi_poll(multi, nfd ? &wfd : NULL, nfd,
+		    tp_wait_ms(due), NULL)) != CURLM_OK)
 			return -1;
 		readable = nfd && (wfd.revents & CURL_WAIT_POLLIN);
 		if (h->on_wake == NULL || (!readable && clock_mono_ms() < due))
 			continue;
 		if (h->on_wake(h->arg, readable) == 1)
 			return 0;
-		due = llm_next_tick(h);
+		due = tp_next_tick(h);
 	}
 }
 
 static const char *
-llm_errno_text(long oserr)
+tp_errno_text(long oserr)
 {
 	switch (oserr) {
 	case ECONNREFUSED:
@@ -331,16 +331,16 @@ llm_errno_text(long oserr)
 	}
 }
 
-static enum llm_outcome
-llm_outcome_of(const struct llm_xfer *x, CURLcode rc)
+static enum transport_outcome
+tp_outcome_of(const struct xfer_state *x, CURLcode rc)
 {
 	switch (rc) {
 	case CURLE_OK:
-		return LLM_OK;
+		return XFER_OK;
 	case CURLE_WRITE_ERROR:
 		if (x->x_aborted)
-			return LLM_ABORTED;
-		return x->x_errfull ? LLM_OK : LLM_NETWORK;
+			return XFER_ABORTED;
+		return x->x_errfull ? XFER_OK : XFER_NETWORK;
 	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
 	case CURLE_COULDNT_RESOLVE_PROXY:
@@ -348,11 +348,11 @@ llm_outcome_of(const struct llm_xfer *x, CURLcode rc)
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_PEER_FAILED_VERIFICATION:
-		return LLM_CONNECT;
+		return XFER_CONNECT;
 	case CURLE_OPERATION_TIMEDOUT:
-		return LLM_TIMEOUT;
+		return XFER_TIMEOUT;
 	default:
-		return LLM_NETWORK;
+		return XFER_NETWORK;
 	}
 }
 
@@ -360,7 +360,7 @@ llm_outcome_of(const struct llm_xfer *x, CURLcode rc)
  * redirect), blanks trimmed; left "" when absent or longer than the
  * field. */
 static void
-llm_retry_after(struct llm_xfer *x)
+tp_retry_after(struct xfer_state *x)
 {
 	struct curl_header	*h;
 	const char		*v;
@@ -380,42 +380,42 @@ llm_retry_after(struct llm_xfer *x)
 
 /* Outcome and error text of a finished transfer. */
 static void
-llm_finish(struct llm_xfer *x, CURLcode rc)
+tp_finish(struct xfer_state *x, CURLcode rc)
 {
-	struct llm_result	*res = x->x_res;
+	struct transport_result	*res = x->x_res;
 	const char		*why;
 	long			 oserr = 0;
 
-	res->outcome = llm_outcome_of(x, rc);
+	res->outcome = tp_outcome_of(x, rc);
 	why = x->x_errbuf[0] != '\0' ? x->x_errbuf : curl_easy_strerror(rc);
 	switch (res->outcome) {
-	case LLM_OK:
+	case XFER_OK:
 		if (x->x_errfull)
-			llm_err(res, "error body cut at %d bytes",
+			tp_err(res, "error body cut at %d bytes",
 			    LLM_ERR_BODY_MAX);
 		break;
-	case LLM_ABORTED:
-		llm_err(res, "aborted by the data handler");
+	case XFER_ABORTED:
+		tp_err(res, "aborted by the data handler");
 		break;
-	case LLM_CONNECT:
+	case XFER_CONNECT:
 		if (rc == CURLE_COULDNT_CONNECT) {
 			curl_easy_getinfo(x->x_easy, CURLINFO_OS_ERRNO, &oserr);
-			llm_err(res, "%s (%s)", llm_errno_text(oserr), why);
+			tp_err(res, "%s (%s)", tp_errno_text(oserr), why);
 			break;
 		}
 		/* FALLTHROUGH */
 	default:
-		llm_err(res, "%s", why);
+		tp_err(res, "%s", why);
 		break;
 	}
 }
 
 int
-llm_perform(const struct llm_call *c, const struct llm_hooks *h,
-    struct llm_result *res)
+transport_perform(const struct transport_call *c, const struct transport_hooks *h,
+    struct transport_result *res)
 {
-	static const struct llm_hooks	 nohooks = { -1, 0, NULL, NULL };
-	struct llm_xfer			 x;
+	static const struct transport_hooks	 nohooks = { -1, 0, NULL, NULL };
+	struct xfer_state			 x;
 	CURLcode			 rc = CURLE_OK;
 	CURLMcode			 mc = CURLM_OK;
 	int				 r = -1;
@@ -427,30 +427,30 @@ llm_perform(const struct llm_call *c, const struct llm_hooks *h,
 	res->error[0] = '\0';
 	res->retry_after[0] = '\0';
 	buf_reset(&res->err_body);
-	if (llm_xfer_start(&x) == 0)
-		r = llm_drive(&x, h != NULL ? h : &nohooks, &rc, &mc);
+	if (tp_xfer_start(&x) == 0)
+		r = tp_drive(&x, h != NULL ? h : &nohooks, &rc, &mc);
 	if (r == 1) {
-		llm_finish(&x, rc);
-		llm_retry_after(&x);
+		tp_finish(&x, rc);
+		tp_retry_after(&x);
 	}
 	else if (r == 0) {
-		res->outcome = LLM_CANCELLED;
-		llm_err(res, "cancelled");
+		res->outcome = XFER_CANCELLED;
+		tp_err(res, "cancelled");
 	} else if (x.x_easy != NULL && res->error[0] == '\0') {
-		res->outcome = LLM_NETWORK;
-		llm_err(res, "curl multi: %s", curl_multi_strerror(mc));
+		res->outcome = XFER_NETWORK;
+		tp_err(res, "curl multi: %s", curl_multi_strerror(mc));
 	}
 	if (x.x_easy != NULL) {
 		/* Unfinished (cancel, multi error): leaving the multi now
 		 * makes libcurl close the connection instead of pooling it. */
 		if (r != 1)
 			curl_easy_setopt(x.x_easy, CURLOPT_FORBID_REUSE, 1L);
-		curl_multi_remove_handle(llm_multi, x.x_easy);
+		curl_multi_remove_handle(multi, x.x_easy);
 		if (!x.x_have_status)
 			curl_easy_getinfo(x.x_easy, CURLINFO_RESPONSE_CODE,
 			    &res->status);
 		curl_easy_cleanup(x.x_easy);
 	}
 	curl_slist_free_all(x.x_hdrs);
-	return res->outcome == LLM_OK ? 0 : -1;
+	return res->outcome == XFER_OK ? 0 : -1;
 }

@@ -1,14 +1,14 @@
-/* llm.h - one backend HTTP call at a time over libcurl, cancellable. */
-#ifndef SLUICE_LLM_H
-#define SLUICE_LLM_H
+/* transport.h - one backend HTTP call at a time over libcurl, cancellable. */
+#ifndef SLUICE_TRANSPORT_H
+#define SLUICE_TRANSPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "../../common/buf.h"
 
-/* What to send. Everything is borrowed for the duration of llm_perform. */
-struct llm_call {
+/* What to send. Everything is borrowed for the duration of transport_perform. */
+struct transport_call {
 	const char		 *url;
 	const char *const	 *headers;	/* NULL-terminated "Name: value" */
 	const char		 *body;		/* POST body; NULL means GET */
@@ -16,33 +16,33 @@ struct llm_call {
 	long			  connect_timeout_ms;
 	long			  total_timeout_ms;	/* 0: none */
 	/* Response body bytes as they arrive, only for 2xx answers. Return
-	 * 0 to go on, -1 to abort the transfer (result: LLM_ABORTED). */
+	 * 0 to go on, -1 to abort the transfer (result: XFER_ABORTED). */
 	int			(*on_data)(void *arg, const char *p, size_t n);
 	void			 *arg;
 };
 
-/* How the caller stays responsive while a transfer runs: llm_perform
+/* How the caller stays responsive while a transfer runs: transport_perform
  * waits on the transfer's sockets and on wake_fd together, and calls
  * on_wake whenever wake_fd is readable and at least every tick_ms.
  * on_wake returns 1 to cancel the transfer at once, 0 to go on. */
-struct llm_hooks {
+struct transport_hooks {
 	int			  wake_fd;	/* -1: none */
 	unsigned		  tick_ms;
 	int			(*on_wake)(void *arg, bool readable);
 	void			 *arg;
 };
 
-enum llm_outcome {
-	LLM_OK = 0,		/* transfer finished; see status */
-	LLM_CANCELLED,		/* on_wake asked for it */
-	LLM_ABORTED,		/* on_data returned -1 */
-	LLM_CONNECT,		/* could not connect / resolve */
-	LLM_TIMEOUT,		/* connect or total timeout */
-	LLM_NETWORK,		/* other transport failure mid-way */
+enum transport_outcome {
+	XFER_OK = 0,		/* transfer finished; see status */
+	XFER_CANCELLED,		/* on_wake asked for it */
+	XFER_ABORTED,		/* on_data returned -1 */
+	XFER_CONNECT,		/* could not connect / resolve */
+	XFER_TIMEOUT,		/* connect or total timeout */
+	XFER_NETWORK,		/* other transport failure mid-way */
 };
 
-struct llm_result {
-	enum llm_outcome	 outcome;
+struct transport_result {
+	enum transport_outcome	 outcome;
 	long			 status;	/* HTTP status, 0 if none */
 	char			 error[256];	/* transport error text */
 	struct buf		 err_body;	/* non-2xx body, first 64 KiB */
@@ -54,15 +54,15 @@ struct llm_result {
 
 /* Process-wide setup: one libcurl multi handle so connections to a
  * backend are reused across requests. 0 or -1. */
-int	llm_init(void);
-void	llm_cleanup(void);
+int	transport_init(void);
+void	transport_cleanup(void);
 
 /* Run one call to completion, cancellation or failure; the connection is
  * closed (not reused) when the call is cancelled or aborted, so the
  * backend sees the client leave. res->err_body must be initialised by
  * the caller (BUF_INIT) and freed by it. Returns 0 when outcome is
- * LLM_OK, else -1 (details in res). */
-int	llm_perform(const struct llm_call *, const struct llm_hooks *,
-	    struct llm_result *res);
+ * XFER_OK, else -1 (details in res). */
+int	transport_perform(const struct transport_call *, const struct transport_hooks *,
+	    struct transport_result *res);
 
 #endif
