@@ -34,8 +34,8 @@ stream_flag(json_t *root, struct api_req *out, int *status,
 
 /* Ollama's "think": true, false, or one of the levels some models
  * take; null reads as absent. It goes to the worker as JSON text (Ollama
- * backends get it; see worker/llm/adapter_ollama.c) and false keeps reasoning out of
- * the answer. */
+ * backends get it: worker/llm/adapter_ollama.c) and false keeps
+ * reasoning out of the answer. */
 static int
 think_flag(json_t *root, struct api_req *out, int *status,
     char err[API_ERRLEN])
