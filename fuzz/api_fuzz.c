@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "../common/buf.h"
 #include "../common/log.h"
 #include "../gateway/api.h"
 #include "../proto/frame.h"
 #include "../proto/proto.h"
+#include "common.h"
 
 /*
  * Input: 1 header byte, then an HTTP request body.

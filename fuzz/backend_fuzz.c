@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "../common/buf.h"
 #include "../common/log.h"
 #include "../worker/llm/backend.h"
 #include "../worker/llm/lines.h"
 #include "../worker/llm/sse.h"
+#include "common.h"
 
 /*
  * Input: 2 header bytes, then a backend's response body.

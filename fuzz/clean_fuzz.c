@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "../common/buf.h"
 #include "../common/json.h"
 #include "../common/log.h"
 #include "../worker/clean/clean.h"
 #include "../worker/clean/filter.h"
+#include "common.h"
 
 /*
  * Input: 4 header bytes, then the LLM text.

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "../common/conf.h"
 #include "../common/json.h"
 #include "../common/log.h"
 #include "../common/names.h"
+#include "common.h"
 
 /*
  * Input: 1 header byte, then the bytes of a config file.

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "../proto/frame.h"
+#include "common.h"
 
 /*
  * Input: 2 header bytes, then the byte stream a peer sends.

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "../common/buf.h"
 #include "../common/log.h"
 #include "../gateway/http.h"
+#include "common.h"
 
 /*
  * Input: 2 header bytes, then what a client sends on one connection.

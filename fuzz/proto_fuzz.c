@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "../common/buf.h"
 #include "../proto/frame.h"
 #include "../proto/mpscan.h"
 #include "../proto/proto.h"
+#include "common.h"
 
 /*
  * Input: a mode byte, then

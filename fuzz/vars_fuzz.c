@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "../common/buf.h"
 #include "../common/log.h"
 #include "../worker/core/vars.h"
+#include "common.h"
 
 /*
  * Input: a count byte (bits 0-4), then that many variables (a kind

@@ -21,13 +21,13 @@
 #include "greq.h"
 #include "gw.h"
 #include "gwimport.h"
-#include "users.h"
-#include "pool.h"
 #include "notify.h"
+#include "pool.h"
 #include "reload.h"
 #include "route.h"
 #include "stats.h"
 #include "sup.h"
+#include "users.h"
 
 /* A daemon started with a closed stdin/stdout/stderr would hand those
  * numbers to sockets; keep 0-2 occupied. Whatever else our parent left

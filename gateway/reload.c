@@ -9,11 +9,11 @@
 #include "gate.h"
 #include "greq.h"
 #include "gw.h"
-#include "users.h"
 #include "http.h"
 #include "notify.h"
 #include "reload.h"
 #include "sup.h"
+#include "users.h"
 
 static void
 report(const char *line, bool warning)

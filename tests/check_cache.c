@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../worker/store/cache.h"
+#include "../worker/store/store_stmt.h"
 #include "scratchdb.h"
 #include "testmain.h"
 

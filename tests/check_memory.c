@@ -7,10 +7,12 @@
 
 #include "../common/sha256.h"
 #include "../common/xmem.h"
-#include "../worker/memory/memgen.h"
+#include "../worker/core/msgs_edit.h"
+#include "../worker/memory/mem_chunk.h"
 #include "../worker/memory/mem_read.h"
-#include "../worker/memory/memstore.h"
 #include "../worker/memory/mem_text.h"
+#include "../worker/memory/memgen.h"
+#include "../worker/memory/memstore.h"
 #include "scratchdb.h"
 #include "testmain.h"
 

@@ -16,6 +16,8 @@
 #include "../common/clock.h"
 #include "../common/xmem.h"
 #include "../worker/core/node.h"
+#include "../worker/engine/registry.h"
+#include "../worker/nodes/nodes.h"
 #include "fakerq.h"
 #include "testmain.h"
 

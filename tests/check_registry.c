@@ -6,6 +6,8 @@
 
 #include "../common/nodetypes.h"
 #include "../worker/core/node.h"
+#include "../worker/engine/registry.h"
+#include "../worker/nodes/nodes.h"
 #include "testmain.h"
 
 struct row {

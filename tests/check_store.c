@@ -15,6 +15,9 @@
 #include "../common/sha256.h"
 #include "../common/xmem.h"
 #include "../worker/store/store.h"
+#include "../worker/store/store_lock.h"
+#include "../worker/store/store_schema.h"
+#include "../worker/store/store_stmt.h"
 #include "testmain.h"
 
 static char	 t_dir[64];	/* scratch directory, one per test */

@@ -12,8 +12,9 @@
 #include "../common/sha256.h"
 #include "../common/xmem.h"
 #include "../worker/core/msgs.h"
-#include "../worker/store/store.h"
 #include "../worker/memory/timestamps.h"
+#include "../worker/store/store.h"
+#include "../worker/store/store_stmt.h"
 #include "scratchdb.h"
 #include "testmain.h"
 

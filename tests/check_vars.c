@@ -17,6 +17,8 @@
 #include "../worker/core/msgs.h"
 #include "../worker/core/prompt.h"
 #include "../worker/core/vars.h"
+#include "../worker/core/vars_conv.h"
+#include "../worker/core/vars_json.h"
 #include "testmain.h"
 
 /* ---- helpers --------------------------------------------------------- */

@@ -9,6 +9,8 @@
 #include "../common/xmem.h"
 #include "../worker/memory/kwsearch.h"
 #include "../worker/memory/vecmem.h"
+#include "../worker/memory/vecmem_text.h"
+#include "../worker/store/store_stmt.h"
 #include "scratchdb.h"
 #include "testmain.h"
 

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "../common/log.h"
-#include "../worker/llm/backend.h"
 #include "../worker/core/msgs.h"
 #include "../worker/core/vars.h"
+#include "../worker/llm/backend.h"
 #include "stubs_worker.h"
 #include "testmain.h"
 

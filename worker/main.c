@@ -15,6 +15,7 @@
 #include "import/import.h"
 #include "llm/transport.h"
 #include "loop/wloop.h"
+#include "loop/wloop_store.h"
 
 #define CHAN_FD	3
 

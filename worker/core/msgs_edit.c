@@ -5,6 +5,7 @@
 #include "../../common/buf.h"
 #include "../../common/xmem.h"
 #include "msgs.h"
+#include "msgs_edit.h"
 
 /* Move the last message to pos. */
 static void

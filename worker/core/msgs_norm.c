@@ -5,6 +5,7 @@
 #include "../../common/buf.h"
 #include "../../common/xmem.h"
 #include "msgs.h"
+#include "msgs_norm.h"
 
 #define TAG_OPEN	"[DiscussionId]"
 #define TAG_CLOSE	"[/DiscussionId]"

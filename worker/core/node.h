@@ -8,9 +8,9 @@
 
 #include "../../common/buf.h"
 #include "../../common/conf.h"
+#include "../rq.h"
 #include "msgs.h"
 #include "vars.h"
-#include "../rq.h"
 
 struct wf_run;	/* the workflow run this node is in (the engine's) */
 
@@ -74,22 +74,6 @@ struct node_type {
 	bool		 nt_word_stream;	/* responder output streamed
 						   word by word (StaticResponse) */
 };
-
-/* The Standard node (node_standard.c): the engine knows it sets its own
- * conversation variables. */
-extern const struct node_type node_standard;
-
-/* The handler of every NOT_IMPLEMENTED row of common/nodetypes.def
- * (node_unsupported.c): fails with HTTP 501, code "node_unsupported",
- * "workflow 'W' node N has type 'T', which this version of Sluice does
- * not run". It serves many names: its nt_name is NULL. */
-extern const struct node_type node_unsupported;
-
-/* The handler for a type name as common/nodetypes.def lists it (the
- * row's node_<id>, or node_unsupported); NULL for a name the list does
- * not have, or NULL. A node without "type" is Standard; an unknown type
- * is reported by the engine. The handler is static: never freed. */
-const struct node_type	*node_type_find(const char *name);
 
 /* ---- fields of a node-shaped JSON object (NULL: none) ---- */
 

@@ -1,7 +1,6 @@
 /* vars.h - workflow variables and {name} substitution (WilmerAI's spec section 5). */
 #ifndef SLUICE_VARS_H
 #define SLUICE_VARS_H
-
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -69,86 +68,5 @@ void		 vars_clock(struct vars *, time_t now);
  * as data. */
 void		 vars_discussion(struct vars *, const char *discussion_id,
 		    const char *time_context_summary);
-
-/* vars_json.c: values from JSON configuration. */
-
-/* Python's str() of a JSON value (pyfmt_strdup): a string as it is,
- * a real as repr() (2.0, 1e+16), True/False/None, lists and objects as
- * Python shows them (['a', 1], {'k': 'v'}). Caller frees. */
-char		*vars_py_str(json_t *);
-
-/* Spec 5 item 1: every member of the user's userWideWorkflowVariables
- * object, as a template (vars_py_str for non-strings). Nothing when u
- * is NULL or the member is missing or not an object. */
-void		 vars_user_wide(struct vars *, const struct conf_user *u);
-
-/* Spec 5 item 3: every member of a workflow's top-level object except
- * "nodes" (conf_workflow's w_vars), as a template (vars_py_str). */
-void		 vars_workflow(struct vars *, json_t *wvars);
-
-/* Spec 5 item 7, from a Routing file's object ({"CAT": {"description":
- * ..., "workflow": ...}, ...}, in file order), as data:
- * category_colon_descriptions "A: d1; B: d2",
- * category_colon_descriptions_newline_bulletpoint "\n- A: d1\n- B: d2",
- * categoriesSeparatedByOr "A or B", categoryNameBulletpoints
- * "\n- A\n- B", category_list and category_descriptions as Python list
- * reprs (['A', 'B']). A missing description counts as "", a
- * non-string one as vars_py_str shows it. 0, or -1 (nothing set) when
- * routing is not an object. */
-int		 vars_categories(struct vars *, json_t *routing);
-
-/* vars_conv.c: the conversation variables of one node (spec 5 item 5). */
-
-/* What decides them. A zeroed struct is a chat backend, a node without
- * the fields, a user with the defaults, no templates and no clamp. */
-struct vars_conv {
-	json_t		*vc_node;	/* the node object, or NULL: its
-					   nMessagesToIncludeInVariable (5),
-					   estimatedTokensToIncludeInVariable
-					   (2048), minMessagesInVariable (5),
-					   maxEstimatedTokensInVariable
-					   (2048; numbers, or strings that
-					   are formatted with this table then
-					   parsed; else the default) and
-					   addUserAssistantTags (truthy) */
-	const struct conf_user *vc_user;	/* or NULL: its
-					   separateConversationInVariables
-					   and conversationSeparationDelimiter
-					   ("\n") */
-	bool		 vc_completion;	/* the node's backend takes one
-					   prompt string (prompt_is_completion);
-					   false also for a node without an
-					   endpoint */
-	const struct prompt_template *vc_template;	/* the endpoint's
-					   template (prompt_template_name),
-					   or NULL (all parts "") */
-	const struct prompt_template *vc_chat_template;	/* the user's
-					   chatPromptTemplateName template or
-					   NULL: WilmerAI wraps
-					   chat_system_prompt and
-					   chat_user_prompt_without_system in
-					   it for completion backends */
-	bool		 vc_clamp;	/* the context clamp is on for this
-					   node (node > endpoint > user) */
-	long		 vc_window;	/* its window (maxContextTokenSize);
-					   <= 0: unknown, budgets not capped */
-	long		 vc_max_response;	/* maxResponseSizeInTokens */
-	double		 vc_level;	/* wilmerContextEstimationLevel as a
-					   factor: 1.0, 1.25, 1.5, 1.85 (0 =
-					   1.0) */
-};
-
-/* Set, as data, chat_user_prompt_last_{one,two,three,four,five,ten,
- * twenty}, chat_user_prompt_n_messages,
- * chat_user_prompt_estimated_token_limit,
- * chat_user_prompt_min_n_max_tokens, the templated_user_prompt_* twin
- * of each, chat_system_prompt, templated_system_prompt,
- * chat_user_prompt_without_system, templated_user_prompt_without_system
- * and messages, from conversation l as node vc sees it (vc NULL: the
- * zeroed defaults). The rules, and the choices where the spec is
- * silent, are listed at the top of vars_conv.c. Never touches
- * Discussion_Id or time_context_summary. */
-void		 vars_conversation_node(struct vars *, const struct wmsgs *l,
-		    const struct vars_conv *vc);
 
 #endif

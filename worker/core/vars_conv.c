@@ -15,6 +15,8 @@
 #include "msgs.h"
 #include "prompt.h"
 #include "vars.h"
+#include "vars_conv.h"
+#include "vars_json.h"
 
 /*
  * What WilmerAI does (workflow_variable_manager, prompt_extraction_utils,

@@ -7,6 +7,7 @@
 #include "../../common/pyfmt.h"
 #include "../../common/xmem.h"
 #include "vars.h"
+#include "vars_json.h"
 
 /*
  * WilmerAI keeps JSON values as Python objects and str.format shows

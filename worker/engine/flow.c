@@ -7,8 +7,9 @@
 #include "../../common/conf.h"
 #include "../../common/log.h"
 #include "../../common/xmem.h"
-#include "flow.h"
 #include "../core/msgs.h"
+#include "../core/msgs_norm.h"
+#include "flow.h"
 #include "routing.h"
 #include "wf.h"
 

@@ -2,17 +2,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../core/node.h"
-
-/* Every IMPLEMENTED row names its handler; a missing one breaks the
- * worker's link. */
-#define NODETYPE(name, id, runs)		NODETYPE_##runs(id)
-#define NODETYPE_IMPLEMENTED(id)		extern const struct node_type node_##id;
-#define NODETYPE_NOT_IMPLEMENTED(id)
-#include "../../common/nodetypes.def"
-#undef NODETYPE_NOT_IMPLEMENTED
-#undef NODETYPE_IMPLEMENTED
-#undef NODETYPE
+#include "../nodes/nodes.h"
+#include "registry.h"
 
 struct node_entry {
 	const char		*ne_name;	/* the row's "type" string */

@@ -11,6 +11,10 @@
 #include "../../common/xmem.h"
 #include "../core/node.h"
 #include "../core/vars.h"
+#include "../core/vars_conv.h"
+#include "../core/vars_json.h"
+#include "../nodes/nodes.h"
+#include "registry.h"
 #include "wf.h"
 #include "wf_ts.h"
 

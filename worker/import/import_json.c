@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../../common/xmem.h"
+#include "../store/store_stmt.h"
 #include "import_int.h"
 
 #define IMP_MAXFILE	(256u << 20)	/* far above any real discussion */

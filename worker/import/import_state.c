@@ -5,6 +5,7 @@
 #include <sysexits.h>
 #include <time.h>
 
+#include "../store/store_stmt.h"
 #include "import_int.h"
 
 /* A state document as WilmerAI reads it (file_utils.read_plain_text_file):

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../store/store_stmt.h"
 #include "import_int.h"
 
 void

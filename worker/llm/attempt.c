@@ -6,6 +6,7 @@
 #include "../../common/tokens.h"
 #include "../clean/clean_conf.h"
 #include "../core/groupchat.h"
+#include "../core/msgs_edit.h"
 #include "attempt.h"
 #include "backend.h"
 #include "build.h"

@@ -11,8 +11,8 @@
 #include "gen_input.h"
 #include "lines.h"
 #include "output.h"
-#include "transport.h"
 #include "sse.h"
+#include "transport.h"
 #include "url.h"
 
 #define MAX_LINE	(1024 * 1024)		/* one SSE line or event */

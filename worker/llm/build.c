@@ -6,7 +6,9 @@
 
 #include "../../common/tokens.h"
 #include "../../common/xmem.h"
+#include "../core/msgs_edit.h"
 #include "../core/vars.h"
+#include "../core/vars_conv.h"
 #include "build.h"
 
 #define CLAMP_HEADROOM		512	/* WilmerAI's template framing reserve */

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backend.h"
-#include "../store/cache.h"
 #include "../rq.h"
+#include "../store/cache.h"
+#include "backend.h"
 
 /* One call's dealings with the cache. */
 struct call_cache {

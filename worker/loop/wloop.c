@@ -12,9 +12,10 @@
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "../../proto/frame.h"
-#include "../llm/callcache.h"
 #include "../engine/flow.h"
+#include "../llm/callcache.h"
 #include "wloop.h"
+#include "wloop_store.h"
 
 #define HEARTBEAT_MS	1000
 

@@ -1,14 +1,13 @@
 /* wloop.h - the worker's request loop: frames from the gateway, chunks back, cancel, heartbeats. */
 #ifndef SLUICE_WLOOP_H
 #define SLUICE_WLOOP_H
-
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "../../common/buf.h"
 #include "../../proto/proto.h"
-#include "../store/cache.h"
 #include "../rq.h"
+#include "../store/cache.h"
 #include "slot.h"
 
 struct store;
@@ -68,18 +67,5 @@ void	wloop_free(struct wctx *);
 int	wloop_run(struct wctx *);
 
 /* ---- the shared database (worker/wloop_store.c) ---- */
-
-/* The store at <state-dir>/sluice.db, opened on the first call; its
- * lock waits heartbeat and give up when the request is stopped. Owned
- * by wc. NULL with err (STORE_ERRLEN) when it cannot be opened. The
- * seam's ro_store. */
-struct store	*wloop_store(struct rq *, char *err);
-
-/* The request's workflow ended: drop the locks its run took, if it used
- * the store at all (errors are logged). */
-void	wloop_store_end(struct wctx *);
-
-/* Close the store at exit. */
-void	wloop_store_close(struct wctx *);
 
 #endif

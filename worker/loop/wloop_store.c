@@ -5,7 +5,9 @@
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "../store/store.h"
+#include "../store/store_lock.h"
 #include "wloop.h"
+#include "wloop_store.h"
 
 /* Called every STORE_WAIT_MS while another worker holds the database's
  * write lock. rq_stopped() heartbeats (the gateway kills a silent

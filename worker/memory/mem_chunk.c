@@ -5,6 +5,7 @@
 #include "../../common/textchunk.h"
 #include "../../common/tokens.h"
 #include "../../common/xmem.h"
+#include "mem_chunk.h"
 #include "memgen.h"
 
 void

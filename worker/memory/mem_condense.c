@@ -4,8 +4,9 @@
 
 #include "../../common/log.h"
 #include "../../common/xmem.h"
-#include "memgen.h"
+#include "mem_condense.h"
 #include "mem_read.h"
+#include "memgen.h"
 
 #define SEP		"\n--------------\n"
 #define NO_PRECEDING	"No preceding memories to show"

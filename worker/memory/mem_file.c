@@ -5,8 +5,11 @@
 
 #include "../../common/log.h"
 #include "../../common/xmem.h"
-#include "memgen.h"
+#include "mem_chunk.h"
+#include "mem_condense.h"
+#include "mem_file.h"
 #include "mem_read.h"
+#include "memgen.h"
 
 #define NO_PRECEDING	"No preceding memories to show"
 #define NO_SUMMARY	"There is not yet a summary file"

@@ -3,8 +3,9 @@
 #include <string.h>
 
 #include "../../common/xmem.h"
-#include "memgen.h"
+#include "mem_chunk.h"
 #include "mem_read.h"
+#include "memgen.h"
 
 #define NOTHING_YET	"There are no memories to grab yet"
 #define CHAT_CHUNK	400

@@ -2,8 +2,8 @@
 #ifndef SLUICE_MEMREAD_H
 #define SLUICE_MEMREAD_H
 
-#include "memstore.h"
 #include "../core/msgs.h"
+#include "memstore.h"
 
 /* WilmerAI's _get_recent_chat_messages_up_to_max: of msgs, the
  * max_turns messages before the last lookback ones, all but the last

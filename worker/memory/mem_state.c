@@ -4,6 +4,7 @@
 
 #include "../../common/log.h"
 #include "../../common/xmem.h"
+#include "mem_state.h"
 #include "memgen.h"
 
 #define SHRINK_FLOOR	500	/* a smaller document may shrink freely */

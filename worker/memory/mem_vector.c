@@ -6,8 +6,12 @@
 #include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/xmem.h"
+#include "mem_chunk.h"
+#include "mem_state.h"
+#include "mem_vector.h"
 #include "memgen.h"
 #include "vecmem.h"
+#include "vecmem_text.h"
 
 /*
  * WilmerAI's own default prompts are placeholders ending in "..." that

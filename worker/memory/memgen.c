@@ -2,6 +2,8 @@
 #include <stdlib.h>
 
 #include "../../common/log.h"
+#include "mem_file.h"
+#include "mem_vector.h"
 #include "memgen.h"
 #include "vecmem.h"
 

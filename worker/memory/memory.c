@@ -9,8 +9,9 @@
 #include "../../common/log.h"
 #include "../../common/names.h"
 #include "../../common/xmem.h"
-#include "memory.h"
 #include "../llm/ask.h"
+#include "../store/store_lock.h"
+#include "memory.h"
 
 char *
 memory_key(const struct node_ctx *x)

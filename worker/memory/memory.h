@@ -9,8 +9,8 @@
 #include "../../common/json.h"
 #include "../core/msgs.h"
 #include "../core/node.h"
-#include "mem_text.h"
 #include "../store/store.h"
+#include "mem_text.h"
 
 /* The store key of the request's discussion: its [DiscussionId], after
  * the API key's scope when the request had a key ("<scope>/<id>", as

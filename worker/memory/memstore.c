@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "../../common/xmem.h"
+#include "../store/store_stmt.h"
 #include "memstore.h"
 
 void

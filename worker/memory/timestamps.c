@@ -9,6 +9,7 @@
 #include "../../common/sha256.h"
 #include "../../common/xmem.h"
 #include "../core/groupchat.h"
+#include "../store/store_stmt.h"
 #include "timestamps.h"
 
 static const char *const day_names[7] = { "Sunday", "Monday", "Tuesday",

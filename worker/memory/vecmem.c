@@ -7,7 +7,9 @@
 
 #include "../../common/clock.h"
 #include "../../common/xmem.h"
+#include "../store/store_stmt.h"
 #include "vecmem.h"
+#include "vecmem_text.h"
 
 /*
  * One FTS5 index serves every discussion (WilmerAI has a database per

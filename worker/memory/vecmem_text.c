@@ -12,6 +12,7 @@
 #include "../../common/xmem.h"
 #include "kwsearch.h"
 #include "vecmem.h"
+#include "vecmem_text.h"
 
 /* ---- the MATCH query --------------------------------------------- */
 

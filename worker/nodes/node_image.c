@@ -4,9 +4,10 @@
 
 #include "../../common/buf.h"
 #include "../../common/xmem.h"
-#include "../llm/ask.h"
-#include "../core/vars.h"
+#include "../core/msgs_edit.h"
 #include "../core/node.h"
+#include "../core/vars.h"
+#include "../llm/ask.h"
 
 #define NO_IMAGES	"There were no images attached to the message"
 #define SEPARATOR	"\n-------------\n"

@@ -3,10 +3,12 @@
 #include <string.h>
 
 #include "../../common/xmem.h"
-#include "../memory/kwsearch.h"
-#include "../memory/memgen.h"
-#include "../memory/mem_read.h"
 #include "../core/node.h"
+#include "../memory/kwsearch.h"
+#include "../memory/mem_chunk.h"
+#include "../memory/mem_read.h"
+#include "../memory/memgen.h"
+#include "../store/store_stmt.h"
 
 #define CHUNK_BREAK	"--ChunkBreak--"
 #define TOO_SHORT	"There are no memories. This conversation has not " \

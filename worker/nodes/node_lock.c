@@ -4,6 +4,7 @@
 #include "../../common/log.h"
 #include "../core/node.h"
 #include "../store/store.h"
+#include "../store/store_lock.h"
 
 /*
  * Spec 3.5. The intended pattern is responder -> WorkflowLock -> slow

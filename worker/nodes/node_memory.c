@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "../../common/xmem.h"
+#include "../core/node.h"
 #include "../memory/mem_read.h"
 #include "../memory/memory.h"
-#include "../core/node.h"
 
 #define CHUNK_BREAK	"--ChunkBreak--"
 #define SUMMARY_SEP	"\n------------\n"

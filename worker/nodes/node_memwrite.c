@@ -1,9 +1,9 @@
 /* node_memwrite.c - the nodes that write memories and then read them through the user's helper workflows: QualityMemory, RecentMemory, FullChatSummary, ConversationMemory. */
 #include <stdlib.h>
 
-#include "../memory/memgen.h"
-#include "../memory/mem_read.h"
 #include "../core/node.h"
+#include "../memory/mem_read.h"
+#include "../memory/memgen.h"
 
 /* The helper workflow a user setting names (recentMemoryToolWorkflow,
  * chatSummaryToolWorkflow, conversationMemoryToolWorkflow), run as a

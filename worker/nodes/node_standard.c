@@ -1,5 +1,6 @@
 /* node_standard.c - Standard: one LLM call through the node's endpoint, failing over along backupEndpointName. */
 #include "../llm/ask.h"
+#include "nodes.h"
 
 static int
 standard_run(struct node_ctx *x, struct buf *out, bool *streamed,

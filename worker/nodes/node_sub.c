@@ -5,8 +5,9 @@
 #include <strings.h>
 
 #include "../../common/xmem.h"
-#include "../core/vars.h"
 #include "../core/node.h"
+#include "../core/vars.h"
+#include "../core/vars_json.h"
 
 #define NO_NAME	"No_Workflow_Name_Supplied"
 

@@ -3,9 +3,9 @@
 #include <string.h>
 
 #include "../../common/xmem.h"
+#include "../core/node.h"
 #include "../memory/mem_read.h"
 #include "../memory/memory.h"
-#include "../core/node.h"
 
 #define NO_SUMMARY	"There is not yet a summary file"
 #define LATEST_SEP	"\n------------\n"

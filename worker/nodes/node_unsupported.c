@@ -1,7 +1,7 @@
 /* node_unsupported.c - the one handler of the node types WilmerAI has and Sluice does not run: HTTP 501. */
 #include <stdio.h>
 
-#include "../core/node.h"
+#include "nodes.h"
 
 static int
 unsupported_run(struct node_ctx *x, struct buf *out, bool *streamed,

@@ -6,9 +6,10 @@
 #include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/xmem.h"
-#include "../memory/memory.h"
 #include "../core/node.h"
+#include "../memory/memory.h"
 #include "../memory/vecmem.h"
+#include "../memory/vecmem_text.h"
 
 #define NO_ID		"Cannot perform VectorMemorySearch without a " \
 			"discussionId."

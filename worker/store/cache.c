@@ -7,6 +7,7 @@
 #include "../../common/sha256.h"
 #include "../../common/xmem.h"
 #include "cache.h"
+#include "store_stmt.h"
 
 /* The temperature the body sends, or -1 when it sends none. */
 static double

@@ -9,6 +9,7 @@
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "store_int.h"
+#include "store_stmt.h"
 
 #define JOURNAL_LIMIT	"67108864"	/* bytes kept of a checkpointed WAL */
 

@@ -9,6 +9,8 @@
 
 #include "../../common/log.h"
 #include "store_int.h"
+#include "store_lock.h"
+#include "store_stmt.h"
 
 /*
  * A lock is a row of workflow_locks. Taking one first frees the locks

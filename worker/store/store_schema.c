@@ -3,6 +3,8 @@
 
 #include "../../common/log.h"
 #include "store_int.h"
+#include "store_schema.h"
+#include "store_stmt.h"
 
 /*
  * steps[N - 1] takes the schema from version N - 1 to N. A step is never

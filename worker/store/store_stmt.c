@@ -6,6 +6,7 @@
 
 #include "../../common/xmem.h"
 #include "store_int.h"
+#include "store_stmt.h"
 
 /* The SQL in an error message, shortened. */
 static char *

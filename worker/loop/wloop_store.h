@@ -1,0 +1,20 @@
+/* wloop_store.h - the worker's handle on the shared database: opened on first use, heartbeating while it waits. */
+#ifndef SLUICE_WLOOP_STORE_H
+#define SLUICE_WLOOP_STORE_H
+
+#include "wloop.h"
+
+/* The store at <state-dir>/sluice.db, opened on the first call; its
+ * lock waits heartbeat and give up when the request is stopped. Owned
+ * by wc. NULL with err (STORE_ERRLEN) when it cannot be opened. The
+ * seam's ro_store. */
+struct store	*wloop_store(struct rq *, char *err);
+
+/* The request's workflow ended: drop the locks its run took, if it used
+ * the store at all (errors are logged). */
+void	wloop_store_end(struct wctx *);
+
+/* Close the store at exit. */
+void	wloop_store_close(struct wctx *);
+
+#endif

@@ -1,0 +1,10 @@
+/* store_schema.h - the database schema as numbered migration steps, applied at open under PRAGMA user_version. */
+#ifndef SLUICE_STORE_SCHEMA_H
+#define SLUICE_STORE_SCHEMA_H
+
+#include "store.h"
+
+/* The schema version this build migrates to (PRAGMA user_version). */
+int		 store_schema_version(void);
+
+#endif
