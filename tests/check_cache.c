@@ -43,7 +43,7 @@ START_TEST(eligible_by_temperature)
 	char			 k[CACHE_KEYLEN];
 
 	ck_assert(key_of(&c, "{\"temperature\": 0.0, \"messages\": []}", k));
-	c.cc_temp = 0.5;
+	c.kc_temp = 0.5;
 	ck_assert(key_of(&c, "{\"temperature\": 0.3}", k));
 	ck_assert(!key_of(&c, "{\"temperature\": 0.8}", k));
 	ck_assert(key_of(&c, "{\"temperature\": 0.5}", k));	/* at it */
@@ -52,7 +52,7 @@ START_TEST(eligible_by_temperature)
 	ck_assert(!key_of(&c, "{\"options\": {\"top_k\": 1}}", k));
 	ck_assert(!key_of(&c, "{\"temperature\": \"0\"}", k));
 	ck_assert(!key_of(&c, "not json", k));
-	off.cc_on = false;
+	off.kc_on = false;
 	ck_assert(!key_of(&off, "{\"temperature\": 0.0}", k));
 }
 END_TEST

@@ -1118,11 +1118,11 @@ confs_build(struct confs *k, struct clean_setup *cs, char err[CONF_ERRLEN])
 {
 	struct clean_src	 src;
 
-	src.cs_ep = k->ep;
-	src.cs_wf_file = &k->wf->w_file;
-	src.cs_node = json_array_get(k->wf->w_nodes, 0);
-	src.cs_wf_vars = k->wf->w_vars;
-	src.cs_user = k->u;
+	src.sr_ep = k->ep;
+	src.sr_wf_file = &k->wf->w_file;
+	src.sr_node = json_array_get(k->wf->w_nodes, 0);
+	src.sr_wf_vars = k->wf->w_vars;
+	src.sr_user = k->u;
 	return clean_conf_build(cs, &src, err);
 }
 
@@ -1162,17 +1162,17 @@ START_TEST(conf_build)
 	    "\"addDiscussionIdTimestampsForLLM\": true}], \"responseFilters\": "
 	    "[{\"type\": \"appendFooter\", \"text\": \"W\"}]}");
 	ck_assert_msg(confs_build(&k, &cs, err) == 0, "%s", err);
-	ck_assert(cs.cs_conf.cc_remove_thinking && cs.cs_conf.cc_trim);
-	ck_assert_int_eq(cs.cs_conf.cc_grace, 7);
-	ck_assert(cs.cs_conf.cc_reasoning_tags && !cs.cs_conf.cc_gptoss_channels);
-	ck_assert_int_eq(cs.cs_conf.cc_reasoning, CLEAN_REASONING_FIELD);
-	ck_assert(!cs.cs_conf.cc_tool_markers);
-	ck_assert_str_eq(cs.cs_conf.cc_special_tokens[0], "<x>");
-	ck_assert_str_eq(cs.cs_conf.cc_workflow_prefixes[0], "WF: ");
-	ck_assert_str_eq(cs.cs_conf.cc_endpoint_prefixes[0], " EP: ");
-	ck_assert(cs.cs_conf.cc_timestamp_prefix && cs.cs_conf.cc_assistant_prefix);
-	ck_assert_uint_eq(filter_chain_len(cs.cs_conf.cc_filters), 1);
-	expect_text("conf", &cs.cs_conf, "WF: EP: <think>r</think> Assistant: "
+	ck_assert(cs.su_conf.cc_remove_thinking && cs.su_conf.cc_trim);
+	ck_assert_int_eq(cs.su_conf.cc_grace, 7);
+	ck_assert(cs.su_conf.cc_reasoning_tags && !cs.su_conf.cc_gptoss_channels);
+	ck_assert_int_eq(cs.su_conf.cc_reasoning, CLEAN_REASONING_FIELD);
+	ck_assert(!cs.su_conf.cc_tool_markers);
+	ck_assert_str_eq(cs.su_conf.cc_special_tokens[0], "<x>");
+	ck_assert_str_eq(cs.su_conf.cc_workflow_prefixes[0], "WF: ");
+	ck_assert_str_eq(cs.su_conf.cc_endpoint_prefixes[0], " EP: ");
+	ck_assert(cs.su_conf.cc_timestamp_prefix && cs.su_conf.cc_assistant_prefix);
+	ck_assert_uint_eq(filter_chain_len(cs.su_conf.cc_filters), 1);
+	expect_text("conf", &cs.su_conf, "WF: EP: <think>r</think> Assistant: "
 	    "hi<x> \n", "hiW");
 	clean_conf_free(&cs);
 	clean_conf_free(&cs);
@@ -1190,15 +1190,15 @@ START_TEST(conf_defaults)
 	    "\"Open-AI-API\"}", user_json, "[{\"type\": \"Standard\", "
 	    "\"responseStartTextToRemove\": \"ignored when the flag is off\"}]");
 	ck_assert_msg(confs_build(&k, &cs, err) == 0, "%s", err);
-	ck_assert(!cs.cs_conf.cc_remove_thinking && !cs.cs_conf.cc_trim);
-	ck_assert_int_eq(cs.cs_conf.cc_grace, 100);
-	ck_assert(cs.cs_conf.cc_tool_markers);
-	ck_assert_int_eq(cs.cs_conf.cc_reasoning, CLEAN_REASONING_DROP);
-	ck_assert_ptr_eq(cs.cs_conf.cc_special_tokens, clean_default_tokens);
-	ck_assert_ptr_null(cs.cs_conf.cc_workflow_prefixes);
-	ck_assert_ptr_null(cs.cs_conf.cc_endpoint_prefixes);
+	ck_assert(!cs.su_conf.cc_remove_thinking && !cs.su_conf.cc_trim);
+	ck_assert_int_eq(cs.su_conf.cc_grace, 100);
+	ck_assert(cs.su_conf.cc_tool_markers);
+	ck_assert_int_eq(cs.su_conf.cc_reasoning, CLEAN_REASONING_DROP);
+	ck_assert_ptr_eq(cs.su_conf.cc_special_tokens, clean_default_tokens);
+	ck_assert_ptr_null(cs.su_conf.cc_workflow_prefixes);
+	ck_assert_ptr_null(cs.su_conf.cc_endpoint_prefixes);
 	/* the user's filters when the workflow has none */
-	expect_text("defaults", &cs.cs_conf, "hi", "hiU");
+	expect_text("defaults", &cs.su_conf, "hi", "hiU");
 	clean_conf_free(&cs);
 	confs_free(&k);
 }

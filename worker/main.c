@@ -57,14 +57,14 @@ cache_arg(struct cache_conf *c, int ch, const char *v)
 	errno = 0;
 	switch (ch) {
 	case 'M':
-		c->cc_max = strtol(v, &end, 10);
-		c->cc_on = c->cc_max >= 1;
+		c->kc_max = strtol(v, &end, 10);
+		c->kc_on = c->kc_max >= 1;
 		break;
 	case 'T':
-		c->cc_ttl_ms = (int64_t)strtoll(v, &end, 10) * 1000;
+		c->kc_ttl_ms = (int64_t)strtoll(v, &end, 10) * 1000;
 		break;
 	default:
-		c->cc_temp = strtod(v, &end);
+		c->kc_temp = strtod(v, &end);
 		break;
 	}
 	return errno != 0 || end == v || *end != '\0' ? -1 : 0;

@@ -43,20 +43,20 @@ ep_tokens(const struct jfile *jf, json_t *root, struct clean_setup *cs,
 	json_t		*v = json_object_get(root, key);
 
 	if (v == NULL || json_is_null(v) || json_is_true(v)) {
-		cs->cs_conf.cc_special_tokens = clean_default_tokens;
+		cs->su_conf.cc_special_tokens = clean_default_tokens;
 		return 0;
 	}
 	if (json_is_false(v)) {
-		cs->cs_conf.cc_special_tokens = NULL;
+		cs->su_conf.cc_special_tokens = NULL;
 		return 0;
 	}
 	if (!json_is_string(v) && !json_is_array(v))
 		return jfile_err_member(jf, root, key, err, "'%s' must be "
 		    "true, false or a list of tokens, not %s", key,
 		    json_type_desc(v));
-	if (jget_strlist(jf, root, key, &cs->cs_tokens, err) == -1)
+	if (jget_strlist(jf, root, key, &cs->su_tokens, err) == -1)
 		return -1;
-	cs->cs_conf.cc_special_tokens = cs->cs_tokens;
+	cs->su_conf.cc_special_tokens = cs->su_tokens;
 	return 0;
 }
 
@@ -64,7 +64,7 @@ static int
 from_endpoint(struct clean_setup *cs, const struct conf_endpoint *ep,
     char err[CONF_ERRLEN])
 {
-	struct clean_conf	*cc = &cs->cs_conf;
+	struct clean_conf	*cc = &cs->su_conf;
 	json_t			*root = ep->e_file.jf_root;
 
 	cc->cc_remove_thinking = ep->e_remove_thinking;
@@ -87,7 +87,7 @@ static int
 from_node(struct clean_setup *cs, const struct jfile *jf, json_t *node,
     char err[CONF_ERRLEN])
 {
-	struct clean_conf	*cc = &cs->cs_conf;
+	struct clean_conf	*cc = &cs->su_conf;
 	bool			 on;
 
 	if (!json_is_object(node))
@@ -100,9 +100,9 @@ from_node(struct clean_setup *cs, const struct jfile *jf, json_t *node,
 	if (!on)
 		return 0;
 	if (jget_strlist(jf, node, "responseStartTextToRemove",
-	    &cs->cs_wf_prefixes, err) == -1)
+	    &cs->su_wf_prefixes, err) == -1)
 		return -1;
-	cc->cc_workflow_prefixes = cs->cs_wf_prefixes;
+	cc->cc_workflow_prefixes = cs->su_wf_prefixes;
 	return 0;
 }
 
@@ -115,15 +115,15 @@ filters(struct clean_setup *cs, const struct clean_src *src,
 	const char	*key = "responseFilters";
 	int		 rc = 0;
 
-	if (json_is_object(src->cs_wf_vars) &&
-	    json_object_get(src->cs_wf_vars, key) != NULL)
-		rc = filter_chain_load(wf, src->cs_wf_vars, key,
-		    &cs->cs_filters, err);
-	else if (src->cs_user != NULL &&
-	    json_is_object(src->cs_user->u_file.jf_root))
-		rc = filter_chain_load(&src->cs_user->u_file,
-		    src->cs_user->u_file.jf_root, key, &cs->cs_filters, err);
-	cs->cs_conf.cc_filters = cs->cs_filters;
+	if (json_is_object(src->sr_wf_vars) &&
+	    json_object_get(src->sr_wf_vars, key) != NULL)
+		rc = filter_chain_load(wf, src->sr_wf_vars, key,
+		    &cs->su_filters, err);
+	else if (src->sr_user != NULL &&
+	    json_is_object(src->sr_user->u_file.jf_root))
+		rc = filter_chain_load(&src->sr_user->u_file,
+		    src->sr_user->u_file.jf_root, key, &cs->su_filters, err);
+	cs->su_conf.cc_filters = cs->su_filters;
 	return rc;
 }
 
@@ -132,32 +132,32 @@ clean_conf_build(struct clean_setup *cs, const struct clean_src *src,
     char err[CONF_ERRLEN])
 {
 	struct jfile		 nofile = { nofile_path, nofile_text, 0, NULL };
-	const struct jfile	*wf = src->cs_wf_file != NULL ?
-				    src->cs_wf_file : &nofile;
-	struct clean_conf	*cc = &cs->cs_conf;
+	const struct jfile	*wf = src->sr_wf_file != NULL ?
+				    src->sr_wf_file : &nofile;
+	struct clean_conf	*cc = &cs->su_conf;
 
 	memset(cs, 0, sizeof(*cs));
 	cc->cc_grace = 100;
 	cc->cc_tool_markers = true;
 	cc->cc_special_tokens = clean_default_tokens;
 	cc->cc_start_tag = cc->cc_end_tag = "";
-	if ((src->cs_ep != NULL && from_endpoint(cs, src->cs_ep, err) == -1) ||
-	    from_node(cs, wf, src->cs_node, err) == -1 ||
+	if ((src->sr_ep != NULL && from_endpoint(cs, src->sr_ep, err) == -1) ||
+	    from_node(cs, wf, src->sr_node, err) == -1 ||
 	    filters(cs, src, wf, err) == -1) {
 		clean_conf_free(cs);
 		return -1;
 	}
-	cc->cc_assistant_prefix = src->cs_user != NULL &&
-	    src->cs_user->u_add_user_assistant &&
-	    src->cs_user->u_add_missing_assistant;
+	cc->cc_assistant_prefix = src->sr_user != NULL &&
+	    src->sr_user->u_add_user_assistant &&
+	    src->sr_user->u_add_missing_assistant;
 	return 0;
 }
 
 void
 clean_conf_free(struct clean_setup *cs)
 {
-	free(cs->cs_wf_prefixes);
-	free(cs->cs_tokens);
-	filter_chain_free(cs->cs_filters);
+	free(cs->su_wf_prefixes);
+	free(cs->su_tokens);
+	filter_chain_free(cs->su_filters);
 	memset(cs, 0, sizeof(*cs));
 }

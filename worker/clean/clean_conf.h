@@ -31,20 +31,20 @@
 
 /* Inputs; every one may be NULL. */
 struct clean_src {
-	const struct conf_endpoint	*cs_ep;
-	const struct jfile		*cs_wf_file;	/* file of node and vars */
-	json_t				*cs_node;	/* the node object */
-	json_t				*cs_wf_vars;	/* workflow-level keys */
-	const struct conf_user		*cs_user;
+	const struct conf_endpoint	*sr_ep;
+	const struct jfile		*sr_wf_file;	/* file of node and vars */
+	json_t				*sr_node;	/* the node object */
+	json_t				*sr_wf_vars;	/* workflow-level keys */
+	const struct conf_user		*sr_user;
 };
 
 /* A clean_conf and the storage it points into. Strings stay borrowed
  * from the sources' JSON, which must outlive it (and the cleaner). */
 struct clean_setup {
-	struct clean_conf	 cs_conf;	/* give &cs_conf to clean_new */
-	const char		**cs_wf_prefixes;	/* owned array */
-	const char		**cs_tokens;		/* owned array or NULL */
-	struct filter_chain	*cs_filters;		/* owned or NULL */
+	struct clean_conf	 su_conf;	/* give &su_conf to clean_new */
+	const char		**su_wf_prefixes;	/* owned array */
+	const char		**su_tokens;		/* owned array or NULL */
+	struct filter_chain	*su_filters;		/* owned or NULL */
 };
 
 /* Fill *cs (any previous content is ignored). Returns 0, or -1 with err

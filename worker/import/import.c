@@ -29,26 +29,26 @@ import_one(struct store *s, const struct imp_disc *d, struct imp_res *r)
 	struct imp_json	 j;
 
 	if (d->d_other.b_len > 0) {
-		imp_sep(&r->r_skips, "; ");
-		buf_printf(&r->r_skips, "%s (Sluice does not keep %s)",
+		imp_sep(&r->ir_skips, "; ");
+		buf_printf(&r->ir_skips, "%s (Sluice does not keep %s)",
 		    d->d_other.b_data, strchr(d->d_other.b_data, ',') != NULL ?
 		    "these" : "this");
 	}
 	if (imp_json_read(d, &j, r) == -1) {
-		r->r_fail = EX_DATAERR;
+		r->ir_fail = EX_DATAERR;
 		return;
 	}
 	if (store_begin(s) == -1) {
-		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
-		r->r_fail = EX_IOERR;
+		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
+		r->ir_fail = EX_IOERR;
 	} else if (imp_json_write(s, d, &j, r) == -1 ||
 	    imp_vec(s, d, r) == -1 || imp_state(s, d, r) == -1) {
-		if (r->r_fail == 0)
-			r->r_fail = EX_IOERR;
+		if (r->ir_fail == 0)
+			r->ir_fail = EX_IOERR;
 		(void)store_rollback(s);
 	} else if (store_commit(s) == -1) {
-		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
-		r->r_fail = EX_IOERR;
+		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
+		r->ir_fail = EX_IOERR;
 	}
 	imp_json_free(&j);
 }
@@ -58,26 +58,26 @@ static void
 report(const struct imp_disc *d, const struct imp_res *r,
     struct imp_total *t)
 {
-	if (r->r_fail != 0) {
-		fprintf(stderr, "error: %s\n", r->r_err);
+	if (r->ir_fail != 0) {
+		fprintf(stderr, "error: %s\n", r->ir_err);
 		printf("%s: FAILED, nothing imported: %s\n", d->d_key,
-		    r->r_err);
+		    r->ir_err);
 		t->t_failed++;
 		/* Bad input outranks a refused write in the exit status. */
 		if (t->t_status != EX_DATAERR)
-			t->t_status = r->r_fail;
+			t->t_status = r->ir_fail;
 	} else {
-		printf("%s: %s", d->d_key, r->r_parts.b_len > 0 ?
-		    r->r_parts.b_data : "nothing to import");
-		if (r->r_skips.b_len > 0)
-			printf("; skipped: %s", r->r_skips.b_data);
+		printf("%s: %s", d->d_key, r->ir_parts.b_len > 0 ?
+		    r->ir_parts.b_data : "nothing to import");
+		if (r->ir_skips.b_len > 0)
+			printf("; skipped: %s", r->ir_skips.b_data);
 		putchar('\n');
 		t->t_done++;
-		t->t_memories += r->r_memories;
-		t->t_summaries += r->r_summaries;
-		t->t_timestamps += r->r_timestamps;
-		t->t_vectors += r->r_vectors;
-		t->t_hashlog += r->r_hashlog;
+		t->t_memories += r->ir_memories;
+		t->t_summaries += r->ir_summaries;
+		t->t_timestamps += r->ir_timestamps;
+		t->t_vectors += r->ir_vectors;
+		t->t_hashlog += r->ir_hashlog;
 	}
 	fflush(stdout);
 }
@@ -117,12 +117,12 @@ run_all(struct store *s, const struct imp_list *l, struct imp_total *t)
 	struct imp_res	 r;
 	size_t		 i;
 
-	for (i = 0; i < l->l_n; i++) {
+	for (i = 0; i < l->il_n; i++) {
 		memset(&r, 0, sizeof(r));
-		import_one(s, &l->l_v[i], &r);
-		report(&l->l_v[i], &r, t);
-		buf_free(&r.r_parts);
-		buf_free(&r.r_skips);
+		import_one(s, &l->il_v[i], &r);
+		report(&l->il_v[i], &r, t);
+		buf_free(&r.ir_parts);
+		buf_free(&r.ir_skips);
 	}
 }
 
@@ -139,9 +139,9 @@ import_run(const struct import_opts *o)
 		fprintf(stderr, "error: %s\n", err);
 		return EX_NOINPUT;
 	}
-	if (l.l_n == 0) {
-		if (l.l_notes.b_len > 0)
-			fputs(l.l_notes.b_data, stderr);
+	if (l.il_n == 0) {
+		if (l.il_notes.b_len > 0)
+			fputs(l.il_notes.b_data, stderr);
 		fprintf(stderr, "error: %s: no WilmerAI discussion found (give "
 		    "the DiscussionIds folder or one discussion's folder)\n",
 		    o->io_dir);
@@ -153,11 +153,11 @@ import_run(const struct import_opts *o)
 		imp_list_free(&l);
 		return EX_CANTCREAT;
 	}
-	printf("importing %s (%s, %zu %s) into %s\n", o->io_dir, l.l_single ?
-	    "one discussion's folder" : "a DiscussionIds folder", l.l_n,
-	    imp_plural((long)l.l_n, "discussion", "discussions"), db);
-	if (l.l_notes.b_len > 0)
-		fputs(l.l_notes.b_data, stdout);
+	printf("importing %s (%s, %zu %s) into %s\n", o->io_dir, l.il_single ?
+	    "one discussion's folder" : "a DiscussionIds folder", l.il_n,
+	    imp_plural((long)l.il_n, "discussion", "discussions"), db);
+	if (l.il_notes.b_len > 0)
+		fputs(l.il_notes.b_data, stdout);
 	run_all(s, &l, &t);
 	report_total(&t);
 	store_close(s);

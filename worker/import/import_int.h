@@ -33,10 +33,10 @@ struct imp_disc {
 };
 
 struct imp_list {
-	struct imp_disc	*l_v;		/* sorted by key */
-	size_t		 l_n;
-	bool		 l_single;	/* the folder is one discussion's */
-	struct buf	 l_notes;	/* lines about folders left out */
+	struct imp_disc	*il_v;		/* sorted by key */
+	size_t		 il_n;
+	bool		 il_single;	/* the folder is one discussion's */
+	struct buf	 il_notes;	/* lines about folders left out */
 };
 
 /* The JSON files of one discussion, parsed and checked; a file that is
@@ -47,17 +47,17 @@ struct imp_json {
 
 /* What importing one discussion did. */
 struct imp_res {
-	long		 r_memories;
-	long		 r_summaries;
-	long		 r_timestamps;
-	long		 r_vectors;
-	long		 r_hashlog;
-	struct buf	 r_parts;	/* "3 memories, summary, ..." */
-	struct buf	 r_skips;	/* what was left out and why, joined
+	long		 ir_memories;
+	long		 ir_summaries;
+	long		 ir_timestamps;
+	long		 ir_vectors;
+	long		 ir_hashlog;
+	struct buf	 ir_parts;	/* "3 memories, summary, ..." */
+	struct buf	 ir_skips;	/* what was left out and why, joined
 					   by "; " */
-	int		 r_fail;	/* 0, or the exit status the failure
+	int		 ir_fail;	/* 0, or the exit status the failure
 					   calls for (nothing was imported) */
-	char		 r_err[CONF_ERRLEN];
+	char		 ir_err[CONF_ERRLEN];
 };
 
 /* import_scan.c: find the discussions under dir, a DiscussionIds folder

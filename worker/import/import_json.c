@@ -88,8 +88,8 @@ imp_encrypted(const char *s, size_t n)
 void
 imp_note_encrypted(struct imp_res *r, const char *path)
 {
-	imp_sep(&r->r_skips, "; ");
-	buf_printf(&r->r_skips, "%s (encrypted with the API key "
+	imp_sep(&r->ir_skips, "; ");
+	buf_printf(&r->ir_skips, "%s (encrypted with the API key "
 	    "(encryptUsingApiKey): it cannot be read without the key)",
 	    imp_file_name(path));
 }
@@ -168,7 +168,7 @@ read_one(const char *path, size_t f, struct jfile *jf, struct imp_res *r)
 	struct buf	 b = BUF_INIT;
 	int		 rc;
 
-	if (imp_read_file(path, &b, r->r_err) == -1) {
+	if (imp_read_file(path, &b, r->ir_err) == -1) {
 		buf_free(&b);
 		return -1;
 	}
@@ -177,16 +177,16 @@ read_one(const char *path, size_t f, struct jfile *jf, struct imp_res *r)
 		buf_free(&b);
 		return 0;
 	}
-	rc = jfile_parse(path, b.b_data, b.b_len, jf, r->r_err);
+	rc = jfile_parse(path, b.b_data, b.b_len, jf, r->ir_err);
 	buf_free(&b);
 	if (rc == -1)
 		return -1;
 	if (f == IMP_TIMESTAMPS)
-		rc = check_stamps(jf, r->r_err);
+		rc = check_stamps(jf, r->ir_err);
 	else if (f == IMP_TRACKER)
-		rc = check_tracker(jf, r->r_err);
+		rc = check_tracker(jf, r->ir_err);
 	else
-		rc = check_blocks(jf, r->r_err);
+		rc = check_blocks(jf, r->ir_err);
 	return rc == -1 ? -1 : 1;
 }
 
@@ -265,8 +265,8 @@ write_tracker(struct store *s, const char *key, const struct imp_json *j,
 	n = store_exec(s, "UPDATE memory_ledgers SET condensed_hash = ? "
 	    "WHERE discussion = ? AND condensed_hash IS NULL", "tt", h, key);
 	if (n > 0) {
-		imp_sep(&r->r_parts, ", ");
-		buf_adds(&r->r_parts, "condensation tracker");
+		imp_sep(&r->ir_parts, ", ");
+		buf_adds(&r->ir_parts, "condensation tracker");
 	}
 	return n == -1 ? -1 : 0;
 }
@@ -279,8 +279,8 @@ tracker_left(const struct imp_disc *d, const struct imp_json *j,
 	if (json_object_get(j->j_f[IMP_TRACKER].jf_root,
 	    "lastCondensationHash") == NULL)
 		return;
-	imp_sep(&r->r_skips, "; ");
-	buf_printf(&r->r_skips, "%s (it goes with memories.json, which is "
+	imp_sep(&r->ir_skips, "; ");
+	buf_printf(&r->ir_skips, "%s (it goes with memories.json, which is "
 	    "%s)", imp_file_name(d->d_file[IMP_TRACKER]),
 	    d->d_file[IMP_MEMORIES] == NULL ? "missing" : "not imported");
 }
@@ -292,12 +292,12 @@ memories_present(const struct imp_disc *d, const struct imp_json *j,
     struct imp_res *r, long have, bool same)
 {
 	if (same) {
-		imp_sep(&r->r_parts, ", ");
-		buf_adds(&r->r_parts, "memories already imported");
+		imp_sep(&r->ir_parts, ", ");
+		buf_adds(&r->ir_parts, "memories already imported");
 		return;
 	}
-	imp_sep(&r->r_skips, "; ");
-	buf_printf(&r->r_skips, "%s (the discussion already has %ld %s in "
+	imp_sep(&r->ir_skips, "; ");
+	buf_printf(&r->ir_skips, "%s (the discussion already has %ld %s in "
 	    "Sluice)", imp_file_name(d->d_file[IMP_MEMORIES]), have,
 	    imp_plural(have, "memory", "memories"));
 	tracker_left(d, j, r);
@@ -334,10 +334,10 @@ write_memories(struct store *s, const struct imp_disc *d,
 		    (int64_t)time(NULL)) == -1)
 			return -1;
 	}
-	r->r_memories = (long)json_array_size(arr);
-	imp_sep(&r->r_parts, ", ");
-	buf_printf(&r->r_parts, "%ld %s", r->r_memories,
-	    imp_plural(r->r_memories, "memory", "memories"));
+	r->ir_memories = (long)json_array_size(arr);
+	imp_sep(&r->ir_parts, ", ");
+	buf_printf(&r->ir_parts, "%ld %s", r->ir_memories,
+	    imp_plural(r->ir_memories, "memory", "memories"));
 	return write_tracker(s, key, j, r);
 }
 
@@ -367,11 +367,11 @@ write_summary(struct store *s, const struct imp_disc *d,
 		    sqlite3_column_text(st, 1), block_text(e, "hash")) == 0;
 		sqlite3_reset(st);
 		if (same) {
-			imp_sep(&r->r_parts, ", ");
-			buf_adds(&r->r_parts, "summary already imported");
+			imp_sep(&r->ir_parts, ", ");
+			buf_adds(&r->ir_parts, "summary already imported");
 		} else {
-			imp_sep(&r->r_skips, "; ");
-			buf_printf(&r->r_skips, "%s (the discussion already "
+			imp_sep(&r->ir_skips, "; ");
+			buf_printf(&r->ir_skips, "%s (the discussion already "
 			    "has a summary in Sluice)",
 			    imp_file_name(d->d_file[IMP_SUMMARY]));
 		}
@@ -382,12 +382,12 @@ write_summary(struct store *s, const struct imp_disc *d,
 	    "?)", "ttti", d->d_key, block_text(e, "text_block"),
 	    block_text(e, "hash"), (int64_t)time(NULL)) == -1)
 		return -1;
-	r->r_summaries = 1;
-	imp_sep(&r->r_parts, ", ");
+	r->ir_summaries = 1;
+	imp_sep(&r->ir_parts, ", ");
 	if (n > 1)
-		buf_printf(&r->r_parts, "summary (the last of %zu entries)", n);
+		buf_printf(&r->ir_parts, "summary (the last of %zu entries)", n);
 	else
-		buf_adds(&r->r_parts, "summary");
+		buf_adds(&r->ir_parts, "summary");
 	return 0;
 }
 
@@ -413,15 +413,15 @@ write_stamps(struct store *s, const char *key, const struct imp_json *j,
 		if (n == -1)
 			return -1;
 		if (n == 1)
-			r->r_timestamps++;
+			r->ir_timestamps++;
 		else
 			old++;
 	}
-	imp_sep(&r->r_parts, ", ");
-	buf_printf(&r->r_parts, "%ld %s", r->r_timestamps,
-	    imp_plural(r->r_timestamps, "timestamp", "timestamps"));
+	imp_sep(&r->ir_parts, ", ");
+	buf_printf(&r->ir_parts, "%ld %s", r->ir_timestamps,
+	    imp_plural(r->ir_timestamps, "timestamp", "timestamps"));
 	if (old > 0)
-		buf_printf(&r->r_parts, " (%ld already present)", old);
+		buf_printf(&r->ir_parts, " (%ld already present)", old);
 	return 0;
 }
 
@@ -432,7 +432,7 @@ imp_json_write(struct store *s, const struct imp_disc *d,
 	if (write_memories(s, d, j, r) == -1 ||
 	    write_summary(s, d, j, r) == -1 ||
 	    write_stamps(s, d->d_key, j, r) == -1) {
-		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
+		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
 		return -1;
 	}
 	return 0;

@@ -159,9 +159,9 @@ list_find(const struct imp_list *l, const char *key)
 {
 	size_t	 i;
 
-	for (i = 0; i < l->l_n; i++)
-		if (strcmp(l->l_v[i].d_key, key) == 0)
-			return &l->l_v[i];
+	for (i = 0; i < l->il_n; i++)
+		if (strcmp(l->il_v[i].d_key, key) == 0)
+			return &l->il_v[i];
 	return NULL;
 }
 
@@ -220,14 +220,14 @@ disc_add(struct imp_list *l, const char *key, const char *id,
 	if (!id_safe(id)) {
 		note = xasprintf("left out '%s': not a discussion id WilmerAI "
 		    "accepts (it holds '\\' or ':', or is '.' or '..')\n", id);
-		if (l->l_notes.b_len == 0 || strstr(l->l_notes.b_data,
+		if (l->il_notes.b_len == 0 || strstr(l->il_notes.b_data,
 		    note) == NULL)	/* one note for several flat files */
-			buf_adds(&l->l_notes, note);
+			buf_adds(&l->il_notes, note);
 		free(note);
 		return NULL;
 	}
-	l->l_v = xreallocarray(l->l_v, l->l_n + 1, sizeof(*l->l_v));
-	d = &l->l_v[l->l_n++];
+	l->il_v = xreallocarray(l->il_v, l->il_n + 1, sizeof(*l->il_v));
+	d = &l->il_v[l->il_n++];
 	memset(d, 0, sizeof(*d));
 	d->d_key = xstrdup(key);
 	d->d_id = xstrdup(id);
@@ -249,7 +249,7 @@ scan_keydir(struct imp_list *l, const char *keydir, const char *dir,
 			continue;
 		path = xasprintf("%s/%s", dir, nm->nm_v[i]);
 		if (names_read(path, &sub) == -1)
-			buf_printf(&l->l_notes, "left out %s: %s\n", path,
+			buf_printf(&l->il_notes, "left out %s: %s\n", path,
 			    strerror(errno));
 		else if (has_files(&sub, path)) {
 			key = xasprintf("%s/%s", keydir, nm->nm_v[i]);
@@ -271,7 +271,7 @@ scan_folder(struct imp_list *l, const char *root, const struct names *top,
 	char		*dir = xasprintf("%s/%s", root, name);
 
 	if (names_read(dir, &nm) == -1)
-		buf_printf(&l->l_notes, "left out %s: %s\n", dir,
+		buf_printf(&l->il_notes, "left out %s: %s\n", dir,
 		    strerror(errno));
 	else {
 		if (has_files(&nm, dir))
@@ -425,13 +425,13 @@ imp_scan(const char *dir, struct imp_list *l, char err[CONF_ERRLEN])
 	}
 	if (names_read(dir, &top) == -1)
 		goto fail;
-	if ((l->l_single = has_files(&top, dir)))
+	if ((l->il_single = has_files(&top, dir)))
 		scan_single(l, dir, &top);
 	else
 		scan_root(l, dir, &top);
 	names_free(&top);
-	if (l->l_n > 1)
-		qsort(l->l_v, l->l_n, sizeof(*l->l_v), cmp_disc);
+	if (l->il_n > 1)
+		qsort(l->il_v, l->il_n, sizeof(*l->il_v), cmp_disc);
 	return 0;
 fail:
 	snprintf(err, CONF_ERRLEN, "%s: %s", dir, strerror(errno));
@@ -443,14 +443,14 @@ imp_list_free(struct imp_list *l)
 {
 	size_t	 i, f;
 
-	for (i = 0; i < l->l_n; i++) {
-		free(l->l_v[i].d_key);
-		free(l->l_v[i].d_id);
+	for (i = 0; i < l->il_n; i++) {
+		free(l->il_v[i].d_key);
+		free(l->il_v[i].d_id);
 		for (f = 0; f < IMP_NFILES; f++)
-			free(l->l_v[i].d_file[f]);
-		buf_free(&l->l_v[i].d_other);
+			free(l->il_v[i].d_file[f]);
+		buf_free(&l->il_v[i].d_other);
 	}
-	free(l->l_v);
-	buf_free(&l->l_notes);
+	free(l->il_v);
+	buf_free(&l->il_notes);
 	memset(l, 0, sizeof(*l));
 }

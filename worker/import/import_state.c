@@ -14,8 +14,8 @@
 static int
 read_doc(const char *path, struct buf *b, struct imp_res *r)
 {
-	if (imp_read_file(path, b, r->r_err) == -1) {
-		r->r_fail = EX_DATAERR;
+	if (imp_read_file(path, b, r->ir_err) == -1) {
+		r->ir_fail = EX_DATAERR;
 		return -1;
 	}
 	if (imp_encrypted(b->b_data, b->b_len)) {
@@ -61,12 +61,12 @@ static void
 doc_left(const struct imp_disc *d, struct imp_res *r, bool kept, bool same)
 {
 	if (same) {
-		imp_sep(&r->r_parts, ", ");
-		buf_adds(&r->r_parts, "state document already imported");
+		imp_sep(&r->ir_parts, ", ");
+		buf_adds(&r->ir_parts, "state document already imported");
 		return;
 	}
-	imp_sep(&r->r_skips, "; ");
-	buf_printf(&r->r_skips, "%s (%s)", imp_file_name(d->d_file[IMP_STATE]),
+	imp_sep(&r->ir_skips, "; ");
+	buf_printf(&r->ir_skips, "%s (%s)", imp_file_name(d->d_file[IMP_STATE]),
 	    kept ? "the discussion already has a state document in Sluice" :
 	    "this database keeps no state documents");
 }
@@ -88,13 +88,13 @@ doc_insert(struct store *s, const struct imp_disc *d, const char *text,
 	    "state_documents (discussion, text, previous, updated_at) VALUES "
 	    "(?, ?, ?, ?)", "ttti", d->d_key, text, rc == 1 ? bak.b_data :
 	    NULL, (int64_t)time(NULL)) == -1) {
-		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
-		r->r_fail = EX_IOERR;
+		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
+		r->ir_fail = EX_IOERR;
 		buf_free(&bak);
 		return -1;
 	}
-	imp_sep(&r->r_parts, ", ");
-	buf_adds(&r->r_parts, rc == 1 ? "state document (with its previous "
+	imp_sep(&r->ir_parts, ", ");
+	buf_adds(&r->ir_parts, rc == 1 ? "state document (with its previous "
 	    "version)" : "state document");
 	buf_free(&bak);
 	return 0;
@@ -114,8 +114,8 @@ imp_state(struct store *s, const struct imp_disc *d, struct imp_res *r)
 		return rc;
 	}
 	if (doc_state(s, d->d_key, doc.b_data, &kept, &have, &same) == -1) {
-		snprintf(r->r_err, sizeof(r->r_err), "%s", store_err(s));
-		r->r_fail = EX_IOERR;
+		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
+		r->ir_fail = EX_IOERR;
 		rc = -1;
 	} else if (!kept || have)
 		doc_left(d, r, kept, same);

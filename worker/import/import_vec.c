@@ -30,19 +30,19 @@ struct vcopy {
 static int
 src_fail(struct vcopy *vc, const char *what)
 {
-	snprintf(vc->vc_r->r_err, sizeof(vc->vc_r->r_err), "%s: %s: %s",
+	snprintf(vc->vc_r->ir_err, sizeof(vc->vc_r->ir_err), "%s: %s: %s",
 	    vc->vc_d->d_file[IMP_VECTOR], what, vc->vc_db != NULL ?
 	    sqlite3_errmsg(vc->vc_db) : "out of memory");
-	vc->vc_r->r_fail = EX_DATAERR;
+	vc->vc_r->ir_fail = EX_DATAERR;
 	return -1;
 }
 
 static int
 store_fail(struct vcopy *vc)
 {
-	snprintf(vc->vc_r->r_err, sizeof(vc->vc_r->r_err), "%s",
+	snprintf(vc->vc_r->ir_err, sizeof(vc->vc_r->ir_err), "%s",
 	    store_err(vc->vc_s));
-	vc->vc_r->r_fail = EX_IOERR;
+	vc->vc_r->ir_fail = EX_IOERR;
 	return -1;
 }
 
@@ -132,7 +132,7 @@ copy_rows(struct vcopy *vc, sqlite3_stmt *mem, sqlite3_stmt *fts)
 
 	while ((rc = sqlite3_step(mem)) == SQLITE_ROW) {
 		old = sqlite3_column_int64(mem, 0);
-		if ((vc->vc_r->r_vectors == 0 &&
+		if ((vc->vc_r->ir_vectors == 0 &&
 		    imp_discussion(vc->vc_s, vc->vc_d->d_key) == -1) ||
 		    store_exec(vc->vc_s, "INSERT INTO vector_memories "
 		    "(discussion, memory_text, date_added, metadata_json) "
@@ -142,7 +142,7 @@ copy_rows(struct vcopy *vc, sqlite3_stmt *mem, sqlite3_stmt *fts)
 		if (copy_fts(vc, fts, old, store_last_rowid(vc->vc_s),
 		    col(mem, 1)) == -1)
 			return -1;
-		vc->vc_r->r_vectors++;
+		vc->vc_r->ir_vectors++;
 	}
 	return rc == SQLITE_DONE ? 0 : src_fail(vc, "cannot read memories");
 }
@@ -159,9 +159,9 @@ copy_memories(struct vcopy *vc, bool has_fts)
 	if ((have = store_count(vc, "SELECT count(*) FROM vector_memories "
 	    "WHERE discussion = ?")) == -1)
 		return -1;
-	imp_sep(&r->r_parts, ", ");
+	imp_sep(&r->ir_parts, ", ");
 	if (have > 0) {
-		buf_printf(&r->r_parts, "vector memories already in Sluice "
+		buf_printf(&r->ir_parts, "vector memories already in Sluice "
 		    "(%ld)", have);
 		return 0;
 	}
@@ -174,8 +174,8 @@ copy_memories(struct vcopy *vc, bool has_fts)
 		rc = copy_rows(vc, mem, fts);
 	sqlite3_finalize(mem);
 	sqlite3_finalize(fts);
-	buf_printf(&r->r_parts, "%ld vector %s", r->r_vectors,
-	    imp_plural(r->r_vectors, "memory", "memories"));
+	buf_printf(&r->ir_parts, "%ld vector %s", r->ir_vectors,
+	    imp_plural(r->ir_vectors, "memory", "memories"));
 	return rc;
 }
 
@@ -193,9 +193,9 @@ copy_hashlog(struct vcopy *vc)
 	if ((have = store_count(vc, "SELECT count(*) FROM vector_hash_log "
 	    "WHERE discussion = ?")) == -1)
 		return -1;
-	imp_sep(&r->r_parts, ", ");
+	imp_sep(&r->ir_parts, ", ");
 	if (have > 0) {
-		buf_printf(&r->r_parts, "hash log already in Sluice (%ld)",
+		buf_printf(&r->ir_parts, "hash log already in Sluice (%ld)",
 		    have);
 		return 0;
 	}
@@ -208,17 +208,17 @@ copy_hashlog(struct vcopy *vc)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		at = sqlite3_column_type(st, 1) == SQLITE_NULL ?
 		    (int64_t)time(NULL) : sqlite3_column_int64(st, 1);
-		if ((r->r_hashlog == 0 && imp_discussion(vc->vc_s,
+		if ((r->ir_hashlog == 0 && imp_discussion(vc->vc_s,
 		    vc->vc_d->d_key) == -1) || store_exec(vc->vc_s, "INSERT "
 		    "INTO vector_hash_log (discussion, message_hash, "
 		    "logged_at) VALUES (?, ?, ?)", "tti", vc->vc_d->d_key,
 		    col(st, 0), at) == -1)
 			break;
-		r->r_hashlog++;
+		r->ir_hashlog++;
 	}
 	sqlite3_finalize(st);
-	buf_printf(&r->r_parts, "%ld hash log %s", r->r_hashlog,
-	    imp_plural(r->r_hashlog, "entry", "entries"));
+	buf_printf(&r->ir_parts, "%ld hash log %s", r->ir_hashlog,
+	    imp_plural(r->ir_hashlog, "entry", "entries"));
 	if (rc == SQLITE_ROW)
 		return store_fail(vc);
 	return rc == SQLITE_DONE ? 0 : src_fail(vc, "cannot read "
@@ -254,8 +254,8 @@ note_embeddings(struct vcopy *vc)
 		    NULL);
 
 	if (n > 0) {
-		imp_sep(&vc->vc_r->r_skips, "; ");
-		buf_printf(&vc->vc_r->r_skips, "%ld %s in memory_embeddings "
+		imp_sep(&vc->vc_r->ir_skips, "; ");
+		buf_printf(&vc->vc_r->ir_skips, "%ld %s in memory_embeddings "
 		    "(semantic-search vectors are not imported)", n,
 		    imp_plural(n, "embedding", "embeddings"));
 	}

@@ -34,7 +34,7 @@ static int
 next_hop(struct node_ctx *x, const struct llm_target *t, char **names,
     size_t n, struct wresult *res)
 {
-	const char	*b = t->t_ep->e_backup_endpoint;
+	const char	*b = t->tg_ep->e_backup_endpoint;
 
 	if (seen(names, n, b)) {
 		char	 why[sizeof(res->r_message)];
@@ -42,16 +42,16 @@ next_hop(struct node_ctx *x, const struct llm_target *t, char **names,
 		/* node_fail writes res->r_message: copy the cause first. */
 		snprintf(why, sizeof(why), "%s", res->r_message);
 		log_warnx("[rq %s] failover cycle: endpoint '%s' again after "
-		    "'%s'", x->nx_rq->rq_id, b, t->t_name);
+		    "'%s'", x->nx_rq->rq_id, b, t->tg_name);
 		return node_fail(x, res, 500, "failover cycle detected: "
 		    "endpoint '%s' is already in the chain (after '%s': %s)", b,
-		    t->t_name, why);
+		    t->tg_name, why);
 	}
 	if (n >= MAX_HOPS)
 		return node_fail(x, res, 500, "failover chain longer than %d "
 		    "endpoints", MAX_HOPS);
 	log_warnx("[rq %s] endpoint '%s' failed (%s); failing over to '%s'",
-	    x->nx_rq->rq_id, t->t_name, res->r_message, b);
+	    x->nx_rq->rq_id, t->tg_name, res->r_message, b);
 	return 0;
 }
 
@@ -61,18 +61,18 @@ remote_ok(struct node_ctx *x, const struct llm_target *t, struct wresult *res)
 {
 	char	 url[256];
 
-	if (json_is_true(json_object_get(t->t_ep->e_file.jf_root,
+	if (json_is_true(json_object_get(t->tg_ep->e_file.jf_root,
 	    "allowRemoteBackup")))
 		return 0;
-	url_shown(t->t_ep->e_url, url, sizeof(url));
-	switch (failover_where(t->t_ep->e_url)) {
+	url_shown(t->tg_ep->e_url, url, sizeof(url));
+	switch (failover_where(t->tg_ep->e_url)) {
 	case FO_REMOTE:
 		return node_fail(x, res, 502, "backup endpoint '%s' (%s) is on "
 		    "a public address; set \"allowRemoteBackup\": true in it to "
-		    "allow failing over there", t->t_name, url);
+		    "allow failing over there", t->tg_name, url);
 	case FO_UNKNOWN:
 		log_warnx("[rq %s] backup endpoint '%s': cannot tell where %s "
-		    "is; allowed", x->nx_rq->rq_id, t->t_name, url);
+		    "is; allowed", x->nx_rq->rq_id, t->tg_name, url);
 		return 0;
 	default:
 		return 0;
@@ -87,8 +87,8 @@ retryable(const struct llm_target *t, const struct wresult *res, bool tokens)
 {
 	long	 st = res->r_upstream;
 
-	if (res->r_status != RQ_ERROR || tokens || t->t_ep == NULL ||
-	    t->t_ep->e_backup_endpoint != NULL)
+	if (res->r_status != RQ_ERROR || tokens || t->tg_ep == NULL ||
+	    t->tg_ep->e_backup_endpoint != NULL)
 		return false;
 	if (strcmp(res->r_code, "backend_unavailable") == 0)
 		return true;
@@ -126,7 +126,7 @@ call_retrying(struct node_ctx *x, const struct llm_ask *a,
 		if (rc == 0 || n == ATTEMPTS || !retryable(t, res, *tokens))
 			break;
 		log_warnx("[rq %s] endpoint '%s' failed (%s); attempt %d of %d "
-		    "in %d s", x->nx_rq->rq_id, t->t_name, res->r_message,
+		    "in %d s", x->nx_rq->rq_id, t->tg_name, res->r_message,
 		    n + 1, ATTEMPTS, n);
 		if (!pause_for(x, 1000u * (unsigned)n, res))
 			break;
@@ -162,13 +162,13 @@ ask_run(struct node_ctx *x, const struct llm_ask *a, struct buf *out,
 		if (rc == 0)
 			rc = call_retrying(x, a, &t, out, &tokens, res);
 		if (rc == 0 || res->r_status == RQ_CANCELLED || tokens ||
-		    t.t_ep == NULL || t.t_ep->e_backup_endpoint == NULL ||
+		    t.tg_ep == NULL || t.tg_ep->e_backup_endpoint == NULL ||
 		    next_hop(x, &t, names, n, res) == -1)
 			break;
-		names[n++] = xstrdup(t.t_ep->e_backup_endpoint);
-		if (t.t_ep->e_backup_preset != NULL) {
+		names[n++] = xstrdup(t.tg_ep->e_backup_endpoint);
+		if (t.tg_ep->e_backup_preset != NULL) {
 			free(pre);
-			pre = xstrdup(t.t_ep->e_backup_preset);
+			pre = xstrdup(t.tg_ep->e_backup_preset);
 		}
 		res->r_status = RQ_OK;
 		target_free(&t);

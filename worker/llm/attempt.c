@@ -75,11 +75,11 @@ make_cleaner(struct node_ctx *x, const struct llm_ask *a,
 	struct cleaner		*c;
 
 	memset(&src, 0, sizeof(src));
-	src.cs_ep = t->t_ep;
-	src.cs_wf_file = x->nx_wf != NULL ? &x->nx_wf->w_file : NULL;
-	src.cs_node = a->la_opts;
-	src.cs_wf_vars = x->nx_wf != NULL ? x->nx_wf->w_vars : NULL;
-	src.cs_user = x->nx_user;
+	src.sr_ep = t->tg_ep;
+	src.sr_wf_file = x->nx_wf != NULL ? &x->nx_wf->w_file : NULL;
+	src.sr_node = a->la_opts;
+	src.sr_wf_vars = x->nx_wf != NULL ? x->nx_wf->w_vars : NULL;
+	src.sr_user = x->nx_user;
 	if (clean_conf_build(cs, &src, err) == -1) {
 		node_fail(x, res, 500, "%s", err);
 		return NULL;
@@ -87,8 +87,8 @@ make_cleaner(struct node_ctx *x, const struct llm_ask *a,
 	/* The filter chain shapes the client's answer; a footer or a
 	 * length limit has no business in an agentNOutput. */
 	if (!x->nx_deliver)
-		cs->cs_conf.cc_filters = NULL;
-	if ((c = clean_new(&cs->cs_conf)) == NULL)
+		cs->su_conf.cc_filters = NULL;
+	if ((c = clean_new(&cs->su_conf)) == NULL)
 		node_fail(x, res, 500, "out of memory for the cleaner");
 	return c;
 }
@@ -103,9 +103,9 @@ fill_call(struct node_ctx *x, const struct llm_ask *a,
 
 	memset(nc, 0, sizeof(*nc));
 	nc->nc_user = x->nx_user;
-	nc->nc_ep = t->t_ep;
-	nc->nc_at = t->t_at;
-	nc->nc_preset = t->t_preset;
+	nc->nc_ep = t->tg_ep;
+	nc->nc_at = t->tg_at;
+	nc->nc_preset = t->tg_preset;
 	nc->nc_msgs = sent;
 	nc->nc_prompt = prompt;
 	nc->nc_max_tokens = a->la_max_tokens;
@@ -129,7 +129,7 @@ only_image(struct node_ctx *x, const struct llm_target *t, struct wmsgs *sent,
 	size_t	 i;
 
 	wmsgs_limit_images(sent, -1);
-	if (t->t_completion || sent->n == 0)
+	if (t->tg_completion || sent->n == 0)
 		wmsgs_add(sent, "user", "");
 	for (i = sent->n; i > 1 && strcmp(sent->v[i - 1].m_role, "user") != 0;
 	    i--)
@@ -166,7 +166,7 @@ attempt_run(struct node_ctx *x, const struct llm_ask *a, struct llm_target *t,
 	node_out_init(&o);
 	if ((nc.nc_clean = make_cleaner(x, a, t, &cs, res)) != NULL) {
 		rq_phase(x->nx_rq, "%s node %zu/%zu: waiting for %s",
-		    x->nx_workflow, x->nx_index + 1, x->nx_count, t->t_name);
+		    x->nx_workflow, x->nx_index + 1, x->nx_count, t->tg_name);
 		rc = backend_call(x->nx_rq, &nc, &o, res);
 		*tokens = x->nx_stream && o.no_text.b_len > 0;
 	}

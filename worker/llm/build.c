@@ -22,7 +22,7 @@ clamp_on(struct node_ctx *x, const struct llm_ask *a,
 	json_t	*v = json_object_get(a->la_opts, "clampPromptToContextWindow");
 
 	if (!json_is_boolean(v))
-		v = json_object_get(t->t_ep->e_file.jf_root,
+		v = json_object_get(t->tg_ep->e_file.jf_root,
 		    "clampPromptToContextWindow");
 	if (!json_is_boolean(v))
 		v = json_object_get(x->nx_user->u_file.jf_root,
@@ -38,7 +38,7 @@ level(const struct llm_target *t)
 		{ "conservative", 1.0 }, { "balanced", 1.25 },
 		{ "aggressive", 1.5 }, { "xaggressive", 1.85 } };
 	const char	*s = json_string_value(json_object_get(
-			    t->t_ep->e_file.jf_root,
+			    t->tg_ep->e_file.jf_root,
 			    "wilmerContextEstimationLevel"));
 	size_t		 i;
 
@@ -58,11 +58,11 @@ build_conv_vars(struct node_ctx *x, const struct llm_ask *a,
 	memset(&vc, 0, sizeof(vc));
 	vc.vc_node = a->la_opts;
 	vc.vc_user = x->nx_user;
-	vc.vc_completion = t->t_completion;
-	vc.vc_template = t->t_pt;
-	vc.vc_chat_template = t->t_chat_pt;
+	vc.vc_completion = t->tg_completion;
+	vc.vc_template = t->tg_pt;
+	vc.vc_chat_template = t->tg_chat_pt;
 	vc.vc_clamp = clamp;
-	vc.vc_window = t->t_ep->e_max_context;
+	vc.vc_window = t->tg_ep->e_max_context;
 	vc.vc_max_response = a->la_max_tokens;
 	vc.vc_level = clamp ? level(t) : 1.0;
 	vars_conversation_node(x->nx_vars, x->nx_msgs, &vc);
@@ -83,7 +83,7 @@ gen_prompt(struct node_ctx *x, const struct llm_ask *a,
 		return false;
 	if ((!x->nx_responder || x->nx_top) && !force && !user)
 		return false;
-	return t->t_ep->e_add_generation_prompt;
+	return t->tg_ep->e_add_generation_prompt;
 }
 
 /* Conversation tokens the endpoint's window leaves (clamp on and the
@@ -92,7 +92,7 @@ static long
 clamp_budget(struct node_ctx *x, const struct llm_ask *a,
     const struct llm_target *t, const char *system)
 {
-	long	 window = t->t_ep->e_max_context;
+	long	 window = t->tg_ep->e_max_context;
 	long	 resp = a->la_max_tokens;
 
 	if (!clamp_on(x, a, t) || window <= 0)
@@ -248,7 +248,7 @@ build_chat(struct node_ctx *x, const struct llm_ask *a,
 		clamp_messages(sent, clamp_budget(x, a, t, sys));
 		ensure_user(sent, x->nx_msgs);
 	}
-	if (prompt_chat(t->t_ep, sent, err) == -1) {
+	if (prompt_chat(t->tg_ep, sent, err) == -1) {
 		wmsgs_free(sent);
 		return node_fail(x, res, 500, "%s", err);
 	}
@@ -272,7 +272,7 @@ build_completion(struct node_ctx *x, const struct llm_ask *a,
 	pn.pn_open_turn = field_bool(a->la_opts,
 	    "addOpenEndedAssistantTurnTemplate", false);
 	pn.pn_gen_prompt = gen_prompt(x, a, t);
-	if ((*out = prompt_completion(t->t_ep, t->t_pt, x->nx_msgs, &pn,
+	if ((*out = prompt_completion(t->tg_ep, t->tg_pt, x->nx_msgs, &pn,
 	    err)) == NULL)
 		return node_fail(x, res, 500, "%s", err);
 	return 0;
@@ -295,7 +295,7 @@ build_request(struct node_ctx *x, const struct llm_ask *a,
 		p = vars_format(x->nx_vars, raw);
 	*prompt = NULL;
 	memset(sent, 0, sizeof(*sent));
-	if (t->t_completion)
+	if (t->tg_completion)
 		rc = build_completion(x, a, t, sys, p, prompt, res);
 	else
 		rc = build_chat(x, a, t, sys, p, sent, res);

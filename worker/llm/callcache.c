@@ -44,11 +44,11 @@ callcache_begin(struct call_cache *cc, struct rq *rq,
 	memset(cc, 0, sizeof(*cc));
 	memset(hit, 0, sizeof(*hit));
 	if (!cache_key(rq->rq_cache, dialect, nc->nc_ep->e_url, body,
-	    nc->nc_at->a_stream_prop, cc->cc_key) ||
+	    nc->nc_at->a_stream_prop, cc->cr_key) ||
 	    (s = cache_store(rq)) == NULL)
 		return 0;
-	r = cache_get(s, cc->cc_key, (int64_t)clock_wall_ms(),
-	    rq->rq_cache->cc_ttl_ms, hit);
+	r = cache_get(s, cc->cr_key, (int64_t)clock_wall_ms(),
+	    rq->rq_cache->kc_ttl_ms, hit);
 	if (r == -1)
 		log_warnx("[rq %s] response cache: %s; calling the backend",
 		    rq->rq_id, store_err(s));
@@ -56,10 +56,10 @@ callcache_begin(struct call_cache *cc, struct rq *rq,
 	report(rq, r == 1, nc->nc_deliver, n);
 	log_debug("[rq %s] response cache %s for endpoint '%s' (%.12s)",
 	    rq->rq_id, r == 1 ? "hit" : "miss", nc->nc_ep->e_name,
-	    cc->cc_key);
+	    cc->cr_key);
 	if (r == 1)
 		return 1;
-	cc->cc_chunks = json_array();
+	cc->cr_chunks = json_array();
 	return 0;
 }
 
@@ -68,29 +68,29 @@ callcache_record(struct call_cache *cc, const char *p, size_t n)
 {
 	json_t	*s;
 
-	if (cc->cc_chunks == NULL || cc->cc_spoilt)
+	if (cc->cr_chunks == NULL || cc->cr_spoilt)
 		return;
-	cc->cc_bytes += n;
-	if (cc->cc_bytes > CACHE_MAX_TEXT ||
+	cc->cr_bytes += n;
+	if (cc->cr_bytes > CACHE_MAX_TEXT ||
 	    (s = json_stringn(p, n)) == NULL) {
-		cc->cc_spoilt = true;
+		cc->cr_spoilt = true;
 		return;
 	}
-	json_array_append_new(cc->cc_chunks, s);
+	json_array_append_new(cc->cr_chunks, s);
 }
 
 void
 callcache_natives(struct call_cache *cc, json_t *tool_calls)
 {
-	if (cc->cc_chunks != NULL && json_array_size(tool_calls) > 0)
-		cc->cc_natives = json_deep_copy(tool_calls);
+	if (cc->cr_chunks != NULL && json_array_size(tool_calls) > 0)
+		cc->cr_natives = json_deep_copy(tool_calls);
 }
 
 /* Why a finished call is not kept, or NULL. */
 static const char *
 unkept(const struct call_cache *cc, const struct node_out *o, bool stopped)
 {
-	if (cc->cc_spoilt)
+	if (cc->cr_spoilt)
 		return "its answer is too long or not UTF-8";
 	if (stopped)
 		return "a filter ended its answer early";
@@ -108,7 +108,7 @@ callcache_end(struct call_cache *cc, struct rq *rq,
 	const char		*why;
 	int64_t			 n;
 
-	if (cc->cc_chunks == NULL)
+	if (cc->cr_chunks == NULL)
 		return;
 	if ((why = unkept(cc, o, stopped)) != NULL) {
 		log_debug("[rq %s] response cache: not kept: %s", rq->rq_id,
@@ -116,12 +116,12 @@ callcache_end(struct call_cache *cc, struct rq *rq,
 		return;
 	}
 	memset(&e, 0, sizeof(e));
-	e.ce_chunks = cc->cc_chunks;
-	e.ce_tools = cc->cc_natives;
+	e.ce_chunks = cc->cr_chunks;
+	e.ce_tools = cc->cr_natives;
 	snprintf(e.ce_finish, sizeof(e.ce_finish), "%s", o->no_finish);
 	e.ce_prompt_tokens = o->no_prompt_tokens;
 	e.ce_completion_tokens = o->no_completion_tokens;
-	if ((s = cache_store(rq)) != NULL && cache_put(s, cc->cc_key,
+	if ((s = cache_store(rq)) != NULL && cache_put(s, cc->cr_key,
 	    nc->nc_ep->e_name, &e, (int64_t)clock_wall_ms(), rq->rq_cache,
 	    &n) == -1)
 		log_warnx("[rq %s] response cache: not kept: %s", rq->rq_id,
@@ -131,9 +131,9 @@ callcache_end(struct call_cache *cc, struct rq *rq,
 void
 callcache_free(struct call_cache *cc)
 {
-	json_decref(cc->cc_chunks);
-	json_decref(cc->cc_natives);
-	cc->cc_chunks = cc->cc_natives = NULL;
+	json_decref(cc->cr_chunks);
+	json_decref(cc->cr_natives);
+	cc->cr_chunks = cc->cr_natives = NULL;
 }
 
 void

@@ -12,13 +12,13 @@
 
 /* One call's dealings with the cache. */
 struct call_cache {
-	char	 cc_key[CACHE_KEYLEN];
-	json_t	*cc_chunks;	/* the raw text being recorded, or NULL:
+	char	 cr_key[CACHE_KEYLEN];
+	json_t	*cr_chunks;	/* the raw text being recorded, or NULL:
 				   not recording (no cache, not eligible,
 				   or a hit) */
-	json_t	*cc_natives;	/* the backend's own tool calls */
-	size_t	 cc_bytes;
-	bool	 cc_spoilt;	/* too long, or not UTF-8: not kept */
+	json_t	*cr_natives;	/* the backend's own tool calls */
+	size_t	 cr_bytes;
+	bool	 cr_spoilt;	/* too long, or not UTF-8: not kept */
 };
 
 /* Before the call, with the body the adapter will send. When the

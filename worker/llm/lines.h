@@ -11,11 +11,11 @@
 typedef int	(*lines_cb)(void *arg, const char *line, size_t n);
 
 struct lines {
-	struct buf	 l_buf;		/* the unfinished line */
-	size_t		 l_max;
-	lines_cb	 l_cb;
-	void		*l_arg;
-	int		 l_failed;
+	struct buf	 ln_buf;		/* the unfinished line */
+	size_t		 ln_max;
+	lines_cb	 ln_cb;
+	void		*ln_arg;
+	int		 ln_failed;
 };
 
 void	lines_init(struct lines *, size_t max, lines_cb, void *arg);

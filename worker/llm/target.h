@@ -11,13 +11,13 @@
 
 /* All owned. */
 struct llm_target {
-	char			*t_name;	/* endpoint name */
-	struct conf_endpoint	*t_ep;
-	struct conf_apitype	*t_at;
-	json_t			*t_preset;	/* resolved, or NULL */
-	struct prompt_template	*t_pt;		/* the endpoint's template */
-	struct prompt_template	*t_chat_pt;	/* the user's chat template */
-	bool			 t_completion;	/* one prompt string */
+	char			*tg_name;	/* endpoint name */
+	struct conf_endpoint	*tg_ep;
+	struct conf_apitype	*tg_at;
+	json_t			*tg_preset;	/* resolved, or NULL */
+	struct prompt_template	*tg_pt;		/* the endpoint's template */
+	struct prompt_template	*tg_chat_pt;	/* the user's chat template */
+	bool			 tg_completion;	/* one prompt string */
 };
 
 /* Load endpoint ep (the user's endpoint folder), its api type, preset

@@ -89,11 +89,11 @@ cache_key(const struct cache_conf *conf, const char *dialect,
 	struct buf	 b = BUF_INIT;
 	double		 temp;
 
-	if (conf == NULL || !conf->cc_on ||
+	if (conf == NULL || !conf->kc_on ||
 	    (j = json_loads(body, 0, NULL)) == NULL)
 		return false;
 	temp = body_temperature(j);
-	if (temp < 0 || temp > conf->cc_temp) {
+	if (temp < 0 || temp > conf->kc_temp) {
 		json_decref(j);
 		return false;
 	}
@@ -167,11 +167,11 @@ evict(struct store *s, const struct cache_conf *conf, int64_t now_ms)
 	int64_t	 n;
 
 	if (store_exec(s, "DELETE FROM response_cache WHERE created_ms <= ?",
-	    "i", now_ms - conf->cc_ttl_ms) == -1 || (n = cache_count(s)) == -1)
+	    "i", now_ms - conf->kc_ttl_ms) == -1 || (n = cache_count(s)) == -1)
 		return -1;
-	if (n > conf->cc_max && store_exec(s, "DELETE FROM response_cache "
+	if (n > conf->kc_max && store_exec(s, "DELETE FROM response_cache "
 	    "WHERE key IN (SELECT key FROM response_cache ORDER BY "
-	    "created_ms, rowid LIMIT ?)", "i", n - conf->cc_max) == -1)
+	    "created_ms, rowid LIMIT ?)", "i", n - conf->kc_max) == -1)
 		return -1;
 	return 0;
 }

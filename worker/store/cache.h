@@ -13,10 +13,10 @@
 
 /* The gateway's cache settings, as the worker's arguments give them. */
 struct cache_conf {
-	bool	 cc_on;		/* cache.enabled */
-	long	 cc_max;	/* max_entries */
-	int64_t	 cc_ttl_ms;	/* ttl_minutes */
-	double	 cc_temp;	/* cacheable_temperature */
+	bool	 kc_on;		/* cache.enabled */
+	long	 kc_max;	/* max_entries */
+	int64_t	 kc_ttl_ms;	/* ttl_minutes */
+	double	 kc_temp;	/* cacheable_temperature */
 };
 
 /*
