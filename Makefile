@@ -42,8 +42,7 @@ WARN	:= -Wall -Wextra -Wformat=2 -Wimplicit-fallthrough \
 	   -Wsign-compare -Wundef -Wvla
 CFLAGS	?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -MMD -MP \
-	   -DSLUICE_VERSION='"$(VERSION)"' -DSLUICE_BUILD='"$(BUILD_ID)"' \
-	   $(PKG_CFLAGS)
+	   -DSLUICE_VERSION='"$(VERSION)"' $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS)
 
 ifeq ($(WERROR),1)
@@ -81,8 +80,26 @@ $(O)/config.mk: scripts/deps.sh Makefile
 	  echo "LIBS_SQLITE := $$(pkg-config --libs sqlite3)"; \
 	  echo "LIBS_CHECK := $$(pkg-config --libs check) \
 	    $$(pkg-config --libs libevent libcurl $$msgpack jansson \
-	    libcrypto)"; \
+	    sqlite3 libcrypto)"; \
 	} > $@.tmp && mv $@.tmp $@
+
+# What objects are compiled and binaries linked with, each in a file
+# rewritten only when it changes: an edit to the Makefile recompiles
+# only what a changed flag affects, and nothing when no flag changed.
+# The build id (git describe) reaches only the two files that say it.
+FLAGS_NOW	= $(CC) $(ALL_CFLAGS) llhttp:$(LLHTTP_INC)
+LINK_NOW	= $(ALL_LDFLAGS) $(LIBS_GATEWAY) $(LIBS_WORKER) $(LIBS_CHECK)
+define stamp
+	$(shell mkdir -p $(dir $@))$(file > $@.tmp,$(1))
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+endef
+$(O)/cflags: FORCE
+	$(call stamp,$(FLAGS_NOW))
+$(O)/ldflags: FORCE
+	$(call stamp,$(LINK_NOW))
+$(O)/buildid: FORCE
+	$(call stamp,$(BUILD_ID))
+FORCE:
 
 # ---- sources ---------------------------------------------------------
 
@@ -149,7 +166,23 @@ COMMON_OBJS	:= $(call obj,$(COMMON_SRCS))
 PROTO_OBJS	:= $(call obj,$(PROTO_SRCS))
 LLHTTP_OBJS	:= $(patsubst %.c,$(O)/llhttp/%.o,$(LLHTTP_SRCS))
 GATEWAY_LIB	:= $(call obj,$(filter-out gateway/main.c,$(GATEWAY_SRCS)))
-WORKER_LIB	:= $(call obj,$(filter-out worker/main.c,$(WORKER_SRCS)))
+
+# One static archive per worker layer, and one each for common/ and
+# proto/. Listed top layer first, so one pass of the linker resolves
+# them: a binary or a test names the layers it may draw from and gets
+# only the objects it uses.
+W_LAYERS	:= LOOP ENGINE NODES MEMORY LLM IMPORT CLEAN STORE CORE
+define ARCHIVE_template
+A_$(1)	:= $(O)/$(2)/lib$(notdir $(2)).a
+$$(A_$(1)): $$(call obj,$(3))
+	$$(call say,AR,$$@)
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach l,$(W_LAYERS),$(eval $(call ARCHIVE_template,$(l),worker/$(shell \
+    echo $(l) | tr A-Z a-z),$(W_$(l)))))
+$(eval $(call ARCHIVE_template,COMMON,common,$(COMMON_SRCS)))
+$(eval $(call ARCHIVE_template,PROTO,proto,$(PROTO_SRCS)))
+W_ARCHIVES	:= $(foreach l,$(W_LAYERS),$(A_$(l)))
 
 GATEWAY		:= $(O)/sluice-gateway
 WORKER		:= $(O)/sluice-worker
@@ -160,13 +193,13 @@ BINS		:= $(GATEWAY) $(WORKER)
 
 all: $(BINS) $(MOCK)
 
-$(O)/%.o: %.c $(O)/config.mk
+$(O)/%.o: %.c $(O)/cflags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # llhttp is Node's parser, shipped as C sources by Debian's node-llhttp.
-$(O)/llhttp/%.o: $(LLHTTP_DIR)/%.c $(O)/config.mk
+$(O)/llhttp/%.o: $(LLHTTP_DIR)/%.c $(O)/cflags
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) -std=c11 $(CFLAGS) -w -I$(LLHTTP_INC) \
@@ -174,188 +207,153 @@ $(O)/llhttp/%.o: $(LLHTTP_DIR)/%.c $(O)/config.mk
 	    -c -o $@ $<
 
 $(O)/gateway/%.o: ALL_CFLAGS += -I$(LLHTTP_INC)
-$(O)/tests/check_http.o: ALL_CFLAGS += -I$(LLHTTP_INC)
+$(O)/tests/unit/check_http.o: ALL_CFLAGS += -I$(LLHTTP_INC)
+BUILD_ID_OBJS	:= $(call obj,gateway/gwconf.c worker/loop/wloop.c)
+$(BUILD_ID_OBJS): ALL_CFLAGS += -DSLUICE_BUILD='"$(BUILD_ID)"'
+$(BUILD_ID_OBJS): $(O)/buildid
 
-$(GATEWAY): $(call obj,gateway/main.c) $(GATEWAY_LIB) $(PROTO_OBJS) \
-	    $(COMMON_OBJS) $(LLHTTP_OBJS)
+$(GATEWAY): $(call obj,gateway/main.c) $(GATEWAY_LIB) $(A_PROTO) \
+	    $(A_COMMON) $(LLHTTP_OBJS) $(O)/ldflags
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_GATEWAY)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_GATEWAY)
 
-$(WORKER): $(call obj,worker/main.c) $(WORKER_LIB) $(PROTO_OBJS) \
-	    $(COMMON_OBJS)
+$(WORKER): $(call obj,worker/main.c worker/fault.c) $(W_ARCHIVES) \
+	    $(A_PROTO) $(A_COMMON) $(O)/ldflags
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_WORKER)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_WORKER)
 
-$(MOCK): $(call obj,tests/mock_llm.c) $(call obj,common/log.c \
-	    common/xmem.c common/buf.c common/clock.c)
+$(MOCK): $(call obj,tests/mock_llm.c) $(A_COMMON) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_MOCK)
 
-$(LOADGEN): $(call obj,bench/loadgen.c) $(call obj,common/log.c \
-	    common/xmem.c common/buf.c common/clock.c)
+$(LOADGEN): $(call obj,bench/loadgen.c) $(A_COMMON) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_MOCK) -lcurl -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_MOCK) -lcurl -lm
 
-$(CLEANBENCH): $(call obj,bench/cleanbench.c $(W_CLEAN) common/log.c common/xmem.c \
-	    common/buf.c common/clock.c common/json.c common/jsonw.c \
-	    $(PYFMT_SRCS) common/conf.c common/names.c)
+$(CLEANBENCH): $(call obj,bench/cleanbench.c) $(A_CLEAN) $(A_COMMON) \
+	    $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_WORKER) -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_WORKER) -lm
 
 # ---- tests -----------------------------------------------------------
-# Each unit suite links only its module's objects (plus stubs), so a
-# hidden dependency breaks the link instead of hiding in the test.
-
-BASE	:= $(call obj,common/log.c common/xmem.c common/buf.c common/clock.c \
-	    common/uuid.c)
-
-check_common_OBJS	:= $(BASE) $(call obj,common/tokens.c common/textchunk.c \
-			    common/names.c common/base64.c \
-			    common/modelsel.c common/conf.c common/json.c \
-			    common/jsonw.c $(PYFMT_SRCS))
-check_proto_OBJS	:= $(BASE) $(PROTO_OBJS)
-check_sup_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,$(SUP_SRCS))
-check_slots_OBJS	:= $(BASE) $(call obj,gateway/slots.c)
-check_http_OBJS		:= $(BASE) $(call obj,gateway/http.c gateway/http_parse.c) \
-			    $(LLHTTP_OBJS)
-check_sse_OBJS		:= $(BASE) $(call obj,worker/llm/sse.c)
-check_lines_OBJS	:= $(BASE) $(call obj,worker/llm/lines.c)
-check_conf_OBJS		:= $(BASE) $(call obj,common/conf.c common/json.c \
-			    common/names.c common/conf_template.c)
-check_api_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/resp.c \
-			    gateway/api.c gateway/api_openai.c \
-			    gateway/api_ollama.c gateway/begtags.c common/base64.c \
-			    common/json.c \
-			    common/jsonw.c $(PYFMT_SRCS) common/modelsel.c \
-			    common/conf.c common/names.c)
-check_gwconf_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,gateway/gwconf.c \
-			    $(SUP_SRCS) common/conf.c common/json.c \
-			    common/names.c tests/stubs_gwconf.c \
-			    gateway/origin.c)
-check_worker_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/core/vars.c \
-			    worker/core/msgs.c worker/llm/adapter_openai.c worker/llm/gen_input.c \
-			    worker/llm/adapter.c \
-			    common/jsonw.c $(PYFMT_SRCS) common/conf.c common/json.c common/names.c \
-			    tests/stubs_worker.c)
-check_clean_OBJS	:= $(BASE) $(call obj,$(W_CLEAN) common/conf.c common/json.c common/jsonw.c $(PYFMT_SRCS) common/names.c)
-check_confcheck_OBJS	:= $(BASE) $(call obj,gateway/confcheck.c \
-			    gateway/confcheck_ep.c gateway/confcheck_vars.c \
-			    gateway/confcheck_wf.c \
-			    common/conf.c common/conf_template.c common/json.c \
-			    common/names.c common/nodetypes.c $(PYFMT_SRCS))
-check_metrics_OBJS	:= $(BASE) $(call obj,gateway/metrics.c)
-check_groupchat_OBJS	:= $(BASE) $(call obj,worker/core/groupchat.c worker/core/msgs.c)
-check_users_OBJS	:= $(BASE) $(call obj,gateway/users.c common/conf.c \
-			    common/json.c common/names.c)
-check_adapters_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm/adapter_openai.c \
-			    worker/llm/adapter_completion.c worker/llm/adapter_ollama.c \
-			    worker/llm/adapter_kobold.c worker/llm/adapter_claude.c \
-			    worker/llm/gen_input.c worker/llm/adapter.c common/base64.c \
-			    worker/core/prompt.c worker/core/msgs.c common/jsonw.c $(PYFMT_SRCS) \
-			    common/json.c common/conf.c common/conf_template.c \
-			    common/names.c tests/stubs_worker.c)
-check_nodes_OBJS	:= $(BASE) $(call obj,worker/core/node.c worker/engine/registry.c \
-			    worker/nodes/node_unsupported.c worker/core/vars.c \
-			    worker/core/msgs.c common/json.c common/jsonw.c $(PYFMT_SRCS) \
-			    common/conf.c common/names.c common/tokens.c \
-			    worker/nodes/node_static.c worker/nodes/node_concat.c \
-			    worker/nodes/node_arith.c worker/nodes/node_cond.c \
-			    worker/nodes/node_json.c worker/nodes/node_tagtext.c \
-			    worker/nodes/node_chunker.c worker/nodes/node_files.c \
-			    worker/nodes/node_python.c tests/stubs_nodes.c tests/fakerq.c)
-# The one exception to "only its module's objects": that every row of
-# common/nodetypes.def meets its real handler needs all of them.
-check_registry_OBJS	:= $(WORKER_LIB) $(PROTO_OBJS) $(COMMON_OBJS)
-check_registry_LIBS	:= $(LIBS_SQLITE)
-check_urls_OBJS		:= $(BASE) $(call obj,worker/llm/url.c worker/llm/failover.c)
-check_pyfmt_OBJS	:= $(BASE) $(call obj,common/jsonw.c $(PYFMT_SRCS))
-check_vars_OBJS		:= $(BASE) $(call obj,worker/core/vars.c worker/core/vars_conv.c \
-			    worker/core/vars_json.c worker/core/msgs.c worker/core/prompt.c \
-			    common/json.c common/jsonw.c $(PYFMT_SRCS) \
-			    common/conf.c common/conf_template.c common/names.c \
-			    common/tokens.c)
-check_store_OBJS	:= $(BASE) $(call obj,worker/store/store.c worker/store/store_lock.c \
-			    worker/store/store_schema.c worker/store/store_stmt.c \
-			    common/sha256.c)
-check_store_LIBS	:= $(LIBS_SQLITE)
-check_cache_OBJS	:= $(BASE) $(call obj,worker/store/cache.c worker/store/store.c \
-			    worker/store/store_lock.c worker/store/store_schema.c \
-			    worker/store/store_stmt.c common/sha256.c \
-			    tests/scratchdb.c)
-check_cache_LIBS	:= $(LIBS_SQLITE)
-check_memory_OBJS	:= $(BASE) $(call obj,worker/memory/memstore.c worker/memory/mem_text.c \
-			    worker/memory/mem_read.c worker/memory/mem_chunk.c worker/store/store.c \
-			    worker/store/store_lock.c worker/store/store_schema.c \
-			    worker/store/store_stmt.c worker/core/msgs.c worker/core/msgs_edit.c \
-			    common/textchunk.c common/tokens.c \
-			    common/sha256.c common/jsonw.c $(PYFMT_SRCS) common/conf.c \
-			    common/json.c common/names.c \
-			    tests/scratchdb.c)
-check_memory_LIBS	:= $(LIBS_SQLITE)
-check_vecmem_OBJS	:= $(BASE) $(call obj,worker/memory/vecmem.c worker/memory/vecmem_text.c \
-			    worker/memory/kwsearch.c worker/store/store.c \
-			    worker/store/store_lock.c worker/store/store_schema.c \
-			    worker/store/store_stmt.c common/sha256.c common/jsonw.c $(PYFMT_SRCS) \
-			    common/conf.c common/json.c common/names.c \
-			    tests/scratchdb.c)
-check_vecmem_LIBS	:= $(LIBS_SQLITE)
-check_timestamps_OBJS	:= $(BASE) $(call obj,worker/memory/timestamps.c \
-			    worker/core/groupchat.c worker/core/msgs.c worker/store/store.c \
-			    worker/store/store_lock.c worker/store/store_schema.c \
-			    worker/store/store_stmt.c common/sha256.c \
-			    tests/scratchdb.c)
-check_timestamps_LIBS	:= $(LIBS_SQLITE)
-check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
-check_it_api_OBJS	:= $(check_it_OBJS)
-check_clients_OBJS	:= $(check_it_OBJS)
-check_ops_OBJS		:= $(check_it_OBJS)
-check_limits_OBJS	:= $(check_it_OBJS)
-check_flow_OBJS		:= $(check_it_OBJS)
-check_wilmer_OBJS	:= $(check_it_OBJS) $(call obj,tests/it/dbq.c)
-check_wilmer_LIBS	:= $(LIBS_SQLITE)
-check_dialects_OBJS	:= $(check_it_OBJS)
-check_errors_OBJS	:= $(check_it_OBJS)
-check_usage_OBJS	:= $(check_it_OBJS)
-check_store_it_OBJS	:= $(check_it_OBJS) $(call obj,tests/it/dbq.c)
-check_store_it_LIBS	:= $(LIBS_SQLITE)
-check_memory_it_OBJS	:= $(check_store_it_OBJS) $(call obj,common/sha256.c)
-check_memory_it_LIBS	:= $(LIBS_SQLITE)
-check_vecmem_it_OBJS	:= $(check_memory_it_OBJS)
-check_vecmem_it_LIBS	:= $(LIBS_SQLITE)
-check_timestamps_it_OBJS := $(check_memory_it_OBJS)
-check_timestamps_it_LIBS := $(LIBS_SQLITE)
-check_import_OBJS	:= $(check_it_OBJS)
-check_import_LIBS	:= $(LIBS_SQLITE)
-check_cache_it_OBJS	:= $(check_memory_it_OBJS)
-check_cache_it_LIBS	:= $(LIBS_SQLITE)
-check_memory_chaos_OBJS	:= $(check_memory_it_OBJS) $(PROTO_OBJS)
-check_memory_chaos_LIBS	:= $(LIBS_SQLITE)
-check_hostile_OBJS	:= $(check_it_OBJS)
-check_security_OBJS	:= $(check_it_OBJS)
-check_origin_OBJS	:= $(BASE) $(call obj,gateway/origin.c)
-check_browser_OBJS	:= $(check_it_OBJS)
+# tests/unit/check_<module>.c: one Check suite per module. Each links
+# the objects it tests and its stubs (<t>_OBJS), then only the layers
+# below that it names (<t>_A: archives, from which the linker takes
+# what is used), then proto and common; a hidden dependency on a layer
+# it does not name breaks the link. tests/it/: integration suites that
+# start the real gateway and workers against tests/mock-llm.
+# tests/chaos/: the chaos suite.
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
-		   check_sse check_lines \
-		   check_conf check_api check_gwconf check_confcheck check_worker \
-		   check_groupchat check_users check_store check_memory check_vecmem \
-		   check_cache check_pyfmt \
-		   check_timestamps check_registry check_urls \
-		   $(foreach t,check_clean check_metrics check_adapters \
-		     check_nodes check_vars,\
-		     $(if $(wildcard tests/$(t).c),$(t)))
-IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer \
-		   check_dialects check_errors check_usage \
-		   check_clients check_store_it check_memory_it check_vecmem_it \
-		   check_timestamps_it check_import check_memory_chaos \
-		   check_cache_it check_hostile check_security
-UNIT_TESTS	+= check_origin
-IT_TESTS	+= check_browser
-TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
-TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
+		   check_sse check_lines check_conf check_api check_gwconf \
+		   check_confcheck check_worker check_groupchat check_users \
+		   check_store check_memory check_vecmem check_cache \
+		   check_pyfmt check_timestamps check_registry check_urls \
+		   check_clean check_metrics check_adapters check_nodes \
+		   check_vars check_origin
+IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
+		   check_wilmer check_dialects check_errors check_usage \
+		   check_clients check_store_it check_memory_it \
+		   check_vecmem_it check_timestamps_it check_import \
+		   check_memory_chaos check_cache_it check_hostile \
+		   check_security check_browser
+
+u		= $(call obj,$(addprefix tests/unit/,$(1)))
+SCRATCHDB	:= $(call u,scratchdb.c)
+
+check_common_OBJS	:= $(COMMON_OBJS)
+check_proto_OBJS	:= $(PROTO_OBJS)
+check_sup_OBJS		:= $(call obj,$(SUP_SRCS))
+check_slots_OBJS	:= $(call obj,gateway/slots.c)
+check_http_OBJS		:= $(call obj,gateway/http.c gateway/http_parse.c) \
+			   $(LLHTTP_OBJS)
+check_sse_OBJS		:= $(call obj,worker/llm/sse.c)
+check_lines_OBJS	:= $(call obj,worker/llm/lines.c)
+check_conf_OBJS		:=
+check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
+			   gateway/api_openai.c gateway/api_ollama.c \
+			   gateway/begtags.c)
+check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
+			   $(SUP_SRCS)) $(call u,stubs_gwconf.c)
+check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
+			   worker/llm/gen_input.c worker/llm/adapter.c) \
+			   $(call u,stubs_worker.c)
+check_worker_A		:= CORE
+check_clean_OBJS	:= $(call obj,$(W_CLEAN))
+check_confcheck_OBJS	:= $(call obj,gateway/confcheck.c \
+			   gateway/confcheck_ep.c gateway/confcheck_vars.c \
+			   gateway/confcheck_wf.c)
+check_metrics_OBJS	:= $(call obj,gateway/metrics.c)
+check_groupchat_OBJS	:= $(call obj,worker/core/groupchat.c)
+check_groupchat_A	:= CORE
+check_users_OBJS	:= $(call obj,gateway/users.c)
+check_adapters_OBJS	:= $(call obj,$(addprefix worker/llm/,adapter.c \
+			   adapter_openai.c adapter_completion.c \
+			   adapter_ollama.c adapter_kobold.c adapter_claude.c \
+			   gen_input.c)) $(call u,stubs_worker.c)
+check_adapters_A	:= CORE
+check_nodes_OBJS	:= $(call obj,worker/engine/registry.c \
+			   $(addprefix worker/nodes/,node_unsupported.c \
+			   node_static.c node_concat.c node_arith.c node_cond.c \
+			   node_json.c node_tagtext.c node_chunker.c \
+			   node_files.c node_python.c)) \
+			   $(call u,stubs_nodes.c fakerq.c)
+check_nodes_A		:= CORE
+# That every row of common/nodetypes.def meets its real handler: all
+# the handlers, and so every layer they use.
+check_registry_OBJS	:= $(call obj,worker/engine/registry.c $(W_NODES))
+check_registry_A	:= MEMORY LLM CLEAN STORE CORE
+check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
+check_pyfmt_OBJS	:=
+check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
+			   vars_conv.c vars_json.c))
+check_vars_A		:= CORE
+check_store_OBJS	:= $(call obj,$(filter-out worker/store/cache.c, \
+			   $(W_STORE)))
+check_cache_OBJS	:= $(call obj,worker/store/cache.c) $(SCRATCHDB)
+check_cache_A		:= STORE
+check_memory_OBJS	:= $(call obj,$(addprefix worker/memory/,memstore.c \
+			   mem_text.c mem_read.c mem_chunk.c)) $(SCRATCHDB)
+check_memory_A		:= STORE CORE
+check_vecmem_OBJS	:= $(call obj,$(addprefix worker/memory/,vecmem.c \
+			   vecmem_text.c kwsearch.c)) $(SCRATCHDB)
+check_vecmem_A		:= STORE
+check_timestamps_OBJS	:= $(call obj,worker/memory/timestamps.c) $(SCRATCHDB)
+check_timestamps_A	:= STORE CORE
+check_origin_OBJS	:= $(call obj,gateway/origin.c)
+
+HARNESS		:= $(call obj,tests/it/harness.c)
+DBQ		:= $(call obj,tests/it/dbq.c)
+$(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
+check_wilmer_OBJS	+= $(DBQ)
+check_store_it_OBJS	+= $(DBQ)
+check_memory_it_OBJS	+= $(DBQ)
+check_vecmem_it_OBJS	+= $(DBQ)
+check_timestamps_it_OBJS += $(DBQ)
+check_cache_it_OBJS	+= $(DBQ)
+check_memory_chaos_OBJS	+= $(DBQ)
+
+define TEST_template
+$(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \
+	    $$(foreach a,$$($(1)_A),$$(A_$$(a))) $$(A_PROTO) $$(A_COMMON) \
+	    $$(O)/ldflags
+	@mkdir -p $$(dir $$@)
+	$$(call say,LD,$$@)
+	$$(Q)$$(CC) $$(ALL_LDFLAGS) -o $$@ $$(filter-out $$(O)/ldflags,$$^) \
+	    $$(LIBS_CHECK) -lm
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call TEST_template,$(t),unit)))
+$(foreach t,$(IT_TESTS),$(eval $(call TEST_template,$(t),it)))
+TEST_BINS	:= $(addprefix $(O)/tests/unit/,$(UNIT_TESTS)) \
+		   $(addprefix $(O)/tests/it/,$(IT_TESTS))
 
 # The chaos suite: one binary from tests/chaos/; check-run runs its
 # short version, make chaos the long one (CHAOS_FULL=1).
@@ -364,21 +362,16 @@ CHAOS_SRCS	:= $(addprefix tests/chaos/,check_chaos.c chaos.c crashloop.c \
 CHAOS_BIN	:= $(O)/tests/chaos/check_chaos
 TEST_BINS	+= $(CHAOS_BIN)
 
-$(CHAOS_BIN): $(call obj,$(CHAOS_SRCS)) $(check_it_OBJS)
+$(CHAOS_BIN): $(call obj,$(CHAOS_SRCS)) $(HARNESS) $(A_PROTO) $(A_COMMON) \
+	    $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS_CHECK) -lm
-
-define TEST_template
-$(O)/tests/$(1): $(call obj,tests/$(1).c) $$($(1)_OBJS)
-	@mkdir -p $$(dir $$@)
-	$$(call say,LD,$$@)
-	$$(Q)$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS_CHECK) $$($(1)_LIBS) -lm
-endef
-$(foreach t,$(TESTS),$(eval $(call TEST_template,$(t))))
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_CHECK) -lm
 
 # Runs every suite in $(O); the integration suite gets the binaries'
 # folder and the shipped WilmerAI configs through the environment.
+# After them, the worker's layers are checked (scripts/layers.py).
 check-run: all $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do \
 		echo "== $$t"; s=$$(date +%s); \
@@ -386,6 +379,7 @@ check-run: all $(TEST_BINS)
 		    CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} $$t; \
 		echo "== $$t: $$(($$(date +%s) - s)) s"; \
 	done
+	scripts/layers.py $(O)
 
 # The official client libraries, when Node is around (else the suite
 # that uses them says it skipped).
@@ -430,12 +424,15 @@ fuzz_vars_SRCS	:= worker/core/vars.c $(FUZZ_BASE)
 fuzz_http_LL	:= $(patsubst %.c,$(FUZZ_O)/llhttp/%.o,$(LLHTTP_SRCS))
 FUZZ_BINS	:= $(foreach n,$(FUZZ_NAMES),$(FUZZ_O)/$(n)_fuzz)
 
-$(FUZZ_O)/obj/%.o: %.c $(O)/config.mk
+$(FUZZ_O)/cflags: FORCE
+	$(call stamp,clang $(FUZZ_CFLAGS))
+
+$(FUZZ_O)/obj/%.o: %.c $(FUZZ_O)/cflags
 	@mkdir -p $(dir $@)
 	$(call say,FUZZCC,$<)
 	$(Q)clang $(FUZZ_CFLAGS) -c -o $@ $<
 
-$(FUZZ_O)/llhttp/%.o: $(LLHTTP_DIR)/%.c $(O)/config.mk
+$(FUZZ_O)/llhttp/%.o: $(LLHTTP_DIR)/%.c $(FUZZ_O)/cflags
 	@mkdir -p $(dir $@)
 	$(call say,FUZZCC,$<)
 	$(Q)clang -std=c11 -g -O1 -w -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
@@ -519,7 +516,7 @@ chaos: $(O)/config.mk
 VG_TESTS	:= check_it check_it_api check_flow check_memory_it \
 		   check_cache_it
 valgrind: $(O)/config.mk
-	$(MAKE) --no-print-directory all $(addprefix $(O)/tests/,$(VG_TESTS))
+	$(MAKE) --no-print-directory all $(addprefix $(O)/tests/it/,$(VG_TESTS))
 	tests/valgrind/run.sh $(O) $(VG_TESTS)
 
 # Binaries, units, man pages; the default configuration only where none

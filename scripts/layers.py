@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """layers.py - the worker's link graph from nm: cycles between folders, the largest knot of files.
 
-Usage: scripts/layers.py [--max-scc N] [--verbose] OBJDIR [FOLDER]
+Usage: scripts/layers.py [--max-scc N] [--verbose] [--tests DIR
+                         [--skip SUITE]... [--exempt FILE]...] OBJDIR [FOLDER]
 
 Reads every object under OBJDIR/FOLDER (default: worker), links each
 undefined symbol to the object that defines it, and draws an edge from
@@ -12,9 +13,18 @@ the user's file to the definer's. It prints:
   - the size of the largest strongly connected group of files, and its
     members when it is larger than N (--max-scc, default 3).
 
-The exit status is 1 when there is a cycle between folders or a group
-of files larger than N, else 0; 2 on a usage error. Symbols defined in
-no object of the tree (libc, libcurl, common/, proto/) are not edges.
+With --tests, it also prints every file of the tree that no unit
+suite (the programs in DIR) links: a file counts as linked when every
+symbol its object defines, its static functions included, is in one
+suite's symbol table, so a stub of the same name does not count. A
+suite named with --skip does not count (one that links everything to
+check a table, say); a file named with --exempt (its name without .c,
+relative to FOLDER) need not be linked.
+
+The exit status is 1 when there is a cycle between folders, a group of
+files larger than N, or a file no suite links, else 0; 2 on a usage
+error. Symbols defined in no object of the tree (libc, libcurl,
+common/, proto/) are not edges.
 """
 import os
 import subprocess
@@ -98,6 +108,38 @@ def sccs(edges):
     return out
 
 
+def symbols(path):
+    """Every function and object symbol a file defines, local ones too."""
+    out = subprocess.run(["nm", "--defined-only", path], capture_output=True,
+                         text=True, check=True).stdout
+    syms = set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TtDdBbRr" and \
+                not parts[2].startswith("."):
+            syms.add(parts[2])
+    return syms
+
+
+def unlinked(objs, base, tests, skip, exempt):
+    """The files (names relative to base) no suite in tests links."""
+    linked = []
+    for t in sorted(os.listdir(tests)):
+        p = os.path.join(tests, t)
+        if t in skip or not os.path.isfile(p) or not os.access(p, os.X_OK):
+            continue
+        linked.append(symbols(p))
+    out = []
+    for o in objs:
+        name = os.path.relpath(o, base)[:-2]
+        mine = symbols(o)
+        if name in exempt or not mine:
+            continue
+        if not any(mine <= s for s in linked):
+            out.append(name)
+    return out
+
+
 def folder(f):
     d = os.path.dirname(f)
     return d if d else "."
@@ -105,12 +147,19 @@ def folder(f):
 
 def main(argv):
     max_scc, verbose, args = 3, False, []
+    tests, skip, exempt = None, set(), set()
     it = iter(argv)
     for a in it:
         if a == "--max-scc":
             max_scc = int(next(it, "3"))
         elif a == "--verbose":
             verbose = True
+        elif a == "--tests":
+            tests = next(it, None)
+        elif a == "--skip":
+            skip.add(next(it, ""))
+        elif a == "--exempt":
+            exempt.add(next(it, ""))
         else:
             args.append(a)
     if not 1 <= len(args) <= 2:
@@ -146,6 +195,12 @@ def main(argv):
             print(f"  {len(comp)}: {' '.join(comp)}")
             if len(comp) > max_scc:
                 bad = 1
+    if tests is not None:
+        lone = unlinked(objs, base, tests, skip, exempt)
+        print(f"layers: files no unit suite links: {len(lone)}")
+        for name in lone:
+            print(f"  {name}")
+        bad |= 1 if lone else 0
     return bad
 
 

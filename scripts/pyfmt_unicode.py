@@ -5,7 +5,7 @@ Python's repr() of a string escapes every character that is not
 printable: Unicode categories Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs, except
 the ASCII space. The table follows the Unicode database of the python3
 that runs this script; its version is written into the file, and
-tests/check_pyfmt.c compares the committed file with a fresh run when
+tests/unit/check_pyfmt.c compares the committed file with a fresh run when
 the python3 on PATH has the same version.
 
 Usage: scripts/pyfmt_unicode.py [OUT]   (default: stdout)

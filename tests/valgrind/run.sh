@@ -43,7 +43,7 @@ for t in "$@"; do
 	echo "== $t (gateway and workers under valgrind)"
 	SLUICE_VALGRIND=$logs SLUICE_BUILD=$build SLUICE_SRC=$(pwd) \
 	    CK_DEFAULT_TIMEOUT=60 CK_TIMEOUT_MULTIPLIER=10 \
-	    "$build/tests/$t" >"$out" 2>&1
+	    "$build/tests/it/$t" >"$out" 2>&1
 	rc=$?
 	cat "$out"
 	failed=$(sed -n 's/^[^:]*:[0-9]*:[FE]:[^:]*:\([^:]*\):.*/\1/p' "$out")

@@ -18,7 +18,7 @@ int	url_host(const char *url, char *out, size_t len);
  * out, cut to len - 1 bytes: as written when libcurl sees no user,
  * password or options in it; else as libcurl writes it back, with
  * those replaced by "***" before the '@' (examples in
- * tests/check_urls.c); and when libcurl cannot parse a url that has an
+ * tests/unit/check_urls.c); and when libcurl cannot parse a url that has an
  * '@' anywhere, URL_HIDDEN. NULL reads as "". */
 void	url_shown(const char *url, char *out, size_t len);
 

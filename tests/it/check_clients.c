@@ -1,0 +1,79 @@
+/* check_clients.c - the official openai and ollama npm clients against the real gateway. */
+#include <check.h>
+#include <curl/curl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "../testmain.h"
+
+/* Node and the installed packages are optional: without them the test
+ * says so and passes (make check installs them when npm exists). */
+static const char *
+skip_reason(const char *dir)
+{
+	char		 path[512];
+	struct stat	 st;
+
+	if (system("node --version >/dev/null 2>&1") != 0)
+		return "node is not installed";
+	snprintf(path, sizeof(path), "%s/node_modules/openai", dir);
+	if (stat(path, &st) == -1)
+		return "tests/clients/node_modules is missing (npm ci failed?)";
+	return NULL;
+}
+
+START_TEST(official_clients)
+{
+	struct it	 t;
+	char		 dir[400], cmd[1024];
+	const char	*src = getenv("SLUICE_SRC"), *why;
+	int		 st;
+
+	snprintf(dir, sizeof(dir), "%s/tests/clients", src ? src : ".");
+	if ((why = skip_reason(dir)) != NULL) {
+		printf("check_clients: SKIPPED: %s\n", why);
+		return;
+	}
+	memset(&t, 0, sizeof(t));
+	it_mock_start(&t);
+	it_config(&t, NULL, NULL);
+	/* Reasoning in <think> tags comes back as Ollama's "thinking",
+	 * which test.mjs checks "think": false keeps out. */
+	it_mock_endpoint(&t, "\"reasoningTags\": true, \"reasoningOutput\": "
+	    "\"field\"");
+	it_gateway_start(&t, NULL);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && node test.mjs "
+	    "http://127.0.0.1:%d http://127.0.0.1:%d", dir, t.it_port,
+	    t.it_mock_port);
+	st = system(cmd);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "client checks failed (see above)");
+	st = it_stop(&t, 15000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
+static Suite *
+clients_suite(void)
+{
+	Suite	*s = suite_create("clients");
+	TCase	*tc = tcase_create("npm");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, official_clients);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	return check_main(clients_suite());
+}

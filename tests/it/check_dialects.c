@@ -1,0 +1,580 @@
+/* check_dialects.c - integration: every non-OpenAI-chat backend dialect through the real gateway, workers and mock. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "harness.h"
+#include "../testmain.h"
+
+/*
+ * One gateway serves all five dialects: user "it" lists shared
+ * workflows, and the model field names one per dialect, each a single
+ * Standard node on an endpoint of that api type (the mock). What the
+ * backend receives is compared with tests/golden/<dialect>.<mode>.json
+ * as parsed JSON; SLUICE_UPDATE_GOLDEN=1 writes the files instead
+ * (then read every change before committing it).
+ */
+
+struct dialect {
+	const char	*d_model;	/* shared workflow and golden name */
+	const char	*d_apitype;	/* ApiTypes/<name>.json */
+	const char	*d_type;	/* its "type" */
+	const char	*d_preset_type;
+	const char	*d_truncate;	/* truncateLengthPropertyName */
+	const char	*d_max_new;	/* maxNewTokensPropertyName */
+	const char	*d_samplers;	/* samplerFieldMap members */
+	const char	*d_path_stream;
+	const char	*d_path_whole;
+	bool		 d_template;	/* one prompt string from a template */
+	bool		 d_claude;	/* x-api-key, anthropic-version */
+};
+
+static const struct dialect dialects[] = {
+	{ "completion", "Completions", "openAIV1Completion",
+	    "OpenAiCompatibleApis", "", "max_tokens",
+	    "\"temperature\": \"temperature\", \"top_p\": \"top_p\", "
+	    "\"stop\": \"stop\"",
+	    "/v1/completions", "/v1/completions", true, false },
+	{ "ollama-chat", "OllamaChat", "ollamaApiChat", "OllamaApiChat",
+	    "num_ctx", "num_predict",
+	    "\"temperature\": \"temperature\", \"top_p\": \"top_p\", "
+	    "\"stop\": \"stop\"",
+	    "/api/chat", "/api/chat", false, false },
+	{ "ollama-generate", "OllamaGenerate", "ollamaApiGenerate",
+	    "OllamaApiGenerate", "num_ctx", "num_predict",
+	    "\"temperature\": \"temperature\", \"top_p\": \"top_p\", "
+	    "\"stop\": \"stop\"",
+	    "/api/generate", "/api/generate", true, false },
+	{ "kobold", "KoboldCpp", "koboldCppGenerate", "KoboldCpp",
+	    "max_context_length", "max_length",
+	    "\"temperature\": \"temperature\", \"top_p\": \"top_p\", "
+	    "\"stop\": \"stop_sequence\"",
+	    "/api/extra/generate/stream", "/api/v1/generate", true, false },
+	{ "claude", "Claude", "claudeMessages", "ClaudeMessages", "",
+	    "max_tokens",
+	    "\"temperature\": \"temperature\", \"top_p\": \"top_p\", "
+	    "\"stop\": \"stop_sequences\"",
+	    "/v1/messages", "/v1/messages", false, true },
+};
+
+#define NDIALECTS	(sizeof(dialects) / sizeof(dialects[0]))
+#define JOKE		"Why did the chicken cross the road?"
+
+static struct it	 T;
+
+/* ---- configuration ------------------------------------------------- */
+
+static void
+write_dialect(const struct dialect *d)
+{
+	char	 rel[256], text[2048];
+
+	snprintf(rel, sizeof(rel), "ApiTypes/%s.json", d->d_apitype);
+	snprintf(text, sizeof(text), "{\"type\": \"%s\", \"presetType\": "
+	    "\"%s\", \"truncateLengthPropertyName\": \"%s\", "
+	    "\"maxNewTokensPropertyName\": \"%s\", \"streamPropertyName\": "
+	    "\"stream\", \"samplerFieldMap\": {%s}}\n", d->d_type,
+	    d->d_preset_type, d->d_truncate, d->d_max_new, d->d_samplers);
+	it_file(&T, rel, text);
+	snprintf(rel, sizeof(rel), "Endpoints/it/%s.json", d->d_apitype);
+	snprintf(text, sizeof(text), "{\"endpoint\": \"http://127.0.0.1:%d/\","
+	    " \"apiTypeConfigFileName\": \"%s\", \"modelNameToSendToAPI\": "
+	    "\"back-model\", \"promptTemplate\": %s, \"maxContextTokenSize\": "
+	    "4096, \"apiKey\": \"sk-test\", \"addGenerationPrompt\": true}\n",
+	    T.it_mock_port, d->d_apitype, d->d_template ? "\"turns\"" :
+	    "null");
+	it_file(&T, rel, text);
+	snprintf(rel, sizeof(rel), "Presets/%s/it/Warm.json",
+	    d->d_preset_type);
+	it_file(&T, rel, "{\"temperature\": 0.5, \"top_p\": 0.75, "
+	    "\"top_k\": null}\n");
+	snprintf(rel, sizeof(rel), "Workflows/_shared/%s/_DefaultWorkflow.json",
+	    d->d_model);
+	snprintf(text, sizeof(text), "[{\"title\": \"Answer\", \"type\": "
+	    "\"Standard\", \"endpointName\": \"%s\", \"preset\": \"Warm\", "
+	    "\"systemPrompt\": \"You are terse. {chat_system_prompt}\", "
+	    "\"prompt\": \"\", \"lastMessagesToSendInsteadOfPrompt\": 5, "
+	    "\"maxResponseSizeInTokens\": 300}]\n", d->d_apitype);
+	it_file(&T, rel, text);
+}
+
+/* The mock, a folder with every dialect, the gateway (nworkers). */
+static void
+start(int nworkers)
+{
+	char	 settings[128];
+	size_t	 i;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	snprintf(settings, sizeof(settings), "\"min_workers\": %d, "
+	    "\"max_workers\": %d", nworkers, nworkers);
+	it_config(&T, settings, NULL);
+	it_allow_shared(&T);
+	it_turns_template(&T);
+	for (i = 0; i < NDIALECTS; i++)
+		write_dialect(&dialects[i]);
+	it_gateway_start(&T, NULL);
+	it_wait_idle(&T, nworkers);
+}
+
+/* ---- requests ------------------------------------------------------ */
+
+/* A conversation for model d ending with the user's text. */
+static char *
+chat_body(const struct dialect *d, bool stream, const char *user_text)
+{
+	json_t	*b = json_pack("{s:s,s:b,s:[{s:s,s:s},{s:s,s:s},{s:s,s:s},"
+		    "{s:s,s:s}]}", "model", d->d_model, "stream", stream,
+		    "messages", "role", "system", "content", "Be brief.",
+		    "role", "user", "content", "Hi", "role", "assistant",
+		    "content", "Hello!", "role", "user", "content", user_text);
+	char	*s = json_dumps(b, 0);
+
+	json_decref(b);
+	return s;
+}
+
+/* Header name of a logged request (any case), or NULL. */
+static const char *
+logged_header(json_t *rec, const char *name)
+{
+	const char	*k;
+	json_t		*v;
+
+	json_object_foreach(json_object_get(rec, "headers"), k, v)
+		if (strcasecmp(k, name) == 0)
+			return json_string_value(v);
+	return NULL;
+}
+
+/* The text a client received: the SSE content (with [DONE] and no
+ * error event) or the message content; status must be 200. */
+static char *
+answer_text(const struct it_resp *r, bool stream, const char *model)
+{
+	struct sse_summary	 ss;
+	json_t			*j;
+	char			*s;
+
+	ck_assert_msg(r->r_status == 200, "%s: %ld %s", model, r->r_status,
+	    r->r_body.b_data);
+	if (stream) {
+		it_sse_parse(r->r_body.b_data, &ss);
+		ck_assert_msg(ss.ss_done && !ss.ss_error, "%s: %s", model,
+		    r->r_body.b_data);
+		ck_assert_int_gt(ss.ss_chunks, 3);	/* streamed */
+		return ss.ss_text;
+	}
+	j = it_json(r->r_body.b_data);
+	s = strdup(json_string_value(json_object_get(json_object_get(
+	    json_array_get(json_object_get(j, "choices"), 0), "message"),
+	    "content")));
+	json_decref(j);
+	return s;
+}
+
+/* Ask model d; the client must get want; returns the one request the
+ * backend saw. */
+static json_t *
+ask_ok(const struct dialect *d, bool stream, const char *user_text,
+    const char *want)
+{
+	struct it_resp	 r;
+	char		*body = chat_body(d, stream, user_text), *got;
+	json_t		*log, *rec;
+
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	got = answer_text(&r, stream, d->d_model);
+	ck_assert_msg(strcmp(got, want) == 0, "%s (%s): got '%s', want '%s'",
+	    d->d_model, stream ? "stream" : "whole", got, want);
+	free(got);
+	it_resp_free(&r);
+	free(body);
+	log = it_mock_log(&T, true);
+	ck_assert_msg(json_array_size(log) == 1, "%s: %zu backend calls",
+	    d->d_model, json_array_size(log));
+	rec = json_incref(json_array_get(log, 0));
+	json_decref(log);
+	return rec;
+}
+
+/* ---- golden files -------------------------------------------------- */
+
+/* a (golden) against b (received), both pretty-printed: the lines
+ * between their common head and tail, with three lines of context.
+ * Both strings are cut up. */
+static void
+print_diff(const char *name, char *a, char *b)
+{
+	char	*la[4096], *lb[4096];
+	size_t	 na = 0, nb = 0, pre = 0, suf = 0, i;
+
+	for (la[na] = strtok(a, "\n"); la[na] != NULL && na + 1 < 4096;)
+		la[++na] = strtok(NULL, "\n");
+	for (lb[nb] = strtok(b, "\n"); lb[nb] != NULL && nb + 1 < 4096;)
+		lb[++nb] = strtok(NULL, "\n");
+	while (pre < na && pre < nb && strcmp(la[pre], lb[pre]) == 0)
+		pre++;
+	while (suf < na - pre && suf < nb - pre &&
+	    strcmp(la[na - 1 - suf], lb[nb - 1 - suf]) == 0)
+		suf++;
+	fprintf(stderr, "--- tests/golden/%s.json\n+++ received by the "
+	    "backend\n", name);
+	for (i = pre > 3 ? pre - 3 : 0; i < pre; i++)
+		fprintf(stderr, " %s\n", la[i]);
+	for (i = pre; i < na - suf; i++)
+		fprintf(stderr, "-%s\n", la[i]);
+	for (i = pre; i < nb - suf; i++)
+		fprintf(stderr, "+%s\n", lb[i]);
+	for (i = na - suf; i < na && i < na - suf + 3; i++)
+		fprintf(stderr, " %s\n", la[i]);
+}
+
+/* The body the backend got equals tests/golden/<name>.json. */
+static void
+assert_golden(json_t *got, const char *name)
+{
+	const char	*src = getenv("SLUICE_SRC");
+	char		 path[512], *a, *b;
+	json_error_t	 je;
+	json_t		*want;
+	size_t		 fl = JSON_INDENT(2) | JSON_SORT_KEYS;
+	FILE		*f;
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s.json",
+	    src != NULL ? src : ".", name);
+	if (getenv("SLUICE_UPDATE_GOLDEN") != NULL) {
+		ck_assert_ptr_nonnull(f = fopen(path, "w"));
+		a = json_dumps(got, JSON_INDENT(2));
+		fprintf(f, "%s\n", a);
+		free(a);
+		ck_assert_int_eq(fclose(f), 0);
+		return;
+	}
+	want = json_load_file(path, 0, &je);
+	ck_assert_msg(want != NULL, "%s: %s", path, je.text);
+	if (!json_equal(want, got)) {
+		a = json_dumps(want, fl);
+		b = json_dumps(got, fl);
+		print_diff(name, a, b);
+		free(a);
+		free(b);
+		ck_abort_msg("the body sent for %s differs from %s (diff on "
+		    "stderr)", name, path);
+	}
+	json_decref(want);
+}
+
+/* Path, headers and body of one backend request. */
+static void
+assert_request(const struct dialect *d, json_t *rec, bool stream)
+{
+	char		 name[64];
+	const char	*path = json_string_value(json_object_get(rec,
+			    "path"));
+
+	ck_assert_str_eq(path, stream ? d->d_path_stream : d->d_path_whole);
+	ck_assert_str_eq(logged_header(rec, "Content-Type"),
+	    "application/json");
+	if (d->d_claude) {
+		ck_assert_str_eq(logged_header(rec, "x-api-key"), "sk-test");
+		ck_assert_str_eq(logged_header(rec, "anthropic-version"),
+		    "2023-06-01");
+		ck_assert_ptr_null(logged_header(rec, "Authorization"));
+	} else {
+		ck_assert_str_eq(logged_header(rec, "Authorization"),
+		    "Bearer sk-test");
+		ck_assert_ptr_null(logged_header(rec, "x-api-key"));
+	}
+	snprintf(name, sizeof(name), "%s.%s", d->d_model, stream ? "stream" :
+	    "whole");
+	assert_golden(json_object_get(rec, "body"), name);
+}
+
+/* ---- the tests ----------------------------------------------------- */
+
+/* Streamed and whole: the exact request, and the client's answer. */
+static void
+golden_pair(const struct dialect *d)
+{
+	json_t	*rec;
+	int	 i;
+
+	for (i = 0; i < 2; i++) {
+		rec = ask_ok(d, i == 0, "Tell me a joke\n#mock {\"text\": \""
+		    JOKE "\", \"chunk\": 4}", JOKE);
+		assert_request(d, rec, i == 0);
+		json_decref(rec);
+	}
+}
+
+/* Events cut in pieces of a few bytes (through UTF-8 and JSON), and
+ * lines ending in CRLF, parse to the same text. */
+static void
+split_and_crlf(const struct dialect *d)
+{
+	static const char	*text = "Déjà vu, naïve café: \"quoted\" "
+				    "{braces} and a tab\t.";
+	char			 user[512], *esc;
+	json_t			*rec, *js = json_string(text);
+
+	esc = json_dumps(js, JSON_ENCODE_ANY);
+	json_decref(js);
+	snprintf(user, sizeof(user), "x\n#mock {\"text\": %s, \"chunk\": 3, "
+	    "\"split\": 5}", esc);
+	rec = ask_ok(d, true, user, text);
+	json_decref(rec);
+	snprintf(user, sizeof(user), "x\n#mock {\"text\": %s, \"chunk\": 2, "
+	    "\"crlf\": true}", esc);
+	rec = ask_ok(d, true, user, text);
+	json_decref(rec);
+	snprintf(user, sizeof(user), "x\n#mock {\"text\": %s, \"crlf\": true, "
+	    "\"split\": 7}", esc);
+	rec = ask_ok(d, true, user, text);
+	json_decref(rec);
+	free(esc);
+}
+
+/* A clean error naming what: HTTP want (502 unless the backend's status
+ * keeps its meaning: docs/api.md) with a JSON error; or, for a stream
+ * whose head went out while the call was retried, no text, an error
+ * event and [DONE]. */
+static void
+assert_clean_error(const char *model, long status, const char *body,
+    bool stream, long want, const char *what)
+{
+	struct sse_summary	 ss;
+	json_t			*j;
+	const char		*msg;
+
+	if (stream && status == 200) {
+		it_sse_parse(body, &ss);
+		ck_assert_msg(*ss.ss_text == '\0' && ss.ss_error && ss.ss_done &&
+		    strstr(body, what) != NULL, "%s: %s", model, body);
+		free(ss.ss_text);
+		return;
+	}
+	ck_assert_msg(status == want, "%s: %ld %s", model, status, body);
+	j = it_json(body);
+	msg = json_string_value(json_object_get(json_object_get(j, "error"),
+	    "message"));
+	ck_assert_msg(msg != NULL && strstr(msg, what) != NULL, "%s: %s",
+	    model, body);
+	json_decref(j);
+}
+
+/* A call the mock fails as script says: a clean error with status
+ * want, naming what. */
+static void
+ask_error(const struct dialect *d, bool stream, const char *script,
+    long want, const char *what)
+{
+	struct it_resp	 r;
+	char		 user[256], *body;
+
+	snprintf(user, sizeof(user), "x\n#mock %s", script);
+	body = chat_body(d, stream, user);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	assert_clean_error(d->d_model, r.r_status, r.r_body.b_data, stream,
+	    want, what);
+	it_resp_free(&r);
+	free(body);
+	json_decref(it_mock_log(&T, true));
+}
+
+/* Cut after three pieces: the client keeps them, then gets an error
+ * event and a proper end; garbage and a 4xx are clean errors. */
+static void
+failures(const struct dialect *d)
+{
+	struct it_resp		 r;
+	struct sse_summary	 ss;
+	char			*body;
+
+	body = chat_body(d, true, "x\n#mock {\"text\": \"a b c d e f\", "
+	    "\"disconnect_after\": 3, \"delay_ms\": 5}");
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	it_sse_parse(r.r_body.b_data, &ss);
+	ck_assert_msg(strcmp(ss.ss_text, "a b c") == 0 && ss.ss_error &&
+	    ss.ss_done, "%s: %s", d->d_model, r.r_body.b_data);
+	free(ss.ss_text);
+	it_resp_free(&r);
+	free(body);
+	json_decref(it_mock_log(&T, true));
+	ask_error(d, false, "{\"disconnect_after\": 0}", 502, d->d_apitype);
+	ask_error(d, false, "{\"garbage\": true}", 502, d->d_apitype);
+	ask_error(d, true, "{\"garbage\": true}", 502, d->d_apitype);
+	/* The dialect's error body gives the message. */
+	ask_error(d, false, "{\"status\": 400}",
+	    400, "answered HTTP 400: mock error 400");
+	ask_error(d, true, "{\"status\": 404}", 502,
+	    "answered HTTP 404: mock error 404");
+}
+
+static void
+one_dialect(const struct dialect *d)
+{
+	start(1);
+	golden_pair(d);
+	split_and_crlf(d);
+	failures(d);
+	it_stop_clean(&T);
+}
+
+START_TEST(openai_completion)
+{
+	one_dialect(&dialects[0]);
+}
+END_TEST
+
+START_TEST(ollama_chat)
+{
+	one_dialect(&dialects[1]);
+}
+END_TEST
+
+START_TEST(ollama_generate)
+{
+	one_dialect(&dialects[2]);
+}
+END_TEST
+
+START_TEST(kobold)
+{
+	one_dialect(&dialects[3]);
+}
+END_TEST
+
+START_TEST(claude)
+{
+	one_dialect(&dialects[4]);
+}
+END_TEST
+
+/* A 500 is tried three times (1 s, then 2 s apart: WilmerAI's retries
+ * for an endpoint without backup), then the client gets a clean 502,
+ * streamed or not. All dialects at once, to keep it to three seconds. */
+START_TEST(server_errors)
+{
+	struct it_stream	 s[NDIALECTS * 2];
+	char			*bodies[NDIALECTS * 2];
+	json_t			*log;
+	size_t			 i;
+
+	start((int)NDIALECTS * 2);
+	memset(s, 0, sizeof(s));
+	for (i = 0; i < NDIALECTS * 2; i++) {
+		bodies[i] = chat_body(&dialects[i / 2], i % 2 == 0,
+		    "x\n#mock {\"status\": 500}");
+		s[i].s_body = bodies[i];
+	}
+	it_streams(&T, s, NDIALECTS * 2, 20000, NULL, NULL);
+	for (i = 0; i < NDIALECTS * 2; i++) {
+		assert_clean_error(dialects[i / 2].d_model, s[i].s_status,
+		    s[i].s_out.b_data, i % 2 == 0, 502, "answered HTTP 500");
+		buf_free(&s[i].s_out);
+		free(bodies[i]);
+	}
+	log = it_mock_log(&T, true);
+	ck_assert_uint_eq(json_array_size(log), NDIALECTS * 2 * 3);
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* Ask model through Ollama's /api/chat, whole, with "think": think
+ * (JSON text); the client must get the joke. Returns the one request
+ * the backend saw. */
+static json_t *
+ask_think(const char *model, const char *think)
+{
+	struct it_resp	 r;
+	char		 body[1024];
+	json_t		*log, *rec, *j;
+
+	snprintf(body, sizeof(body), "{\"model\": \"%s\", \"stream\": false, "
+	    "\"think\": %s, \"messages\": [{\"role\": \"system\", "
+	    "\"content\": \"Be brief.\"}, {\"role\": \"user\", \"content\": "
+	    "\"Hi\"}, {\"role\": \"assistant\", \"content\": \"Hello!\"}, "
+	    "{\"role\": \"user\", \"content\": \"Tell me a joke\\n#mock "
+	    "{\\\"text\\\": \\\"" JOKE "\\\", \\\"chunk\\\": 4}\"}]}",
+	    model, think);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat", body, &r), 0);
+	ck_assert_msg(r.r_status == 200, "%s: %ld %s", model, r.r_status,
+	    r.r_body.b_data);
+	j = it_json(r.r_body.b_data);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "content")), JOKE);
+	json_decref(j);
+	it_resp_free(&r);
+	log = it_mock_log(&T, true);
+	ck_assert_msg(json_array_size(log) == 1, "%s: %zu backend calls",
+	    model, json_array_size(log));
+	rec = json_incref(json_array_get(log, 0));
+	json_decref(log);
+	return rec;
+}
+
+/* An Ollama client's "think" reaches an Ollama backend as it was sent
+ * (tests/golden/<dialect>.think.json), and no other dialect:
+ * OpenAI-compatible chat and completions have no such field. */
+START_TEST(think_reaches_ollama_only)
+{
+	json_t	*rec;
+
+	start(1);
+	rec = ask_think("ollama-chat", "false");
+	assert_golden(json_object_get(rec, "body"), "ollama-chat.think");
+	json_decref(rec);
+	rec = ask_think("ollama-generate", "\"high\"");
+	assert_golden(json_object_get(rec, "body"), "ollama-generate.think");
+	json_decref(rec);
+	rec = ask_think("it", "false");		/* the OpenAI chat endpoint */
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "path")),
+	    "/v1/chat/completions");
+	ck_assert_ptr_null(json_object_get(json_object_get(rec, "body"),
+	    "think"));
+	json_decref(rec);
+	rec = ask_think("completion", "true");
+	ck_assert_ptr_nonnull(json_object_get(json_object_get(rec, "body"),
+	    "prompt"));
+	ck_assert_ptr_null(json_object_get(json_object_get(rec, "body"),
+	    "think"));
+	json_decref(rec);
+	it_stop_clean(&T);
+}
+END_TEST
+
+static Suite *
+dialects_suite(void)
+{
+	Suite	*s = suite_create("dialects");
+	TCase	*tc = tcase_create("dialects");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, openai_completion);
+	tcase_add_test(tc, ollama_chat);
+	tcase_add_test(tc, ollama_generate);
+	tcase_add_test(tc, kobold);
+	tcase_add_test(tc, claude);
+	tcase_add_test(tc, server_errors);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("think");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, think_reaches_ollama_only);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(dialects_suite());
+}

@@ -1,0 +1,420 @@
+/* check_memory_it.c - integration: file-style memories, the rolling summary and condensation, written by workers into the shared database and read back by later turns. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/sha256.h"
+#include "dbq.h"
+#include "harness.h"
+#include "../testmain.h"
+
+static struct it	 T;
+
+/* Memory LLM calls echo their prompt (the mock's "echo"), so a memory's
+ * text shows which messages it was made from; the system prompt shows
+ * the memories before it. Chunks of 10 estimated tokens hold one of
+ * the test's messages each. */
+static const char settings[] = "{\"endpointName\": \"Mock\", \"preset\":"
+    " \"Mock\", \"maxResponseSizeInTokens\": 100,"
+    " \"systemPrompt\": \"Memories so far: [Memory_file]\","
+    " \"prompt\": \"Summarise [TextChunk]\\n#mock {\\\"echo\\\": true}\","
+    " \"chunkEstimatedTokenSize\": 10, \"maxMessagesBetweenChunks\": 2,"
+    " \"lookbackStartTurn\": 2 %s}\n";
+
+static const char user[] = "{\"customWorkflowOverride\": true,"
+    " \"customWorkflow\": \"Main\", \"chatCompleteAddUserAssistant\": false,"
+    " \"chatCompletionAddMissingAssistantGenerator\": false,"
+    " \"endpointConfigsSubDirectory\": \"it\","
+    " \"discussionIdMemoryFileWorkflowSettings\": \"MemSettings\","
+    " \"chatSummaryToolWorkflow\": \"SummaryTool\"}\n";
+
+/* The answer, then memories (the usual place: after the responder). */
+static const char writer[] = "{\"nodes\": ["
+    "{\"type\": \"StaticResponse\", \"content\": \"ok\", \"returnToUser\":"
+    " true}, {\"type\": \"QualityMemory\"}]}\n";
+
+static void
+start(const char *main_wf, const char *extra_settings)
+{
+	char	 s[1024];
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 2, \"max_workers\": 2", NULL);
+	it_file(&T, "Users/it.json", user);
+	snprintf(s, sizeof(s), settings, extra_settings);
+	it_file(&T, "Workflows/it/MemSettings.json", s);
+	it_file(&T, "Workflows/it/Main.json", main_wf);
+	it_gateway_start(&T, NULL);
+}
+
+/* Message k of the test conversations: about 11 estimated tokens. */
+static char *
+msg(int k, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "Msg %d alpha beta gamma delta epsilon zeta", k);
+	return out;
+}
+
+/* A conversation of n turns in discussion id; the answer must be want.
+ * Returns the answer text (caller frees). */
+static char *
+turn(const char *id, int n, bool stream)
+{
+	json_t			*msgs = json_array(), *b, *j;
+	char			 sys[128], text[64], *body, *ans;
+	struct it_resp		 r;
+	struct sse_summary	 ss;
+	int			 k;
+
+	snprintf(sys, sizeof(sys), "You are kind. [DiscussionId]%s"
+	    "[/DiscussionId]", id);
+	json_array_append_new(msgs, json_pack("{s:s,s:s}", "role", "system",
+	    "content", sys));
+	for (k = 1; k <= n; k++)
+		json_array_append_new(msgs, json_pack("{s:s,s:s}", "role",
+		    k % 2 ? "user" : "assistant", "content",
+		    msg(k, text, sizeof(text))));
+	b = json_pack("{s:s,s:b,s:o}", "model", "it", "stream", stream,
+	    "messages", msgs);
+	body = json_dumps(b, 0);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status,
+	    r.r_body.b_data);
+	if (stream) {
+		it_sse_parse(r.r_body.b_data, &ss);
+		ans = ss.ss_text;
+	} else {
+		j = it_json(r.r_body.b_data);
+		ans = strdup(json_string_value(json_object_get(json_object_get(
+		    json_array_get(json_object_get(j, "choices"), 0),
+		    "message"), "content")));
+		json_decref(j);
+	}
+	it_resp_free(&r);
+	json_decref(b);
+	free(body);
+	return ans;
+}
+
+static void
+turn_ok(const char *id, int n)
+{
+	char	*a = turn(id, n, false);
+
+	ck_assert_str_eq(a, "ok");
+	free(a);
+}
+
+/* The ledger of discussion id, texts joined by '|'. */
+static char *
+ledger(const char *id)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT coalesce(group_concat(text, '|'), "
+	    "'') FROM (SELECT text FROM memories WHERE discussion = '%s' "
+	    "ORDER BY id)", id);
+	return it_db_text(&T, sql);
+}
+
+static void
+wait_count(const char *id, long long n)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM memories WHERE "
+	    "discussion = '%s'", id);
+	ck_assert_msg(it_db_wait(&T, sql, n, 5000), "discussion %s: not %lld "
+	    "memories (%lld)", id, n, it_db_int(&T, sql));
+	it_wait_idle(&T, 2);
+}
+
+/* Content of message m of backend request i. */
+static const char *
+sent(json_t *log, size_t i, size_t m)
+{
+	return json_string_value(json_object_get(json_array_get(
+	    json_object_get(json_object_get(json_array_get(log, i), "body"),
+	    "messages"), m), "content"));
+}
+
+/* Turn 1: 5 turns, the last 2 held back, no ledger yet (so only the
+ * token threshold counts): three memories, one per message, each
+ * prompt showing the memories before it. Turn 2: 7 turns; the new
+ * messages are those after the one the last memory ended with. */
+START_TEST(file_memories_resume_by_hash)
+{
+	json_t	*log;
+	char	*l, text[64], want[256], hash[65];
+
+	start(writer, "");
+	turn_ok("conv1", 5);
+	wait_count("conv1", 3);
+	l = ledger("conv1");
+	ck_assert_str_eq(l, "Summarise Msg 1 alpha beta "
+	    "gamma delta epsilon zeta|Summarise Msg 2 alpha beta gamma delta "
+	    "epsilon zeta|Summarise Msg 3 alpha beta gamma delta epsilon zeta");
+	free(l);
+	log = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(log), 3);
+	ck_assert_str_eq(sent(log, 0, 0), "Memories so far: No preceding "
+	    "memories to show");
+	ck_assert_str_eq(sent(log, 2, 0), "Memories so far: Summarise Msg 1 "
+	    "alpha beta gamma delta epsilon zeta\n--------------\nSummarise "
+	    "Msg 2 alpha beta gamma delta epsilon zeta");
+	json_decref(log);
+	msg(3, text, sizeof(text));
+	sha256_hex(text, strlen(text), hash);
+	snprintf(want, sizeof(want), "SELECT count(*) FROM memories WHERE "
+	    "discussion = 'conv1' AND id = (SELECT max(id) FROM memories) AND "
+	    "hash = '%s'", hash);
+	ck_assert_int_eq(it_db_int(&T, want), 1);
+
+	turn_ok("conv1", 7);
+	wait_count("conv1", 5);
+	l = ledger("conv1");
+	ck_assert_ptr_nonnull(strstr(l, "zeta|Summarise "
+	    "Msg 4 alpha beta gamma delta epsilon zeta|Summarise Msg 5 "));
+	free(l);
+	json_decref(it_mock_log(&T, true));
+	/* the same turn again: nothing new */
+	turn_ok("conv1", 7);
+	it_wait_idle(&T, 2);
+	log = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(log), 0);
+	json_decref(log);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories"), 5);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* Below both thresholds nothing is written; with the ledger there,
+ * maxMessagesBetweenChunks alone is enough. Another discussion's
+ * ledger is its own. */
+START_TEST(thresholds_and_discussions)
+{
+	start(writer, ", \"chunkEstimatedTokenSize\": 1000");
+	turn_ok("a", 5);		/* 3 eligible, ~33 tokens: no */
+	it_wait_idle(&T, 2);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories"), 0);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memory_ledgers "
+	    "WHERE discussion = 'a'"), 1);
+	turn_ok("a", 6);		/* ledger there, 4 >= 2 messages */
+	wait_count("a", 1);		/* one chunk: 1000 tokens hold all */
+	turn_ok("b", 5);
+	it_wait_idle(&T, 2);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories WHERE "
+	    "discussion = 'b'"), 0);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* Later turns read the memories: GetCurrentMemoryFromFile (delimiter),
+ * RecentMemorySummarizerTool (the last N), in the answer itself. */
+START_TEST(memories_read_back)
+{
+	char	*a;
+
+	start(writer, "");
+	turn_ok("r", 7);		/* 5 eligible: 5 memories */
+	wait_count("r", 5);
+	it_file(&T, "Workflows/it/Main.json", "{\"nodes\": ["
+	    "{\"type\": \"GetCurrentMemoryFromFile\", \"customDelimiter\":"
+	    " \" / \"},"
+	    "{\"type\": \"RecentMemorySummarizerTool\", \"maxTurnsToPull\": 0,"
+	    " \"maxSummaryChunksFromFile\": 2, \"customDelimiter\": \"#\"},"
+	    "{\"type\": \"StaticResponse\", \"content\":"
+	    " \"[{agent1Output}] [{agent2Output}]\"}]}\n");
+	a = turn("r", 7, true);
+	ck_assert_str_eq(a, "[Summarise Msg 1 alpha beta gamma delta epsilon "
+	    "zeta / Summarise Msg 2 alpha beta gamma delta epsilon zeta / "
+	    "Summarise Msg 3 alpha beta gamma delta epsilon zeta / Summarise "
+	    "Msg 4 alpha beta gamma delta epsilon zeta / Summarise Msg 5 alpha "
+	    "beta gamma delta epsilon zeta] [Summarise Msg 4 alpha beta gamma "
+	    "delta epsilon zeta#Summarise Msg 5 alpha beta gamma delta epsilon "
+	    "zeta]");
+	free(a);
+	a = turn("nothing-here", 3, false);
+	ck_assert_str_eq(a, "[There are not yet any memories] [No memories "
+	    "have been generated yet]");
+	free(a);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* chatSummarySummarizer folds the memories the summary does not hold
+ * in batches of loopIfMemoriesExceed, the last only when it has
+ * minMemoriesPerSummary; GetCurrentSummaryFromFile reads it back. */
+START_TEST(rolling_summary)
+{
+	char	*a, *s, text[64], hash[65], sql[256];
+
+	start(writer, "");
+	turn_ok("s", 7);
+	wait_count("s", 5);
+	it_file(&T, "Workflows/it/Main.json", "{\"nodes\": ["
+	    "{\"type\": \"chatSummarySummarizer\", \"endpointName\": \"Mock\","
+	    " \"preset\": \"Mock\", \"systemPrompt\": \"sum\", \"prompt\":"
+	    " \"<[CHAT_SUMMARY]>[LATEST_MEMORIES]\\n#mock {\\\"echo\\\": true}\","
+	    " \"loopIfMemoriesExceed\": 2, \"minMemoriesPerSummary\": 2},"
+	    "{\"type\": \"GetCurrentSummaryFromFile\"},"
+	    "{\"type\": \"StaticResponse\", \"content\": \"{agent2Output}\"}]}\n");
+	a = turn("s", 7, false);
+	s = it_db_text(&T, "SELECT text FROM summaries WHERE discussion = 's'");
+	ck_assert_str_eq(a, s);
+	ck_assert_str_eq(s, "<<There is not yet a summary file>Summarise Msg 1 "
+	    "alpha beta gamma delta epsilon zeta\n------------\nSummarise Msg 2 "
+	    "alpha beta gamma delta epsilon zeta>Summarise Msg 3 alpha beta "
+	    "gamma delta epsilon zeta\n------------\nSummarise Msg 4 alpha beta "
+	    "gamma delta epsilon zeta");
+	msg(4, text, sizeof(text));
+	sha256_hex(text, strlen(text), hash);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM summaries WHERE "
+	    "hash = '%s'", hash);
+	ck_assert_int_eq(it_db_int(&T, sql), 1);
+	free(a);
+	free(s);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* Condensation: the tracker is seeded on a new ledger; two new
+ * memories after it are condensed into one, in place, with the three
+ * before them shown as preceding. */
+START_TEST(condensation)
+{
+	json_t	*log;
+	char	*l;
+	size_t	 i;
+
+	start(writer, ", \"condenseMemories\": true,"
+	    " \"memoriesBeforeCondensation\": 2,"
+	    " \"condenseMemoriesSystemPrompt\": \"Before: "
+	    "[Memories_Before_Memories_to_Condense]\","
+	    " \"condenseMemoriesPrompt\": \"Condense [MemoriesToCondense]\\n"
+	    "#mock {\\\"echo\\\": true}\"");
+	turn_ok("c", 5);
+	wait_count("c", 3);
+	json_decref(it_mock_log(&T, true));
+	turn_ok("c", 7);
+	wait_count("c", 4);
+	l = ledger("c");
+	ck_assert_str_eq(l, "Summarise Msg 1 alpha beta gamma "
+	    "delta epsilon zeta|Summarise Msg 2 alpha beta gamma delta epsilon "
+	    "zeta|Summarise Msg 3 alpha beta gamma delta epsilon zeta|Condense "
+	    "Summarise Msg 4 alpha beta gamma delta epsilon zeta\n"
+	    "--------------\nSummarise Msg 5 alpha beta gamma delta epsilon "
+	    "zeta");
+	free(l);
+	log = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(log), 3);	/* 2 memories + 1 */
+	i = json_array_size(log) - 1;
+	ck_assert_ptr_nonnull(strstr(sent(log, i, 0), "Before: Summarise Msg "
+	    "1 "));
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* FullChatSummary writes memories first; with more than one new since
+ * the summary it runs the user's chatSummaryToolWorkflow, else it
+ * returns the summary, which WriteCurrentSummaryToFileAndReturnIt set
+ * up to the latest memory. */
+START_TEST(full_chat_summary)
+{
+	char	*a;
+
+	start("{\"nodes\": [{\"type\": \"FullChatSummary\"},"
+	    " {\"type\": \"StaticResponse\", \"content\": \"{agent1Output}\"}"
+	    "]}\n", "");
+	it_file(&T, "Workflows/it/SummaryTool.json", "[{\"type\":"
+	    " \"StaticResponse\", \"content\": \"the tool ran\"}]\n");
+	a = turn("f", 7, false);
+	ck_assert_str_eq(a, "the tool ran");
+	free(a);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories"), 5);
+	it_file(&T, "Workflows/it/Main.json", "{\"nodes\": ["
+	    "{\"type\": \"WriteCurrentSummaryToFileAndReturnIt\", \"input\":"
+	    " \"all {Discussion_Id} so far\"},"
+	    "{\"type\": \"FullChatSummary\"},"
+	    "{\"type\": \"FullChatSummary\", \"isManualConfig\": true},"
+	    "{\"type\": \"StaticResponse\", \"content\":"
+	    " \"{agent1Output}/{agent2Output}/{agent3Output}\"}]}\n");
+	a = turn("f", 7, false);
+	ck_assert_str_eq(a, "all f so far/all f so far/all f so far");
+	free(a);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* A node that needs a helper workflow the user file does not name
+ * fails with a message naming the setting. */
+START_TEST(missing_tool_workflow)
+{
+	struct it_resp	 r;
+	json_t		*j;
+
+	start("{\"nodes\": [{\"type\": \"ConversationMemory\"},"
+	    " {\"type\": \"StaticResponse\", \"content\": \"x\"}]}\n", "");
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"it\", \"messages\": [{\"role\": \"user\","
+	    " \"content\": \"[DiscussionId]m[/DiscussionId] hi\"}]}", &r), 0);
+	ck_assert_int_eq(r.r_status, 500);
+	j = it_json(r.r_body.b_data);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(
+	    json_object_get(j, "error"), "message")),
+	    "'conversationMemoryToolWorkflow' names, and it names none"));
+	json_decref(j);
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* Without [DiscussionId] nothing is stored, and the nodes say so. */
+START_TEST(no_discussion_id)
+{
+	struct it_resp	 r;
+
+	start("{\"nodes\": [{\"type\": \"QualityMemory\"},"
+	    " {\"type\": \"GetCurrentSummaryFromFile\"},"
+	    " {\"type\": \"StaticResponse\", \"content\":"
+	    " \"{agent1Output} / {agent2Output}\"}]}\n", "");
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"it\", \"messages\": [{\"role\": \"user\", \"content\":"
+	    " \"a\"}, {\"role\": \"assistant\", \"content\": \"b\"},"
+	    " {\"role\": \"user\", \"content\": \"c\"}]}", &r), 0);
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "No discussionId on this "
+	    "request; memories were not generated. / There is not yet a "
+	    "summary file"));
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
+static Suite *
+memory_it_suite(void)
+{
+	Suite	*s = suite_create("memory_it");
+	TCase	*tc = tcase_create("file");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, file_memories_resume_by_hash);
+	tcase_add_test(tc, thresholds_and_discussions);
+	tcase_add_test(tc, memories_read_back);
+	tcase_add_test(tc, rolling_summary);
+	tcase_add_test(tc, condensation);
+	tcase_add_test(tc, full_chat_summary);
+	tcase_add_test(tc, missing_tool_workflow);
+	tcase_add_test(tc, no_discussion_id);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(memory_it_suite());
+}

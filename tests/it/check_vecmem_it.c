@@ -1,0 +1,518 @@
+/* check_vecmem_it.c - integration: QualityMemory's vector memories written by workers into the shared database, VectorMemorySearch reading them, and the two keyword search tools. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../common/buf.h"
+#include "../../common/sha256.h"
+#include "dbq.h"
+#include "harness.h"
+#include "../testmain.h"
+
+static struct it	 T;
+
+/* Chunks of 10 estimated tokens: every message of the test
+ * conversations is a chunk of its own; the last message is held back. */
+static const char settings[] = "{\"endpointName\": \"Mock\", \"preset\":"
+    " \"Mock\", \"useVectorForQualityMemory\": true,"
+    " \"vectorMemoryChunkEstimatedTokenSize\": 10,"
+    " \"vectorMemoryMaxMessagesBetweenChunks\": 2,"
+    " \"vectorMemoryIndexTopics\": true, \"lookbackStartTurn\": 1,"
+    " \"embeddingEndpointName\": \"Nowhere\"}\n";
+
+static const char user[] = "{\"customWorkflowOverride\": true,"
+    " \"customWorkflow\": \"Main\", \"chatCompleteAddUserAssistant\": false,"
+    " \"chatCompletionAddMissingAssistantGenerator\": false,"
+    " \"endpointConfigsSubDirectory\": \"it\","
+    " \"discussionIdMemoryFileWorkflowSettings\": \"MemSettings\"}\n";
+
+static const char writer[] = "{\"nodes\": ["
+    "{\"type\": \"StaticResponse\", \"content\": \"ok\", \"returnToUser\":"
+    " true}, {\"type\": \"QualityMemory\"}]}\n";
+
+/* The facts the mock answers for the user messages: the script rides
+ * in the message, so it reaches the memory call's prompt. */
+#define REX_FACT "[{\\\"title\\\": \\\"Dog\\\", \\\"summary\\\": " \
+	"\\\"The user adopted a dog named Rex.\\\", \\\"entities\\\": " \
+	"[\\\"Rex\\\"], \\\"key_phrases\\\": [\\\"adopted dog\\\"], " \
+	"\\\"topics\\\": [\\\"pets\\\"]}]"
+#define SARAH_FACT "{\\\"title\\\": \\\"Family\\\", \\\"summary\\\": \\\"The " \
+	"user's sister Sarah is a nurse.\\\", \\\"entities\\\": " \
+	"[\\\"Sarah\\\"], \\\"key_phrases\\\": [\\\"sister\\\", \\\"nurse\\\"]}"
+#define BALL_FACT "[{\\\"title\\\": \\\"Rex\\\", \\\"summary\\\": \\\"Rex " \
+	"loves chasing tennis balls.\\\", \\\"entities\\\": [\\\"Rex\\\"], " \
+	"\\\"key_phrases\\\": [\\\"tennis balls\\\"]}, {\\\"title\\\": " \
+	"\\\"incomplete\\\"}]"
+
+static const char *const convo[] = {
+	"I adopted a dog named Rex.\n#mock {\"head_delay_ms\": 300, \"text\":"
+	    " \"Sure:\\n```json\\n" REX_FACT "\\n```\"}",
+	"How lovely, tell me more.",
+	"My sister Sarah works as a nurse.\n#mock {\"text\": \"" SARAH_FACT
+	    "\"}",
+	"Nice.",
+	"Rex loves chasing tennis balls all day.\n#mock {\"text\": \""
+	    BALL_FACT "\"}",
+	"Good to know.",
+	"What do you remember?",
+};
+
+static void
+start(const char *main_wf)
+{
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 2, \"max_workers\": 2", NULL);
+	it_file(&T, "Users/it.json", user);
+	it_file(&T, "Workflows/it/MemSettings.json", settings);
+	it_file(&T, "Workflows/it/Main.json", main_wf);
+	it_gateway_start(&T, NULL);
+}
+
+/* The request body for a conversation of the n messages of msgs, in
+ * discussion id (none when NULL). Caller frees. */
+static char *
+turn_body(const char *id, const char *const *msgs, int n, bool stream)
+{
+	json_t		*a = json_array(), *b;
+	char		 sys[128], *body;
+	int		 k;
+
+	if (id != NULL)
+		snprintf(sys, sizeof(sys), "Be kind. [DiscussionId]%s"
+		    "[/DiscussionId]", id);
+	else
+		snprintf(sys, sizeof(sys), "Be kind.");
+	json_array_append_new(a, json_pack("{s:s,s:s}", "role", "system",
+	    "content", sys));
+	for (k = 0; k < n; k++)
+		json_array_append_new(a, json_pack("{s:s,s:s}", "role",
+		    k % 2 == 0 ? "user" : "assistant", "content", msgs[k]));
+	b = json_pack("{s:s,s:b,s:o}", "model", "it", "stream", stream,
+	    "messages", a);
+	body = json_dumps(b, 0);
+	json_decref(b);
+	return body;
+}
+
+/* The answer to that conversation, not streamed. Caller frees. */
+static char *
+turn(const char *id, const char *const *msgs, int n)
+{
+	char		*body = turn_body(id, msgs, n, false), *ans;
+	struct it_resp	 r;
+	json_t		*j;
+
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status,
+	    r.r_body.b_data);
+	j = it_json(r.r_body.b_data);
+	ans = strdup(json_string_value(json_object_get(json_object_get(
+	    json_array_get(json_object_get(j, "choices"), 0), "message"),
+	    "content")));
+	json_decref(j);
+	it_resp_free(&r);
+	free(body);
+	return ans;
+}
+
+static void
+turn_ok(const char *id, int n)
+{
+	char	*a = turn(id, convo, n);
+
+	ck_assert_str_eq(a, "ok");
+	free(a);
+}
+
+/* Content of message m of backend request i. */
+static const char *
+sent(json_t *log, size_t i, size_t m)
+{
+	return json_string_value(json_object_get(json_array_get(
+	    json_object_get(json_object_get(json_array_get(log, i), "body"),
+	    "messages"), m), "content"));
+}
+
+static void
+wait_rows(const char *table, const char *id, long long n)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE discussion "
+	    "= '%s'", table, id);
+	ck_assert_msg(it_db_wait(&T, sql, n, 5000), "%s of '%s': not %lld "
+	    "rows (%lld)", table, id, n, it_db_int(&T, sql));
+	it_wait_idle(&T, 2);
+}
+
+/* The hash log of id, newest first, joined by ','. */
+static char *
+hash_log(const char *id)
+{
+	char	 sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT coalesce(group_concat(message_hash,"
+	    " ','), '') FROM (SELECT message_hash FROM vector_hash_log WHERE "
+	    "discussion = '%s' ORDER BY id DESC)", id);
+	return it_db_text(&T, sql);
+}
+
+static char *
+hashes_of(const int *k, int n, char *out, size_t outlen)
+{
+	char	 h[65];
+	size_t	 len = 0;
+	int	 i;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		sha256_hex(convo[k[i]], strlen(convo[k[i]]), h);
+		len += (size_t)snprintf(out + len, outlen - len, "%s%s",
+		    i > 0 ? "," : "", h);
+	}
+	return out;
+}
+
+/* Five messages, the last held back: one chunk per message, four LLM
+ * calls; the user messages' answers hold facts (one as a fenced list,
+ * one as a bare object), the assistants' none. */
+START_TEST(vector_memories_written)
+{
+	json_t	*log;
+	char	*t, want[512];
+	size_t	 from = 0;
+
+	start(writer);
+	turn_ok("vec1", 5);
+	wait_rows("vector_memories", "vec1", 2);
+	log = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(log), 4);
+	ck_assert_ptr_eq(strstr(sent(log, 0, 0), "You are an expert AI "
+	    "assistant that analyzes text"), sent(log, 0, 0));
+	ck_assert_ptr_nonnull(strstr(sent(log, 0, 1), "extract the facts"));
+	ck_assert_ptr_nonnull(strstr(sent(log, 0, 1), "Memory Text:\nI adopted "
+	    "a dog named Rex.\n#mock "));
+	ck_assert_ptr_nonnull(strstr(sent(log, 1, 1), "Memory Text:\nHow "
+	    "lovely, tell me more.\nJSON Output:"));
+	ck_assert_ptr_nonnull(strstr(sent(log, 3, 1), "\nNice.\n"));
+	json_decref(log);
+	t = it_db_text(&T, "SELECT group_concat(memory_text, '|') FROM (SELECT "
+	    "memory_text FROM vector_memories ORDER BY id)");
+	ck_assert_str_eq(t, "The user adopted a dog named Rex.|The user's "
+	    "sister Sarah is a nurse.");
+	free(t);
+	t = it_db_text(&T, "SELECT metadata_json FROM vector_memories WHERE "
+	    "memory_text LIKE '%Rex%'");
+	ck_assert_str_eq(t, "{\"title\": \"Dog\", \"summary\": \"The user "
+	    "adopted a dog named Rex.\", \"entities\": [\"Rex\"], "
+	    "\"key_phrases\": [\"adopted dog\"], \"topics\": [\"pets\"]}");
+	free(t);
+	t = it_db_text(&T, "SELECT title || '|' || entities || '|' || "
+	    "key_phrases FROM vector_fts WHERE rowid = (SELECT id FROM "
+	    "vector_memories WHERE memory_text LIKE '%Rex%')");
+	ck_assert_str_eq(t, "Dog|Rex|adopted dog pets");
+	free(t);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM vector_fts"), 2);
+	t = hash_log("vec1");
+	ck_assert_str_eq(t, hashes_of((int[]){ 2, 0 }, 2, want, sizeof(want)));
+	free(t);
+	ck_assert_msg(it_log_wait(&T, "Sluice stores no embeddings yet", &from,
+	    1000), "no warning about the embeddings");
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* A later turn: the new messages start after the newest logged hash.
+ * The same turn again: nothing new. Another discussion starts afresh. */
+START_TEST(vector_memories_resume)
+{
+	json_t	*log;
+	char	*t, want[512];
+
+	start(writer);
+	turn_ok("vec1", 5);
+	wait_rows("vector_memories", "vec1", 2);
+	json_decref(it_mock_log(&T, true));
+	turn_ok("vec1", 7);
+	wait_rows("vector_memories", "vec1", 3);
+	log = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(log), 3);
+	ck_assert_ptr_nonnull(strstr(sent(log, 0, 1), "Memory Text:\nNice.\n"));
+	json_decref(log);
+	t = hash_log("vec1");
+	ck_assert_str_eq(t, hashes_of((int[]){ 4, 2, 0 }, 3, want,
+	    sizeof(want)));
+	free(t);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM vector_memories "
+	    "WHERE memory_text = 'Rex loves chasing tennis balls.'"), 1);
+
+	turn_ok("vec1", 7);
+	it_wait_idle(&T, 2);
+	log = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(log), 0);
+	json_decref(log);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM vector_memories"),
+	    3);
+
+	turn_ok("vec2", 3);
+	wait_rows("vector_memories", "vec2", 1);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM vector_memories "
+	    "WHERE discussion = 'vec1'"), 3);
+	t = it_db_text(&T, "PRAGMA integrity_check");
+	ck_assert_str_eq(t, "ok");
+	free(t);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* A later turn's VectorMemorySearch nodes find the facts: plain, with
+ * entity expansion, with dates, hostile keywords, topics with weights
+ * and recency, a hybrid search that falls back to keywords. */
+static const char searcher[] = "{\"word\": \"tennis\", \"nodes\": ["
+    "{\"type\": \"VectorMemorySearch\", \"input\": \"dog\"},"
+    "{\"type\": \"VectorMemorySearch\", \"input\": \"dog\","
+    " \"useEntityExpansion\": true},"
+    "{\"type\": \"VectorMemorySearch\", \"input\": \"nurse\","
+    " \"includeDates\": true},"
+    "{\"type\": \"VectorMemorySearch\", \"input\": \"\\\"; *; NEAR(; -;"
+    " ^x:y; AND OR NOT; (((; title: dog*\", \"limit\": 3},"
+    "{\"type\": \"VectorMemorySearch\", \"input\": \"pets\", \"limit\": \"2\","
+    " \"bm25Weights\": [3.0, 2.0, 2.0, 2.0, 0.5],"
+    " \"useRecencyScoring\": true},"
+    "{\"type\": \"VectorMemorySearch\", \"input\": \"{word}\","
+    " \"searchMode\": \"hybrid\", \"bm25Weights\": [1, 2]},"
+    "{\"type\": \"StaticResponse\", \"content\": \"1[{agent1Output}]"
+    " 2[{agent2Output}] 3[{agent3Output}] 4[{agent4Output}]"
+    " 5[{agent5Output}] 6[{agent6Output}]\"}]}\n";
+
+START_TEST(vector_search_reads_them)
+{
+	char	*a, *day, want[1024];
+	size_t	 from = 0;
+	int	 i;
+
+	start(writer);
+	turn_ok("s", 7);
+	wait_rows("vector_memories", "s", 3);
+	it_file(&T, "Workflows/it/Main.json", searcher);
+	a = turn("s", convo, 7);
+	day = it_db_text(&T, "SELECT substr(date_added, 1, 10) FROM "
+	    "vector_memories WHERE memory_text LIKE '%nurse%'");
+	ck_assert_int_eq(strlen(day), 10);
+	snprintf(want, sizeof(want), "1[The user adopted a dog named Rex.] "
+	    "2[The user adopted a dog named Rex.\n\n---\n\nRex loves chasing "
+	    "tennis balls.] 3[[%s] The user's sister Sarah is a nurse.] "
+	    "4[No relevant memories found in the vector database for the "
+	    "given keywords.] 5[The user adopted a dog named Rex.] 6[Rex "
+	    "loves chasing tennis balls.]", day);
+	ck_assert_str_eq(a, want);
+	free(a);
+	free(day);
+	ck_assert_msg(it_log_wait(&T, "searchMode 'hybrid' needs embeddings",
+	    &from, 1000), "no warning about the search mode");
+	ck_assert_msg(it_log_wait(&T, "bm25Weights must be a list of exactly 5 "
+	    "numbers", &from, 1000), "no warning about the weights");
+
+	a = turn(NULL, convo, 3);
+	want[0] = '\0';
+	for (i = 1; i <= 6; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want),
+		    "%s%d[Cannot perform VectorMemorySearch without a "
+		    "discussionId.]", i > 1 ? " " : "", i);
+	ck_assert_str_eq(a, want);
+	free(a);
+	a = turn("empty", convo, 1);
+	ck_assert_ptr_nonnull(strstr(a, "1[No relevant memories found in the "
+	    "vector database for the given keywords.] 2[No relevant"));
+	free(a);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* Two workers answer the same turn at once: one writes the memories,
+ * the other finds them written; no chunk is stored twice. */
+START_TEST(vector_memories_concurrent)
+{
+	struct it_stream	 st[2];
+	char			*body = turn_body("c", convo, 5, true);
+	json_t			*log;
+	int			 i;
+
+	start(writer);
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < 2; i++)
+		st[i].s_body = body;
+	it_streams(&T, st, 2, 20000, NULL, NULL);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(st[i].s_status, 200);
+		ck_assert_msg(strstr(st[i].s_out.b_data, "[DONE]") != NULL,
+		    "stream %d did not end", i);
+		buf_free(&st[i].s_out);
+	}
+	wait_rows("vector_memories", "c", 2);
+	it_sleep(500);
+	it_wait_idle(&T, 2);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM vector_memories"),
+	    2);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM vector_hash_log"),
+	    2);
+	log = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(log), 4);
+	json_decref(log);
+	free(body);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* ---- the keyword tools ------------------------------------------- */
+
+/* Message k of the keyword conversation: about 380 estimated tokens,
+ * so each is a chunk of its own. Caller frees. */
+static char *
+long_msg(const char *head)
+{
+	struct buf	 b = BUF_INIT;
+	int		 i;
+
+	buf_adds(&b, head);
+	for (i = 0; i < 250; i++)
+		buf_adds(&b, i > 0 ? " la" : "la");
+	return buf_take(&b);
+}
+
+static const char kw_flow[] = "{\"nodes\": ["
+    "{\"type\": \"ConversationalKeywordSearchPerformerTool\", \"keywords\":"
+    " \"User bicycle cat {who}\"},"
+    "{\"type\": \"ConversationalKeywordSearchPerformerTool\", \"keywords\":"
+    " \"Tom\", \"lookbackStartTurn\": 2},"
+    "{\"type\": \"MemoryKeywordSearchPerformerTool\", \"keywords\":"
+    " \"Rex bicycle\", \"searchTarget\": \"RecentMemories\"},"
+    "{\"type\": \"MemoryKeywordSearchPerformerTool\", \"keywords\": \"Rex\"},"
+    "{\"type\": \"ConversationalKeywordSearchPerformerTool\"},"
+    "{\"type\": \"ConversationalKeywordSearchPerformerTool\", \"keywords\":"
+    " \"la\", \"lookbackStartTurn\": 50},"
+    "{\"type\": \"StaticResponse\", \"content\": \"1[{agent1Output}]"
+    " 2[{agent2Output}] 3[{agent3Output}] 4[{agent4Output}]"
+    " 5[{agent5Output}] 6[{agent6Output}]\"}], \"who\": \"Tom\"}\n";
+
+START_TEST(keyword_tools)
+{
+	char		*m[5], *a, *body[4];
+	struct buf	 want = BUF_INIT;
+	int		 i;
+
+	start(kw_flow);
+	m[0] = long_msg("User: I bought a red bicycle yesterday. ");
+	m[1] = long_msg("Assistant: Bicycles are great for you. ");
+	m[2] = long_msg("User: My cat is called Tom. ");
+	m[3] = long_msg("Assistant: Tom is a nice name. ");
+	m[4] = strdup("User: Which one did I buy?");
+	for (i = 0; i < 4; i++)		/* what the search returns */
+		body[i] = strchr(m[i], ':') + 2;
+	a = turn("kw", (const char *const *)m, 5);	/* makes the store */
+	free(a);
+	it_db_exec(&T, "INSERT INTO discussions VALUES ('kw', 0);"
+	    "INSERT INTO memories (discussion, text, hash, created_at) VALUES"
+	    " ('kw', 'User: Rex is a dog', 'h1', 0),"
+	    " ('kw', 'Tom likes bicycle rides', 'h2', 0),"
+	    " ('kw', 'nothing', 'h3', 0),"
+	    " ('kw', 'Rex again', 'h4', 0),"
+	    " ('kw', 'bicycle four', 'h5', 0),"
+	    " ('other', 'Rex elsewhere', 'h6', 0)");
+	a = turn("kw", (const char *const *)m, 5);
+	buf_printf(&want, "1[%s--ChunkBreak--%s--ChunkBreak--%s] 2[%s] "
+	    "3[Rex is a dog\n\nTom likes bicycle rides] 4[] 5[No keywords "
+	    "specified in Keyword Search node] 6[There are no memories. This "
+	    "conversation has not gone long enough for there to be memories.]",
+	    body[2], body[0], body[3], body[3]);
+	ck_assert_str_eq(a, want.b_data);
+	free(a);
+	a = turn(NULL, (const char *const *)m, 5);	/* no discussion */
+	ck_assert_ptr_nonnull(strstr(a, "] 3[] 4[] 5["));
+	free(a);
+	for (i = 0; i < 5; i++)
+		free(m[i]);
+	buf_free(&want);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* The facts of each stored chunk are merged into the state document by
+ * the user's workflow (here: the mock echoes the merge prompt);
+ * GetCurrentStateDocument reads it back, and the one before is kept. */
+START_TEST(state_document)
+{
+	char	*t, *a;
+
+	start(writer);
+	it_file(&T, "Workflows/it/MemSettings.json", "{\"endpointName\":"
+	    " \"Mock\", \"preset\": \"Mock\", \"useVectorForQualityMemory\":"
+	    " true, \"vectorMemoryChunkEstimatedTokenSize\": 10,"
+	    " \"vectorMemoryMaxMessagesBetweenChunks\": 2,"
+	    " \"lookbackStartTurn\": 1, \"useStateDocument\": true,"
+	    " \"stateDocumentWorkflowName\": \"StateDoc\"}\n");
+	it_file(&T, "Workflows/it/StateDoc.json", "{\"nodes\": [{\"type\":"
+	    " \"Standard\", \"endpointName\": \"Mock\", \"preset\": \"Mock\","
+	    " \"prompt\": \"Doc: {agent2Input} + {agent1Input}\\n#mock"
+	    " {\\\"echo\\\": true}\", \"maxResponseSizeInTokens\": 100}]}\n");
+	turn_ok("sd", 3);
+	wait_rows("state_documents", "sd", 1);
+	t = it_db_text(&T, "SELECT text FROM state_documents");
+	ck_assert_str_eq(t, "Doc:  + - The user adopted a dog named Rex.");
+	free(t);
+	turn_ok("sd", 5);
+	ck_assert(it_db_wait(&T, "SELECT count(*) FROM state_documents WHERE "
+	    "previous IS NOT NULL", 1, 5000));
+	it_wait_idle(&T, 2);
+	it_file(&T, "Workflows/it/Main.json", "{\"nodes\": [{\"type\":"
+	    " \"GetCurrentStateDocument\"}, {\"type\": \"StaticResponse\","
+	    " \"content\": \"{agent1Output}\"}]}\n");
+	a = turn("sd", convo, 5);
+	ck_assert_str_eq(a, "Doc: Doc:  + - The user adopted a dog named Rex. "
+	    "+ - The user's sister Sarah is a nurse.");
+	free(a);
+	t = it_db_text(&T, "SELECT previous FROM state_documents");
+	ck_assert_str_eq(t, "Doc:  + - The user adopted a dog named Rex.");
+	free(t);
+	a = turn("no-doc-yet", convo, 1);
+	ck_assert_str_eq(a, "No state document has been created yet");
+	free(a);
+	it_stop_clean(&T);
+}
+END_TEST
+
+static Suite *
+vecmem_it_suite(void)
+{
+	Suite	*s = suite_create("vecmem_it");
+	TCase	*tc;
+
+	tc = tcase_create("write");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, vector_memories_written);
+	tcase_add_test(tc, vector_memories_resume);
+	tcase_add_test(tc, vector_memories_concurrent);
+	tcase_add_test(tc, state_document);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("search");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, vector_search_reads_them);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("keywords");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, keyword_tools);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(vecmem_it_suite());
+}

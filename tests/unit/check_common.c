@@ -1,0 +1,333 @@
+/* check_common.c - buffers, token estimates, safe names, uuids, model selection, base64. */
+#include <check.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../common/base64.h"
+#include "../../common/buf.h"
+#include "../../common/jsonw.h"
+#include "../../common/log.h"
+#include "../../common/modelsel.h"
+#include "../../common/names.h"
+#include "../../common/textchunk.h"
+#include "../../common/tokens.h"
+#include "../../common/uuid.h"
+#include "../testmain.h"
+
+START_TEST(buf_grows_and_stays_terminated)
+{
+	struct buf	 b = BUF_INIT;
+	char		*s;
+	int		 i;
+
+	for (i = 0; i < 1000; i++)
+		buf_addc(&b, 'a' + i % 26);
+	ck_assert_uint_eq(b.b_len, 1000);
+	ck_assert_uint_eq(strlen(b.b_data), 1000);
+	buf_printf(&b, "%d-%s", 42, "x");
+	ck_assert_str_eq(b.b_data + 1000, "42-x");
+	buf_drain(&b, 1000);
+	ck_assert_str_eq(b.b_data, "42-x");
+	buf_drain(&b, 99);
+	ck_assert_uint_eq(b.b_len, 0);
+	ck_assert_str_eq(b.b_data, "");
+	buf_adds(&b, "kept");
+	s = buf_take(&b);
+	ck_assert_str_eq(s, "kept");
+	ck_assert_ptr_null(b.b_data);
+	free(s);
+	s = buf_take(&b);		/* empty buffer: empty string */
+	ck_assert_str_eq(s, "");
+	free(s);
+}
+END_TEST
+
+/* A buffer that only reserved is "" too: http_fuzz found a CONNECT
+ * request's body (reserved for its Content-Length, never read) was
+ * handed out unterminated. Dirty blocks of the same size first, so the
+ * reserve is likely to get one back. */
+START_TEST(buf_reserve_terminates)
+{
+	struct buf	 b = BUF_INIT;
+	char		*p[4], *s;
+	int		 i;
+
+	for (i = 0; i < 4; i++) {
+		p[i] = malloc(64);
+		ck_assert_ptr_nonnull(p[i]);
+		memset(p[i], 'x', 64);
+	}
+	for (i = 0; i < 4; i++)
+		free(p[i]);
+	buf_reserve(&b, 10);
+	ck_assert_ptr_nonnull(b.b_data);
+	ck_assert_uint_eq(b.b_len, 0);
+	ck_assert_int_eq(b.b_data[0], '\0');
+	s = buf_take(&b);
+	ck_assert_str_eq(s, "");
+	free(s);
+}
+END_TEST
+
+START_TEST(str_views)
+{
+	struct str	 s = { "Hello, world", 5 };
+	char		*d;
+
+	ck_assert(str_eq(s, "Hello"));
+	ck_assert(!str_eq(s, "Hello,"));
+	ck_assert(str_eqi(s, "hELLO"));
+	ck_assert(!str_eq(STR_NULL, ""));
+	d = str_dup(s);
+	ck_assert_str_eq(d, "Hello");
+	free(d);
+	d = str_dup(STR_NULL);
+	ck_assert_str_eq(d, "");
+	free(d);
+}
+END_TEST
+
+/* Behaviour case 36 of the WilmerAI spec. */
+START_TEST(token_estimates_match_wilmer)
+{
+	static const struct { const char *t; long want; } c[] = {
+		{ "Hello world", 3 }, { "a b c d e", 7 },
+		{ "antidisestablishmentarianism", 8 }, { "", 0 }, { "  ", 0 },
+		{ "\xe3\x81\x93\xe3\x82\x93\xe3\x81\xab\xe3\x81\xa1\xe3\x81\xaf"
+		  "\xe4\xb8\x96\xe7\x95\x8c", 2 },
+		{ "one two three four five", 7 },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		ck_assert_msg(tokens_estimate(c[i].t, strlen(c[i].t),
+		    TOKENS_MARGIN) == c[i].want, "'%s': %ld, want %ld", c[i].t,
+		    tokens_estimate(c[i].t, strlen(c[i].t), TOKENS_MARGIN),
+		    c[i].want);
+	ck_assert_int_eq(tokens_estimate("one two three four five", 23, 1.0), 6);
+	ck_assert_int_eq(tokens_estimate("one two three four five", 23, 2.0),
+	    13);
+	/* Unicode whitespace separates words like Python's split(). */
+	ck_assert_int_eq(tokens_estimate("a\xe3\x80\x80" "b", 5, 1.0), 2);
+}
+END_TEST
+
+/* Spec 9 cases 37-40: WilmerAI's chunking for memories. */
+START_TEST(chunking_matches_wilmer)
+{
+	const char	*three[] = { "aaaaaaaaaaaaaa", "bbbbbbbbbbbbbb",
+			    "cccccccccccccc" };
+	char		 m6[64], m11[64], m13[64], m19[64];
+	const char	*four[] = { m6, m11, m13, m19 };
+	struct text_chunk *c;
+	size_t		 n;
+	char		**v, *s;
+
+	c = text_chunk_messages(three, 3, 10, &n);	/* case 37 */
+	ck_assert_uint_eq(n, 2);
+	ck_assert(c[0].tc_first == 0 && c[0].tc_count == 1);
+	ck_assert(c[1].tc_first == 1 && c[1].tc_count == 2);
+	free(c);
+	/* Texts whose estimates are 6, 11, 13 and 19 (case 38). */
+	memset(m6, 'x', 20);
+	m6[20] = '\0';
+	memset(m11, 'x', 36);
+	m11[36] = '\0';
+	memset(m13, 'x', 42);
+	m13[42] = '\0';
+	memset(m19, 'x', 61);
+	m19[61] = '\0';
+	ck_assert_int_eq(tokens_estimate(m6, 20, TOKENS_MARGIN), 6);
+	ck_assert_int_eq(tokens_estimate(m11, 36, TOKENS_MARGIN), 11);
+	ck_assert_int_eq(tokens_estimate(m13, 42, TOKENS_MARGIN), 13);
+	ck_assert_int_eq(tokens_estimate(m19, 61, TOKENS_MARGIN), 19);
+	c = text_chunk_messages(four, 4, 20, &n);
+	ck_assert_uint_eq(n, 4);
+	free(c);
+	c = text_chunk_messages(four, 4, 100, &n);
+	ck_assert(n == 1 && c[0].tc_first == 0 && c[0].tc_count == 4);
+	free(c);
+	ck_assert_ptr_null(text_chunk_messages(four, 0, 100, &n));
+	v = text_split_words("one two three four five six", 4);	/* 39 */
+	ck_assert_str_eq(v[0], "one two three four");
+	ck_assert_str_eq(v[1], "five six");
+	ck_assert_ptr_null(v[2]);
+	text_chunks_free(v);
+	v = text_split_words("a b", 2);
+	ck_assert(strcmp(v[0], "a b") == 0 && v[1] == NULL);
+	text_chunks_free(v);
+	v = text_split_words("a b c", 2);
+	ck_assert(strcmp(v[1], "c") == 0 && v[2] == NULL);
+	text_chunks_free(v);
+	s = text_last_words("one two three four five", 4);	/* 40 */
+	ck_assert_str_eq(s, "two three four five");
+	free(s);
+	s = text_last_words("one two three four five", 0);
+	ck_assert_str_eq(s, "");
+	free(s);
+	s = text_last_words("one  two three four five", 100);
+	ck_assert_str_eq(s, "one  two three four five");
+	free(s);
+}
+END_TEST
+
+START_TEST(names_safety)
+{
+	static const char *good[] = { "general", "my-flow_2", "a.b", "x" };
+	static const char *bad[] = { "", ".", "..", ".hidden", "a/b", "a\\b",
+	    "../etc", "tab\there" };
+	size_t	 i;
+	char	 nul[] = { 'a', '\0', 'b' };
+	char	 longname[200];
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(name_is_safe(good[i], strlen(good[i])), "%s",
+		    good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!name_is_safe(bad[i], strlen(bad[i])), "%s",
+		    bad[i]);
+	ck_assert(!name_is_safe(nul, sizeof(nul)));
+	memset(longname, 'a', sizeof(longname));
+	ck_assert(!name_is_safe(longname, sizeof(longname)));
+}
+END_TEST
+
+START_TEST(uuids_are_v4_and_distinct)
+{
+	char	 a[UUID_BUFLEN], b[UUID_BUFLEN], h[33];
+
+	uuid_new(a);
+	uuid_new(b);
+	ck_assert_uint_eq(strlen(a), 36);
+	ck_assert_int_eq(a[14], '4');
+	ck_assert(strchr("89ab", a[19]) != NULL);
+	ck_assert_int_eq(a[8], '-');
+	ck_assert_str_ne(a, b);
+	uuid_new_hex(h);
+	ck_assert_uint_eq(strlen(h), 32);
+	ck_assert_uint_eq(strspn(h, "0123456789abcdef"), 32);
+}
+END_TEST
+
+/* Expected bytes produced by CPython 3.11's json.dumps for the same value. */
+START_TEST(jsonw_matches_python)
+{
+	static const char *want = "{\"a\": [0.7, 1.0, 1e-05, 1e+16, "
+	    "1000000000000000.0, 123.456, -0.0, 0.30000000000000004, 0.0001, "
+	    "5e-324, 1.7976931348623157e+308, 2.5e-07, 100.0], \"\\u00e9\": "
+	    "\"x\\ud83d\\ude00\\n\\u0001\", \"b\": null, \"c\": true, "
+	    "\"i\": 12}";
+	json_t	*v = json_pack("{s:[f,f,f,f,f,f,f,f,f,f,f,f,f],s:s,s:n,s:b,s:i}",
+		    "a", 0.7, 1.0, 1e-05, 1e16, 1e15, 123.456, -0.0, 0.1 + 0.2,
+		    1e-4, 5e-324, 1.7976931348623157e308, 2.5e-7, 100.0,
+		    "\xc3\xa9", "x\xf0\x9f\x98\x80\n\x01", "b", "c", 1, "i", 12);
+	char	*s = jsonw_dumps(v, JSONW_PYTHON);
+
+	ck_assert_str_eq(s, want);
+	free(s);
+	s = jsonw_dumps(json_array_get(json_object_get(v, "a"), 0),
+	    JSONW_COMPACT);
+	ck_assert_str_eq(s, "0.7");
+	free(s);
+	s = jsonw_dumps(json_object_get(v, "\xc3\xa9"), JSONW_COMPACT);
+	ck_assert_str_eq(s, "\"x\xf0\x9f\x98\x80\\n\\u0001\"");
+	free(s);
+	json_decref(v);
+	/* ensure_ascii escapes DEL too; without it DEL stays as it is */
+	v = json_string("del\x7f");
+	s = jsonw_dumps(v, JSONW_PYTHON);
+	ck_assert_str_eq(s, "\"del\\u007f\"");
+	free(s);
+	s = jsonw_dumps(v, JSONW_COMPACT);
+	ck_assert_str_eq(s, "\"del\x7f\"");
+	free(s);
+	json_decref(v);
+}
+END_TEST
+
+START_TEST(model_field_names)
+{
+	char	*e;
+
+	ck_assert(modelsel_traversal(".."));
+	ck_assert(modelsel_traversal("bob:.."));
+	ck_assert(modelsel_traversal("a/./b"));
+	ck_assert(modelsel_traversal("a\\..\\b"));
+	ck_assert(!modelsel_traversal("general"));
+	ck_assert(!modelsel_traversal("org/model:8b...q4"));
+	ck_assert(!modelsel_traversal(""));
+	ck_assert(!modelsel_traversal(NULL));
+	e = modelsel_echo("bob", "general");
+	ck_assert_str_eq(e, "bob:general");
+	free(e);
+	e = modelsel_echo("bob", NULL);
+	ck_assert_str_eq(e, "bob");
+	free(e);
+}
+END_TEST
+
+START_TEST(base64_as_go_reads_it)
+{
+	static const char *good[] = { "QUJD", "QUI=", "QQ==", "+/+/",
+	    "QUJD\nREVG", "QUJD\r\nQQ==" };
+	static const char *bad[] = { "", "QUJ", "Q===", "QQ==QUJD", "QU-D",
+	    "QU_D", "data:image/png;base64,QUJD", "QUJD ", "http://x/a.png" };
+	size_t	 i;
+
+	ck_assert_int_eq(base64_digit('A'), 0);
+	ck_assert_int_eq(base64_digit('z'), 51);
+	ck_assert_int_eq(base64_digit('9'), 61);
+	ck_assert_int_eq(base64_digit('/'), 63);
+	ck_assert_int_eq(base64_digit('='), -1);
+	ck_assert_int_eq(base64_digit('\0'), -1);
+	ck_assert_int_eq(base64_digit(0xc3), -1);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(base64_valid(good[i], strlen(good[i])), "%s",
+		    good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!base64_valid(bad[i], strlen(bad[i])), "%s",
+		    bad[i]);
+	ck_assert(!base64_valid("QU\0D", 4));
+}
+END_TEST
+
+static Suite *
+common_suite(void)
+{
+	Suite	*s = suite_create("common");
+	TCase	*tc;
+
+	tc = tcase_create("buf");
+	tcase_add_test(tc, buf_grows_and_stays_terminated);
+	tcase_add_test(tc, buf_reserve_terminates);
+	tcase_add_test(tc, str_views);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("jsonw");
+	tcase_add_test(tc, jsonw_matches_python);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tokens");
+	tcase_add_test(tc, token_estimates_match_wilmer);
+	tcase_add_test(tc, chunking_matches_wilmer);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("names");
+	tcase_add_test(tc, names_safety);
+	tcase_add_test(tc, model_field_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("uuid");
+	tcase_add_test(tc, uuids_are_v4_and_distinct);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("base64");
+	tcase_add_test(tc, base64_as_go_reads_it);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(common_suite());
+}

@@ -1,0 +1,463 @@
+/* check_gwconf.c - gateway settings: command line, sluice.json, user section, precedence. */
+#include <check.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../common/log.h"
+#include "../../gateway/gwconf.h"
+#include "../testmain.h"
+
+static char	 dir[64];
+
+static void
+put(const char *rel, const char *text)
+{
+	char	 path[256];
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+setup(void)
+{
+	char	 path[256];
+
+	snprintf(dir, sizeof(dir), "/tmp/check_gwconf.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/Users", dir);
+	mkdir(path, 0755);
+	put("Users/_current-user.json", "{\"currentUser\": \"ann\"}");
+	put("Users/ann.json", "{\"chatCompleteAddUserAssistant\": false,\n"
+	    " \"chatCompletionAddMissingAssistantGenerator\": false,\n"
+	    " \"sluice\": {\"max_workers\": 5}}\n");
+}
+
+static int
+rm_cb(const char *p, const struct stat *st, int f, struct FTW *w)
+{
+	return remove(p);
+}
+
+static void
+teardown(void)
+{
+	nftw(dir, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Parse argv (NULL-terminated list after the program name). */
+static int
+args(struct gw_conf *c, const char *a0, ...)
+{
+	char		*argv[16] = { "sluice-gateway" };
+	int		 argc = 1;
+	va_list		 ap;
+	const char	*a;
+
+	va_start(ap, a0);
+	for (a = a0; a != NULL && argc < 15; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)(uintptr_t)a;
+	va_end(ap);
+	return gwconf_args(c, argc, argv);
+}
+
+START_TEST(defaults_and_aliases)
+{
+	struct gw_conf	 c;
+
+	ck_assert_int_eq(args(&c, NULL), 0);
+	ck_assert_str_eq(c.c_listen, "127.0.0.1:5050");
+	ck_assert_str_eq(c.c_config_dir, "configs");
+	ck_assert_uint_eq(c.c_sup.max_workers, 8);
+	ck_assert_uint_eq(c.c_http.max_body, 4194304);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--ConfigDirectory", "/x", "--User", "bob",
+	    "--port", "6000", (char *)NULL), 0);
+	ck_assert_str_eq(c.c_config_dir, "/x");
+	ck_assert_str_eq(c.c_user, "bob");
+	ck_assert_str_eq(c.c_listen, "127.0.0.1:6000");
+	gwconf_free(&c);
+	/* WilmerAI's --listen takes an address only. */
+	ck_assert_int_eq(args(&c, "--listen", "0.0.0.0", (char *)NULL), 0);
+	ck_assert_str_eq(c.c_listen, "0.0.0.0:5050");
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--listen", "[::1]:7000", "--workers", "3",
+	    "/cfg", "carl", (char *)NULL), 0);
+	ck_assert_str_eq(c.c_listen, "[::1]:7000");
+	ck_assert_uint_eq(c.c_sup.min_workers, 3);
+	ck_assert_uint_eq(c.c_sup.max_workers, 3);
+	ck_assert_str_eq(c.c_config_dir, "/cfg");
+	ck_assert_str_eq(c.c_user, "carl");
+	gwconf_free(&c);
+	/* --user repeats: WilmerAI's multi-user mode. */
+	ck_assert_int_eq(args(&c, "--User", "ann", "--user", "bob",
+	    (char *)NULL), 0);
+	ck_assert_str_eq(c.c_user, "ann");
+	ck_assert_str_eq(c.c_users[1], "bob");
+	ck_assert_ptr_null(c.c_users[2]);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--workers", "0", (char *)NULL), -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--bogus", (char *)NULL), -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "a", "b", "c", (char *)NULL), -1);
+	gwconf_free(&c);
+}
+END_TEST
+
+START_TEST(files_then_command_line)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", "{\"max_workers\": 9, \"min_workers\": 3,\n"
+	    " \"hang_timeout_s\": 2.5, \"max_body_bytes\": 1000,\n"
+	    " \"listen\": \"127.0.0.2:7777\"}\n");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--port", "6001",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_user, "ann");		/* _current-user.json */
+	ck_assert_uint_eq(c.c_sup.max_workers, 5);	/* user section wins */
+	ck_assert_uint_eq(c.c_sup.min_workers, 3);	/* from sluice.json */
+	ck_assert_uint_eq(c.c_sup.hang_timeout_ms, 2500);
+	ck_assert_uint_eq(c.c_http.max_body, 1000);
+	ck_assert_str_eq(c.c_listen, "127.0.0.1:6001");	/* command line wins */
+	gwconf_free(&c);
+}
+END_TEST
+
+static void
+load_fails(const char *sluice_json, const char *needle)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", sluice_json);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), -1);
+	ck_assert_msg(strstr(err, needle) != NULL, "'%s' lacks '%s'", err,
+	    needle);
+	gwconf_free(&c);
+}
+
+START_TEST(bad_settings_are_positioned_errors)
+{
+	load_fails("{\n  \"max_wrokers\": 3\n}\n", "sluice.json:2:3: unknown "
+	    "setting 'max_wrokers'");
+	load_fails("{\"min_workers\": \"two\"}", "'min_workers' must be");
+	load_fails("{\"min_workers\": -1}", "'min_workers' must be");
+	load_fails("{\"log_level\": \"loud\"}", "'log_level' must be one of");
+	load_fails("{\"min_workers\": 9, \"max_workers\": 2}", "min_workers");
+	load_fails("{\"hang_timeout_s\": 1}", "hang_timeout_s");
+	load_fails("{\"listen\": \"0.0.0.0:5050\"}", "refusing to listen");
+	load_fails("{\"api_keys\": [\"short\"]}", "at least 8");
+	load_fails("{bad json", "sluice.json:1:");
+}
+END_TEST
+
+START_TEST(remote_bind_needs_keys)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", "{\"listen\": \"0.0.0.0:5050\", "
+	    "\"api_keys\": [\"sk-123456789\"]}");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_api_keys[0], "sk-123456789");
+	ck_assert_ptr_null(c.c_api_keys[1]);
+	gwconf_free(&c);
+	ck_assert(gwconf_is_loopback("127.0.0.1:1"));
+	ck_assert(gwconf_is_loopback("127.8.9.1:1"));
+	ck_assert(gwconf_is_loopback("[::1]:1"));
+	ck_assert(gwconf_is_loopback("localhost:1"));
+	ck_assert(!gwconf_is_loopback("0.0.0.0:1"));
+	ck_assert(!gwconf_is_loopback("[::]:1"));
+	ck_assert(!gwconf_is_loopback("10.0.0.1:1"));
+}
+END_TEST
+
+/* allowed_hosts and allowed_origins: lists from sluice.json, the flags
+ * over it; bad entries (api_keys' too) are errors at their place,
+ * naming the entry and why. */
+START_TEST(browser_lists)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", "{\"allowed_hosts\": [\"box.lan\", \"*\"],\n"
+	    " \"allowed_origins\": [\"http://localhost:3000\"]}\n");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_ptr_null(c.c_allowed_hosts[0]);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_allowed_hosts[0], "box.lan");
+	ck_assert_str_eq(c.c_allowed_hosts[1], "*");
+	ck_assert_ptr_null(c.c_allowed_hosts[2]);
+	ck_assert_str_eq(c.c_allowed_origins[0], "http://localhost:3000");
+	ck_assert_ptr_null(c.c_allowed_origins[1]);
+	gwconf_free(&c);
+	/* the flags repeat, and the files' list is then not read */
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--allowed-origin",
+	    "https://a.example", "--allowed-origin", "https://b.example/",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_allowed_origins[0], "https://a.example");
+	ck_assert_str_eq(c.c_allowed_origins[1], "https://b.example/");
+	ck_assert_ptr_null(c.c_allowed_origins[2]);
+	ck_assert_str_eq(c.c_allowed_hosts[0], "box.lan");
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--allowed-host", "sluice.example.com:443",
+	    (char *)NULL), 0);
+	ck_assert_str_eq(c.c_allowed_hosts[0], "sluice.example.com:443");
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--allowed-origin", "null", (char *)NULL),
+	    -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--allowed-host", "http://x", (char *)NULL),
+	    -1);
+	gwconf_free(&c);
+	load_fails("{\"allowed_origins\": [\n  \"http://ok.example\",\n"
+	    "  \"null\"]}", "sluice.json:3:3: 'allowed_origins': \"null\" is "
+	    "the Origin of sandboxed frames");
+	load_fails("{\"allowed_origins\": [\"localhost:3000\"]}",
+	    "sluice.json:1:22: 'allowed_origins': \"localhost:3000\" is not "
+	    "an origin");
+	load_fails("{\"allowed_hosts\": [\"ok\", 5]}", "sluice.json:1:26: "
+	    "'allowed_hosts' must be a list of strings, not of a number");
+	load_fails("{\"allowed_hosts\": [\"*.example.com\"]}",
+	    "'allowed_hosts': \"*.example.com\" is not a host name");
+	load_fails("{\"allowed_hosts\": \"box.lan\"}",
+	    "sluice.json:1:2: 'allowed_hosts' must be a list of at most 64 "
+	    "strings");
+	load_fails("{\"api_keys\": [\"sk-123456789\", \"short\"]}",
+	    "sluice.json:1:31: 'api_keys': each key must be at least 8");
+}
+END_TEST
+
+START_TEST(unknown_user_is_an_error)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--user", "zed",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "zed"));
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--user", "../x",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), -1);
+	gwconf_free(&c);
+}
+END_TEST
+
+START_TEST(concurrency_settings)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	ck_assert_int_eq(args(&c, NULL), 0);
+	ck_assert_uint_eq(c.c_concurrency, 0);		/* unlimited */
+	ck_assert_uint_eq(c.c_concurrency_timeout_ms, 900000);
+	ck_assert_int_eq(c.c_concurrency_level, GW_CL_REQUEST);
+	gwconf_free(&c);
+	/* WilmerAI's flags and level names. */
+	ck_assert_int_eq(args(&c, "--concurrency", "2",
+	    "--concurrency-timeout", "1.5", "--concurrency-level", "endpoint",
+	    (char *)NULL), 0);
+	ck_assert_uint_eq(c.c_concurrency, 2);
+	ck_assert_uint_eq(c.c_concurrency_timeout_ms, 1500);
+	ck_assert_int_eq(c.c_concurrency_level, GW_CL_ENDPOINT);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--concurrency-level", "wilmer",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(c.c_concurrency_level, GW_CL_REQUEST);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--concurrency-level", "node",
+	    (char *)NULL), -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--concurrency-timeout", "0",
+	    (char *)NULL), -1);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--concurrency", "-1", (char *)NULL), -1);
+	gwconf_free(&c);
+	/* The file form, under a command-line flag. */
+	put("sluice.json", "{\"concurrency\": 4, \"concurrency_timeout_s\": 3,"
+	    " \"concurrency_level\": \"endpoint\"}");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--concurrency", "1",
+	    (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_uint_eq(c.c_concurrency, 1);
+	ck_assert_uint_eq(c.c_concurrency_timeout_ms, 3000);
+	ck_assert_int_eq(c.c_concurrency_level, GW_CL_ENDPOINT);
+	gwconf_free(&c);
+	load_fails("{\"concurrency_level\": \"node\"}",
+	    "'concurrency_level' must be");
+	load_fails("{\"concurrency\": 2, \"concurrency_timeout_s\": 0}",
+	    "concurrency_timeout_s must be above 0");
+}
+END_TEST
+
+/* The workers' SQLite synchronous setting: "normal" unless told. */
+START_TEST(db_synchronous_setting)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	ck_assert_int_eq(args(&c, NULL), 0);
+	ck_assert(!c.c_db_sync_full);
+	gwconf_free(&c);
+	put("sluice.json", "{\"db_synchronous\": \"FULL\"}");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert(c.c_db_sync_full);
+	gwconf_free(&c);
+	load_fails("{\"db_synchronous\": \"off\"}",
+	    "'db_synchronous' must be \"normal\" or \"full\"");
+	load_fails("{\"db_synchronous\": true}", "'db_synchronous' must be");
+}
+END_TEST
+
+/* Load sluice.json (and the user file as setup wrote it) into c. */
+static void
+load_ok(struct gw_conf *c, const char *sluice_json)
+{
+	char	 err[CONF_ERRLEN];
+
+	put("sluice.json", sluice_json);
+	ck_assert_int_eq(args(c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_msg(gwconf_load(c, err) == 0, "%s", err);
+}
+
+/* The response cache: off by default; every member optional. */
+START_TEST(cache_defaults_and_members)
+{
+	struct gw_conf	 c;
+
+	ck_assert_int_eq(args(&c, NULL), 0);
+	ck_assert(!c.c_cache.cc_enabled);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 1000);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 60);
+	ck_assert(c.c_cache.cc_temp == 0.0);
+	gwconf_free(&c);
+	load_ok(&c, "{\"cache\": {}}");
+	ck_assert(!c.c_cache.cc_enabled);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 1000);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 60);
+	gwconf_free(&c);
+	load_ok(&c, "{\"cache\": {\"enabled\": true, \"max_entries\": 5,\n"
+	    " \"ttl_minutes\": 2.0, \"cacheable_temperature\": 0.7}}");
+	ck_assert(c.c_cache.cc_enabled);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 5);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 2);
+	ck_assert(c.c_cache.cc_temp == 0.7);
+	gwconf_free(&c);
+	load_ok(&c, "{\"cache\": {\"enabled\": true, \"cacheable_temperature\":"
+	    " 2, \"max_entries\": 1000000000, \"ttl_minutes\": 1}}");
+	ck_assert(c.c_cache.cc_temp == 2.0);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 1000000000);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 1);
+	gwconf_free(&c);
+}
+END_TEST
+
+/* The user file's "sluice" object overrides sluice.json member by
+ * member. */
+START_TEST(cache_user_file_overrides_members)
+{
+	struct gw_conf	 c;
+
+	put("Users/ann.json", "{\"chatCompleteAddUserAssistant\": false,\n"
+	    " \"chatCompletionAddMissingAssistantGenerator\": false,\n"
+	    " \"sluice\": {\"cache\": {\"ttl_minutes\": 9}}}\n");
+	load_ok(&c, "{\"cache\": {\"enabled\": true, \"ttl_minutes\": 3,\n"
+	    " \"max_entries\": 7}}");
+	ck_assert(c.c_cache.cc_enabled);
+	ck_assert_uint_eq(c.c_cache.cc_max_entries, 7);
+	ck_assert_uint_eq(c.c_cache.cc_ttl_min, 9);
+	gwconf_free(&c);
+}
+END_TEST
+
+START_TEST(cache_errors_are_positioned)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	load_fails("{\n  \"cache\": true\n}", "sluice.json:2:3: 'cache' must "
+	    "be an object, not true or false");
+	load_fails("{\"cache\": null}", "sluice.json:1:2: 'cache' must be an "
+	    "object, not null");
+	load_fails("{\"cache\": {\n \"enabled\": true,\n  \"max_entires\": 5}}",
+	    "sluice.json:3:3: unknown setting 'cache.max_entires'");
+	load_fails("{\"cache\": {\n\t\"enabled\": 1}}",
+	    "sluice.json:2:2: 'cache.enabled' must be true or false");
+	load_fails("{\"cache\": {\"max_entries\": 0}}",
+	    "sluice.json:1:12: 'cache.max_entries' must be a whole number "
+	    "from 1 to 1000000000");
+	load_fails("{\"cache\": {\"max_entries\": 2.5}}",
+	    "'cache.max_entries' must be a whole number");
+	load_fails("{\"cache\": {\"max_entries\": 1000000001}}",
+	    "'cache.max_entries' must be a whole number");
+	load_fails("{\"cache\": {\"max_entries\": \"5\"}}",
+	    "'cache.max_entries' must be a whole number");
+	load_fails("{\"cache\": {\"enabled\": true,\n\"ttl_minutes\": 0}}",
+	    "sluice.json:2:1: 'cache.ttl_minutes' must be a whole number");
+	load_fails("{\"cache\": {\"ttl_minutes\": -60}}",
+	    "'cache.ttl_minutes' must be a whole number");
+	load_fails("{\"cache\": {\"cacheable_temperature\": -0.1}}",
+	    "sluice.json:1:12: 'cache.cacheable_temperature' must be a "
+	    "number, 0 or more");
+	load_fails("{\"cache\": {\"cacheable_temperature\": \"0\"}}",
+	    "'cache.cacheable_temperature' must be a number");
+	/* In the user file, positioned there. */
+	put("sluice.json", "{}");
+	put("Users/ann.json", "{\"chatCompleteAddUserAssistant\": false,\n"
+	    " \"chatCompletionAddMissingAssistantGenerator\": false,\n"
+	    " \"sluice\": {\"cache\": {\"enabled\": \"yes\"}}}\n");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), -1);
+	ck_assert_msg(strstr(err, "Users/ann.json:3:23: 'cache.enabled' must "
+	    "be true or false") != NULL, "%s", err);
+	gwconf_free(&c);
+}
+END_TEST
+
+static Suite *
+gwconf_suite(void)
+{
+	Suite	*s = suite_create("gwconf");
+	TCase	*tc = tcase_create("args");
+
+	tcase_add_test(tc, defaults_and_aliases);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("files");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, files_then_command_line);
+	tcase_add_test(tc, bad_settings_are_positioned_errors);
+	tcase_add_test(tc, remote_bind_needs_keys);
+	tcase_add_test(tc, browser_lists);
+	tcase_add_test(tc, unknown_user_is_an_error);
+	tcase_add_test(tc, concurrency_settings);
+	tcase_add_test(tc, db_synchronous_setting);
+	tcase_add_test(tc, cache_defaults_and_members);
+	tcase_add_test(tc, cache_user_file_overrides_members);
+	tcase_add_test(tc, cache_errors_are_positioned);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(gwconf_suite());
+}

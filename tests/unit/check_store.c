@@ -1,0 +1,850 @@
+/* check_store.c - the shared SQLite store: schema, statements, locks, lock waits, processes killed mid-write. */
+#include <check.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../common/clock.h"
+#include "../../common/sha256.h"
+#include "../../common/xmem.h"
+#include "../../worker/store/store.h"
+#include "../../worker/store/store_lock.h"
+#include "../../worker/store/store_schema.h"
+#include "../../worker/store/store_stmt.h"
+#include "../testmain.h"
+
+static char	 t_dir[64];	/* scratch directory, one per test */
+static char	 t_db[128];	/* t_dir/sluice.db */
+
+static void
+setup(void)
+{
+	snprintf(t_dir, sizeof(t_dir), "/tmp/sluice-store.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(t_dir));
+	snprintf(t_db, sizeof(t_db), "%s/sluice.db", t_dir);
+}
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(path);
+}
+
+static void
+teardown(void)
+{
+	if (getenv("STORE_KEEP") == NULL)
+		nftw(t_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static struct store *
+open_ok(const struct store_opts *o)
+{
+	char		 err[STORE_ERRLEN];
+	struct store	*s = store_open(t_db, o, err);
+
+	ck_assert_msg(s != NULL, "store_open: %s", err);
+	return s;
+}
+
+/* The first column of the first row of sql, as a number. */
+static int64_t
+q_int(struct store *s, const char *sql)
+{
+	sqlite3_stmt	*st = store_stmt(s, sql);
+	int64_t		 v;
+
+	ck_assert_msg(st != NULL, "%s", store_err(s));
+	ck_assert_int_eq(store_step(s, st), 1);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return v;
+}
+
+/* The same as text, copied into out. */
+static char *
+q_text(struct store *s, const char *sql, char *out, size_t outlen)
+{
+	sqlite3_stmt	*st = store_stmt(s, sql);
+
+	ck_assert_msg(st != NULL, "%s", store_err(s));
+	ck_assert_int_eq(store_step(s, st), 1);
+	snprintf(out, outlen, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return out;
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec	 ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- open and migrate ---------------------------------------------- */
+
+START_TEST(test_open_schema)
+{
+	struct store	*s = open_ok(NULL);
+	char		 t[32];
+
+	ck_assert_int_eq(q_int(s, "PRAGMA user_version"),
+	    store_schema_version());
+	ck_assert_str_eq(q_text(s, "PRAGMA journal_mode", t, sizeof(t)),
+	    "wal");
+	ck_assert_int_eq(q_int(s, "PRAGMA synchronous"), 1);	/* NORMAL */
+	ck_assert_int_eq(q_int(s, "PRAGMA foreign_keys"), 1);
+	ck_assert_int_eq(q_int(s, "PRAGMA temp_store"), 2);	/* MEMORY */
+	ck_assert_int_eq(q_int(s, "PRAGMA journal_size_limit"), 64 << 20);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM sqlite_master WHERE "
+	    "name IN ('workflow_locks', 'discussions', 'memories', "
+	    "'summaries', 'timestamps', 'vector_memories', 'vector_fts', "
+	    "'vector_hash_log', 'memory_ledgers', 'state_documents')"), 10);
+	store_close(s);
+	s = open_ok(&(struct store_opts){ .so_sync_full = true });
+	ck_assert_int_eq(q_int(s, "PRAGMA synchronous"), 2);	/* FULL */
+	store_close(s);
+}
+END_TEST
+
+/* Debian's SQLite has FTS5; porter stems "running" to "run". Deleting a
+ * discussion takes its rows along, the keyword index included. */
+START_TEST(test_fts5_cascade)
+{
+	struct store	*s = open_ok(NULL);
+
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES (?, "
+	    "0)", "t", "d1"), 1);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO vector_memories (id, "
+	    "discussion, memory_text, date_added) VALUES (7, 'd1', ?, "
+	    "'2025-01-01')", "t", "She was running late"), 1);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO vector_fts (rowid, title, "
+	    "summary, entities, key_phrases, memory_text_unweighted) VALUES "
+	    "(7, 'late', 'She was running late', '', '', '')", ""), 1);
+	ck_assert_int_eq(q_int(s, "SELECT rowid FROM vector_fts WHERE "
+	    "vector_fts MATCH 'run'"), 7);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO memories (discussion, "
+	    "text, hash, created_at) VALUES ('d1', 'm', 'h', 0)", ""), 1);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO memories (discussion, "
+	    "text, hash, created_at) VALUES ('nope', 'm', 'h', 0)", ""), -1);
+	ck_assert_ptr_nonnull(strstr(store_err(s), "FOREIGN KEY"));
+	ck_assert_int_eq(store_exec(s, "DELETE FROM discussions", ""), 1);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM memories"), 0);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM vector_memories"), 0);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM vector_fts"), 0);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_reopen)
+{
+	struct store	*s = open_ok(NULL);
+
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('d', "
+	    "1)", ""), 1);
+	store_close(s);
+	s = open_ok(NULL);
+	ck_assert_int_eq(q_int(s, "PRAGMA user_version"),
+	    store_schema_version());
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM discussions"), 1);
+	store_close(s);
+}
+END_TEST
+
+/* Several processes open a new file at the same moment: every one
+ * succeeds and the schema is made once. */
+START_TEST(test_concurrent_migrate)
+{
+	enum { NPROC = 6, ROUNDS = 5 };
+	pid_t		 pid[NPROC];
+	char		 err[STORE_ERRLEN];
+	struct store	*s;
+	int		 go[2], r, i, st;
+	char		 c;
+
+	for (r = 0; r < ROUNDS; r++) {
+		snprintf(t_db, sizeof(t_db), "%s/race%d.db", t_dir, r);
+		ck_assert_int_eq(pipe(go), 0);
+		for (i = 0; i < NPROC; i++) {
+			if ((pid[i] = fork()) == 0) {
+				close(go[1]);
+				(void)read(go[0], &c, 1);	/* all start */
+				s = store_open(t_db, NULL, err);
+				if (s == NULL)
+					fprintf(stderr, "child: %s\n", err);
+				store_close(s);
+				_exit(s != NULL ? 0 : 1);
+			}
+		}
+		close(go[0]);
+		close(go[1]);
+		for (i = 0; i < NPROC; i++) {
+			ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+			ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			    "round %d: a process failed to open", r);
+		}
+		s = open_ok(NULL);
+		ck_assert_int_eq(q_int(s, "PRAGMA user_version"),
+		    store_schema_version());
+		ck_assert_int_eq(q_int(s, "SELECT count(*) FROM sqlite_master "
+		    "WHERE name = 'memories'"), 1);
+		store_close(s);
+	}
+}
+END_TEST
+
+/* A database of schema version 1 (before locks knew their process's
+ * start time, before the response cache) is brought up to date at
+ * open, its rows kept. */
+START_TEST(test_migrate_from_1)
+{
+	struct store	*s = open_ok(NULL);
+
+	ck_assert_int_ge(store_schema_version(), 2);
+	/* what version 1 had not: steps 2 and 3 */
+	ck_assert_int_eq(store_exec(s, "ALTER TABLE workflow_locks DROP COLUMN "
+	    "pid_start", ""), 0);
+	ck_assert_int_eq(store_exec(s, "DROP TABLE response_cache", ""), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks VALUES "
+	    "('L', 'o', unixepoch() + 60, 7)", ""), 1);
+	ck_assert_int_eq(store_exec(s, "PRAGMA user_version = 1", ""), 0);
+	store_close(s);
+	s = open_ok(NULL);
+	ck_assert_int_eq(q_int(s, "PRAGMA user_version"),
+	    store_schema_version());
+	ck_assert_int_eq(q_int(s, "SELECT pid * 10 + pid_start FROM "
+	    "workflow_locks WHERE lock_id = 'L'"), 70);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM response_cache"), 0);
+	store_close(s);
+}
+END_TEST
+
+START_TEST(test_newer_schema)
+{
+	struct store	*s = open_ok(NULL);
+	char		 err[STORE_ERRLEN];
+
+	ck_assert_int_eq(store_exec(s, "PRAGMA user_version = 99", ""), 0);
+	store_close(s);
+	ck_assert_ptr_null(store_open(t_db, NULL, err));
+	ck_assert_ptr_nonnull(strstr(err, "version 99 is newer"));
+	ck_assert_ptr_nonnull(strstr(err, t_db));
+}
+END_TEST
+
+/* Not a database: a clear message naming the file, and the file is left
+ * exactly as it was. */
+START_TEST(test_corrupt)
+{
+	char		 junk[8192], back[sizeof(junk)], err[STORE_ERRLEN];
+	struct stat	 sb;
+	FILE		*f;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)('a' + i % 23);
+	ck_assert_ptr_nonnull(f = fopen(t_db, "w"));
+	ck_assert_uint_eq(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
+	fclose(f);
+	ck_assert_ptr_null(store_open(t_db, NULL, err));
+	ck_assert_ptr_nonnull(strstr(err, t_db));
+	ck_assert_msg(strstr(err, "not a database") != NULL, "%s", err);
+	ck_assert_int_eq(stat(t_db, &sb), 0);
+	ck_assert_int_eq(sb.st_size, (off_t)sizeof(junk));
+	ck_assert_ptr_nonnull(f = fopen(t_db, "r"));
+	ck_assert_uint_eq(fread(back, 1, sizeof(back), f), sizeof(back));
+	fclose(f);
+	ck_assert_int_eq(memcmp(junk, back, sizeof(junk)), 0);
+
+	/* A path that cannot be a database file. */
+	ck_assert_ptr_null(store_open(t_dir, NULL, err));
+	ck_assert_ptr_nonnull(strstr(err, t_dir));
+	ck_assert_msg(strstr(err, "unable to open") != NULL, "%s", err);
+}
+END_TEST
+
+/* ---- statements ------------------------------------------------------ */
+
+START_TEST(test_stmt_cache)
+{
+	struct store	*s = open_ok(NULL);
+	sqlite3_stmt	*a, *b;
+	char		 sql[64];
+
+	a = store_stmt(s, "SELECT value FROM json_each('[1,2,3]')");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(store_step(s, a), 1);
+	ck_assert_int_eq(store_step(s, a), 1);
+	ck_assert_int_eq(sqlite3_column_int(a, 0), 2);
+	/* The same text (another buffer): the same statement, reset. */
+	snprintf(sql, sizeof(sql), "%s", "SELECT value FROM json_each('[1,2,3]')");
+	b = store_stmt(s, sql);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_int_eq(store_step(s, b), 1);
+	ck_assert_int_eq(sqlite3_column_int(b, 0), 1);
+	sqlite3_reset(b);
+
+	/* Bindings are cleared. */
+	a = store_stmt(s, "SELECT ?");
+	ck_assert_int_eq(store_bind(s, a, "i", (int64_t)5), 0);
+	ck_assert_int_eq(store_step(s, a), 1);
+	ck_assert_int_eq(sqlite3_column_int(a, 0), 5);
+	a = store_stmt(s, "SELECT ?");
+	ck_assert_int_eq(store_step(s, a), 1);
+	ck_assert_int_eq(sqlite3_column_type(a, 0), SQLITE_NULL);
+	sqlite3_reset(a);
+
+	/* Errors name the database. */
+	ck_assert_ptr_null(store_stmt(s, "SELEKT 1"));
+	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));
+	ck_assert_ptr_nonnull(strstr(store_err(s), "syntax error"));
+	ck_assert_ptr_null(store_stmt(s, "SELECT 1; SELECT 2"));
+	ck_assert_ptr_nonnull(strstr(store_err(s), "one statement"));
+	store_close(s);
+}
+END_TEST
+
+/* User text is bound, never pasted into SQL. */
+START_TEST(test_bind)
+{
+	struct store	*s = open_ok(NULL);
+	const char	*evil = "x'); DROP TABLE memories; --";
+	sqlite3_stmt	*st;
+
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES (?, ?)",
+	    "ti", evil, (int64_t)1 << 40), 1);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO memories (discussion, "
+	    "text, hash, created_at) VALUES (?, ?, 'h', 0)", "tt", evil,
+	    "it's"), 1);
+	st = store_stmt(s, "SELECT d.key, d.created_at, m.text FROM "
+	    "discussions d JOIN memories m ON m.discussion = d.key");
+	ck_assert_int_eq(store_step(s, st), 1);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), evil);
+	ck_assert_int_eq(sqlite3_column_int64(st, 1), (int64_t)1 << 40);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 2), "it's");
+	ck_assert_int_eq(store_step(s, st), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO summaries VALUES (?, ?, "
+	    "?, 0)", "tnt", evil, "h"), -1);	/* text NOT NULL */
+	ck_assert_ptr_nonnull(strstr(store_err(s), "NOT NULL"));
+	ck_assert_int_eq(store_exec(s, "SELECT ?", "x", 1), -1);
+	store_close(s);
+}
+END_TEST
+
+/* ---- locks ------------------------------------------------------------ */
+
+START_TEST(test_locks)
+{
+	struct store	*s = open_ok(NULL);
+	int64_t		 exp1, now = (int64_t)time(NULL);
+
+	ck_assert_int_eq(store_lock(s, "L", "a", 600), 1);
+	exp1 = q_int(s, "SELECT expires_at FROM workflow_locks");
+	ck_assert(exp1 >= now + 600 && exp1 <= now + 602);
+	ck_assert_int_eq(store_lock(s, "L", "b", 600), 0);
+	ck_assert_int_eq(store_lock(s, "L", "a", 900), 1);	/* renewed */
+	ck_assert(q_int(s, "SELECT expires_at FROM workflow_locks") > exp1);
+	ck_assert_int_eq(store_unlock(s, "L", "b"), 0);	/* not b's */
+	ck_assert_int_eq(store_lock(s, "L", "b", 600), 0);
+	ck_assert_int_eq(store_unlock(s, "L", "a"), 1);
+	ck_assert_int_eq(store_lock(s, "L", "b", 600), 1);
+
+	/* An expired lock is free. */
+	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks (lock_id, "
+	    "owner, expires_at) VALUES ('E', 'dead', ?)", "i", now - 1), 1);
+	ck_assert_int_eq(store_lock(s, "E", "a", 600), 1);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM workflow_locks WHERE "
+	    "owner = 'dead'"), 0);
+
+	ck_assert_int_eq(store_lock(s, "M", "a", 600), 1);
+	ck_assert_int_eq(store_unlock_owner(s, "a"), 2);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM workflow_locks"), 1);
+	ck_assert_int_eq(store_lock(s, "E", "c", 600), 1);
+	ck_assert_int_eq(store_unlock_owner(s, "nobody"), 0);
+	store_close(s);
+}
+END_TEST
+
+/* A lock whose process is gone is free before it expires; one whose
+ * process lives (or is unknown: pid 0) is not. */
+START_TEST(test_lock_orphans)
+{
+	struct store	*s = open_ok(NULL);
+	int64_t		 later = (int64_t)time(NULL) + 600;
+	pid_t		 gone;
+	int		 st;
+
+	if ((gone = fork()) == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(gone, &st, 0), gone);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks (lock_id, "
+	    "owner, expires_at, pid) VALUES ('G', 'killed', ?, ?), "
+	    "('P', 'parent', ?, ?), ('U', 'old', ?, 0)",
+	    "iiiii", later, (int64_t)gone, later, (int64_t)getppid(), later),
+	    3);
+	ck_assert_int_eq(store_lock(s, "G", "me", 600), 1);
+	ck_assert_int_eq(q_int(s, "SELECT pid FROM workflow_locks WHERE "
+	    "lock_id = 'G'"), getpid());
+	ck_assert_int_eq(store_lock(s, "P", "me", 600), 0);
+	ck_assert_int_eq(store_lock(s, "U", "me", 600), 0);
+	store_close(s);
+}
+END_TEST
+
+/* A lock taken by a process that lives is kept; once its pid stands
+ * for another process (another start time), it is free. */
+START_TEST(test_lock_pid_reused)
+{
+	struct store	*s = open_ok(NULL), *c;
+	char		 err[STORE_ERRLEN], x = 'x';
+	int		 held[2], done[2], st;
+	pid_t		 pid;
+
+	ck_assert_int_eq(pipe(held), 0);
+	ck_assert_int_eq(pipe(done), 0);
+	if ((pid = fork()) == 0) {
+		c = store_open(t_db, NULL, err);
+		if (c == NULL || store_lock(c, "R", "child", 600) != 1)
+			_exit(1);
+		(void)write(held[1], &x, 1);
+		(void)read(done[0], &x, 1);	/* until the parent is done */
+		_exit(0);
+	}
+	ck_assert_int_eq(read(held[0], &x, 1), 1);
+	ck_assert_int_gt(q_int(s, "SELECT pid_start FROM workflow_locks"), 0);
+	ck_assert_int_eq(store_lock(s, "R", "me", 600), 0);
+	ck_assert_int_eq(store_exec(s, "UPDATE workflow_locks SET pid_start "
+	    "= pid_start + 1", ""), 1);
+	ck_assert_int_eq(store_lock(s, "R", "me", 600), 1);
+	(void)write(done[1], &x, 1);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	store_close(s);
+}
+END_TEST
+
+/* ---- waiting for another process's write lock ------------------------ */
+
+/* A child that holds a write transaction for hold_ms; returns when it
+ * holds it. */
+static pid_t
+hold_lock(int hold_ms)
+{
+	struct store	*s;
+	char		 err[STORE_ERRLEN], c = 'x';
+	int		 p[2];
+	pid_t		 pid;
+
+	store_close(open_ok(NULL));	/* migrated before the race */
+	ck_assert_int_eq(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		if ((s = store_open(t_db, NULL, err)) == NULL ||
+		    store_begin(s) == -1 || store_exec(s, "INSERT INTO "
+		    "discussions VALUES ('held', 0)", "") != 1)
+			_exit(1);
+		(void)write(p[1], &c, 1);
+		sleep_ms(hold_ms);
+		_exit(store_commit(s) == 0 ? 0 : 1);
+	}
+	close(p[1]);
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+static void
+reap(pid_t pid)
+{
+	int	 st;
+
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+struct waits {
+	int		 w_calls;
+	int		 w_stop_at;	/* say "give up" at this call; 0 never */
+	uint64_t	 w_last;
+	uint64_t	 w_max_gap;
+};
+
+static int
+count_wait(void *arg)
+{
+	struct waits	*w = arg;
+	uint64_t	 now = clock_mono_ms();
+
+	if (w->w_last != 0 && now - w->w_last > w->w_max_gap)
+		w->w_max_gap = now - w->w_last;
+	w->w_last = now;
+	w->w_calls++;
+	return w->w_stop_at != 0 && w->w_calls >= w->w_stop_at;
+}
+
+START_TEST(test_busy_waits_with_callbacks)
+{
+	struct waits	 w = { 0 };
+	struct store	*s;
+	pid_t		 pid = hold_lock(1000);
+	uint64_t	 t0 = clock_mono_ms(), dt;
+
+	s = open_ok(&(struct store_opts){ .so_on_wait = count_wait,
+	    .so_arg = &w });
+	w.w_last = t0;
+	ck_assert_msg(store_begin(s) == 0, "%s", store_err(s));
+	dt = clock_mono_ms() - t0;
+	ck_assert_msg(dt >= 800, "got the lock after %llu ms",
+	    (unsigned long long)dt);
+	ck_assert_msg(w.w_calls >= 3, "on_wait called %d times", w.w_calls);
+	ck_assert_msg(w.w_max_gap <= 450, "on_wait silent for %llu ms",
+	    (unsigned long long)w.w_max_gap);
+	ck_assert_int_eq(store_commit(s), 0);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM discussions WHERE "
+	    "key = 'held'"), 1);
+	store_close(s);
+	reap(pid);
+}
+END_TEST
+
+START_TEST(test_busy_gives_up_when_told)
+{
+	struct waits	 w = { .w_stop_at = 2 };
+	struct store	*s;
+	pid_t		 pid = hold_lock(2000);
+	uint64_t	 t0 = clock_mono_ms(), dt;
+
+	s = open_ok(&(struct store_opts){ .so_on_wait = count_wait,
+	    .so_arg = &w });
+	ck_assert_int_eq(store_lock(s, "L", "me", 60), -1);
+	dt = clock_mono_ms() - t0;
+	ck_assert_msg(dt < 1000, "gave up after %llu ms",
+	    (unsigned long long)dt);
+	ck_assert_int_eq(w.w_calls, 2);
+	ck_assert(store_gave_up(s));
+	ck_assert_msg(strstr(store_err(s), "stopped") != NULL, "%s",
+	    store_err(s));
+	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));
+	store_close(s);
+	reap(pid);
+}
+END_TEST
+
+START_TEST(test_busy_timeout)
+{
+	struct store	*s;
+	pid_t		 pid = hold_lock(1500);
+	uint64_t	 t0 = clock_mono_ms(), dt;
+
+	s = open_ok(&(struct store_opts){ .so_busy_ms = 300 });
+	ck_assert_int_eq(store_begin(s), -1);
+	dt = clock_mono_ms() - t0;
+	ck_assert_msg(dt >= 290 && dt < 1000, "gave up after %llu ms",
+	    (unsigned long long)dt);
+	ck_assert(!store_gave_up(s));
+	ck_assert_msg(strstr(store_err(s), "locked") != NULL &&
+	    strstr(store_err(s), "waited 300 ms") != NULL, "%s",
+	    store_err(s));
+	store_close(s);
+	reap(pid);
+}
+END_TEST
+
+/* ---- processes killed while writing ------------------------------------ */
+
+#define NWRITERS	8
+#define NKILLS		200
+#define MAXGEN		(NKILLS + 2)
+
+/* A row's text follows from its hash: a torn or mixed-up row shows. */
+static void
+row_text(const char *hash, char *out, size_t outlen)
+{
+	char	 d[SHA256_HEXLEN];
+	size_t	 n, len;
+
+	sha256_hex(hash, strlen(hash), d);
+	len = 300 + strtoul((char[]){ d[0], d[1], d[2], '\0' }, NULL, 16) % 2700;
+	if (len >= outlen)
+		len = outlen - 1;
+	for (n = 0; n < len; n++)
+		out[n] = d[n % 64];
+	out[len] = '\0';
+}
+
+static void
+writer_fail(struct store *s, const char *err)
+{
+	fprintf(stderr, "writer %d: %s\n", (int)getpid(),
+	    s != NULL ? store_err(s) : err);
+	_exit(3);
+}
+
+/* Where writer slot.gen logs what it committed. */
+static char *
+log_path(int slot, int gen, char *out, size_t outlen)
+{
+	snprintf(out, outlen, "%s/committed.%d.%d", t_dir, slot, gen);
+	return out;
+}
+
+/* Loops until killed: a lock, a row, a line in its log once committed,
+ * the lock given back. */
+static void
+writer(int slot, int gen)
+{
+	char		 err[STORE_ERRLEN], hash[48], owner[32], lk[8];
+	char		 text[3200], line[56], log[128];
+	struct store	*s;
+	int		 fd, seq, n;
+
+	log_path(slot, gen, log, sizeof(log));
+	if ((fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0600)) == -1 ||
+	    (s = store_open(t_db, NULL, err)) == NULL)
+		writer_fail(NULL, err);
+	snprintf(owner, sizeof(owner), "w%d.%d", slot, gen);
+	for (seq = 0;; seq++) {
+		snprintf(hash, sizeof(hash), "w%d.%d.%d", slot, gen, seq);
+		snprintf(lk, sizeof(lk), "lk%d", seq % 3);
+		row_text(hash, text, sizeof(text));
+		if (store_lock(s, lk, owner, 2) == -1 || store_begin(s) == -1 ||
+		    store_exec(s, "INSERT INTO memories (discussion, text, "
+		    "hash, created_at) VALUES ('X', ?, ?, ?)", "tti", text, hash,
+		    (int64_t)time(NULL)) != 1 || store_commit(s) == -1)
+			writer_fail(s, NULL);
+		n = snprintf(line, sizeof(line), "%s\n", hash);
+		if (write(fd, line, (size_t)n) != n)
+			writer_fail(NULL, "log write");
+		if (store_unlock(s, lk, owner) == -1)
+			writer_fail(s, NULL);
+	}
+}
+
+static pid_t
+spawn_writer(int slot, int gen)
+{
+	pid_t	 pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		writer(slot, gen);
+	return pid;
+}
+
+static void
+kill_writer(pid_t pid)
+{
+	int	 st;
+
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	    "a writer stopped by itself (status %d): see its message", st);
+}
+
+/* Per writer generation: rows in the database and lines in the log. */
+struct tally {
+	int	 t_rows[NWRITERS][MAXGEN];
+	int	 t_maxseq[NWRITERS][MAXGEN];
+	int	 t_logged[NWRITERS][MAXGEN];
+	int	 t_gens[NWRITERS];
+};
+
+static int
+check_rows(struct store *s, struct tally *t)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT hash, text FROM memories");
+	char		 text[3200];
+	const char	*h;
+	int		 w, g, q, r, total = 0;
+
+	while ((r = store_step(s, st)) == 1) {
+		h = (const char *)sqlite3_column_text(st, 0);
+		ck_assert_int_eq(sscanf(h, "w%d.%d.%d", &w, &g, &q), 3);
+		ck_assert(w >= 0 && w < NWRITERS && g >= 0 && g < MAXGEN);
+		row_text(h, text, sizeof(text));
+		ck_assert_msg(strcmp((const char *)sqlite3_column_text(st, 1),
+		    text) == 0, "row %s: text does not match its hash", h);
+		t->t_rows[w][g]++;
+		if (q > t->t_maxseq[w][g])
+			t->t_maxseq[w][g] = q;
+		total++;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_msg(total >= NKILLS, "only %d rows written", total);
+	return total;
+}
+
+static int
+has_hash(struct store *s, const char *hash)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT count(*) FROM memories "
+			    "WHERE discussion = 'X' AND hash = ?");
+	int		 n;
+
+	ck_assert_int_eq(store_bind(s, st, "t", hash), 0);
+	ck_assert_int_eq(store_step(s, st), 1);
+	n = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return n;
+}
+
+/* Every line a writer logged (after its COMMIT returned) is in the
+ * database, in order. A kill can tear the last line (a write that spans
+ * a page boundary stops at a fatal signal): that one does not count. */
+static void
+check_log(struct store *s, struct tally *t, int w, int g)
+{
+	char	 path[128], line[64], want[48];
+	FILE	*f = fopen(log_path(w, g, path, sizeof(path)), "r");
+	int	 n = 0;
+
+	if (f == NULL)
+		return;		/* killed before it opened its log */
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strchr(line, '\n') == NULL)
+			break;
+		snprintf(want, sizeof(want), "w%d.%d.%d\n", w, g, n);
+		ck_assert_str_eq(line, want);
+		line[strcspn(line, "\n")] = '\0';
+		ck_assert_msg(has_hash(s, line) == 1,
+		    "%s was committed but is missing", line);
+		n++;
+	}
+	fclose(f);
+	t->t_logged[w][g] = n;
+}
+
+/* A writer's rows are numbered from 0 without a gap, and it logged all
+ * of them but perhaps the last: killed between COMMIT and the log. */
+static void
+check_tally(const struct tally *t)
+{
+	int	 w, g, rows, logged;
+
+	for (w = 0; w < NWRITERS; w++)
+		for (g = 0; g <= t->t_gens[w]; g++) {
+			rows = t->t_rows[w][g];
+			logged = t->t_logged[w][g];
+			ck_assert_msg(rows == 0 || t->t_maxseq[w][g] ==
+			    rows - 1, "writer %d.%d: rows with gaps", w, g);
+			ck_assert_msg(logged == rows || logged == rows - 1,
+			    "writer %d.%d: %d rows, %d logged", w, g, rows,
+			    logged);
+		}
+}
+
+static int
+verify(struct tally *t)
+{
+	struct store	*s = open_ok(NULL);
+	sqlite3_stmt	*st;
+	char		 ok[32];
+	int		 w, g, rows;
+
+	ck_assert_str_eq(q_text(s, "PRAGMA integrity_check", ok, sizeof(ok)),
+	    "ok");
+	rows = check_rows(s, t);
+	for (w = 0; w < NWRITERS; w++)
+		for (g = 0; g <= t->t_gens[w]; g++)
+			check_log(s, t, w, g);
+	check_tally(t);
+	st = store_stmt(s, "SELECT owner FROM workflow_locks");
+	while (store_step(s, st) == 1)
+		ck_assert_int_eq(sscanf((const char *)sqlite3_column_text(st,
+		    0), "w%d.%d", &w, &g), 2);
+	store_close(s);
+	return rows;
+}
+
+/* kill -9 a random writer every few milliseconds, NKILLS times, and
+ * start it again; then nothing committed may be lost or torn. */
+START_TEST(test_crash_safety)
+{
+	static struct tally	 t;
+	pid_t			 pid[NWRITERS];
+	struct store		*s = open_ok(NULL);
+	int			 i, k, rows;
+	uint64_t		 t0 = clock_mono_ms();
+
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('X', "
+	    "0)", ""), 1);
+	store_close(s);
+	memset(&t, 0, sizeof(t));
+	srandom((unsigned)getpid());
+	for (i = 0; i < NWRITERS; i++)
+		pid[i] = spawn_writer(i, 0);
+	for (k = 0; k < NKILLS; k++) {
+		sleep_ms(1 + (int)(random() % 8));
+		i = (int)(random() % NWRITERS);
+		kill_writer(pid[i]);
+		pid[i] = spawn_writer(i, ++t.t_gens[i]);
+	}
+	for (i = 0; i < NWRITERS; i++)
+		kill_writer(pid[i]);
+	rows = verify(&t);
+	if (getenv("STORE_VERBOSE") != NULL)
+		fprintf(stderr, "check_store: %d kills, %d rows, %llu ms\n",
+		    NKILLS, rows, (unsigned long long)(clock_mono_ms() - t0));
+}
+END_TEST
+
+static Suite *
+store_suite(void)
+{
+	Suite	*s = suite_create("store");
+	TCase	*tc;
+
+	tc = tcase_create("open");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_open_schema);
+	tcase_add_test(tc, test_fts5_cascade);
+	tcase_add_test(tc, test_reopen);
+	tcase_add_test(tc, test_concurrent_migrate);
+	tcase_add_test(tc, test_migrate_from_1);
+	tcase_add_test(tc, test_newer_schema);
+	tcase_add_test(tc, test_corrupt);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("statements");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_stmt_cache);
+	tcase_add_test(tc, test_bind);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("locks");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_locks);
+	tcase_add_test(tc, test_lock_orphans);
+	tcase_add_test(tc, test_lock_pid_reused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("busy");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_busy_waits_with_callbacks);
+	tcase_add_test(tc, test_busy_gives_up_when_told);
+	tcase_add_test(tc, test_busy_timeout);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("crash");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_crash_safety);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return check_main(store_suite());
+}

@@ -1,0 +1,23 @@
+/* scratchdb.h - unit tests: a store in a fresh temporary folder, removed afterwards. */
+#ifndef SLUICE_SCRATCHDB_H
+#define SLUICE_SCRATCHDB_H
+
+#include <stddef.h>
+
+#include "../../worker/store/store.h"
+
+struct scratchdb {
+	char		 sd_dir[64];	/* /tmp/sluice-<what>.XXXXXX */
+	char		 sd_path[128];	/* sd_dir/sluice.db */
+	struct store	*sd_store;	/* open on it */
+};
+
+/* Make the folder (named after what) and open a store there; fails the
+ * test when it cannot. */
+void	scratchdb_open(struct scratchdb *, const char *what);
+
+/* Close the store (if open) and remove the folder with everything in
+ * it (kept when STORE_KEEP is set in the environment). */
+void	scratchdb_close(struct scratchdb *);
+
+#endif
