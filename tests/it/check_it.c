@@ -348,18 +348,6 @@ START_TEST(backend_cut_midstream)
 }
 END_TEST
 
-static json_t *
-get_json(const char *path)
-{
-	struct it_resp	 r;
-	json_t		*j;
-
-	ck_assert_int_eq(it_request(&T, "GET", path, NULL, &r), 0);
-	j = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return j;
-}
-
 START_TEST(disconnect_cancels_backend_call)
 {
 	char		*body = chat_body(true, "{\"forever\": true, "
@@ -380,10 +368,10 @@ START_TEST(disconnect_cancels_backend_call)
 	ck_assert_ptr_nonnull(strstr(resp.b_data, "data: "));
 	t0 = it_now();
 	while (it_now() - t0 < 2000 && (gone == 0 || busy != 0)) {
-		j = get_json("mock:/mock/stats");
+		j = it_get_json(&T, "mock:/mock/stats");
 		gone = (int)json_integer_value(json_object_get(j, "client_gone"));
 		json_decref(j);
-		j = get_json("/health");
+		j = it_get_json(&T, "/health");
 		busy = (int)json_integer_value(json_object_get(json_object_get(j,
 		    "workers"), "busy"));
 		json_decref(j);
@@ -432,14 +420,14 @@ START_TEST(models_and_health)
 
 	start(NULL);
 	assert_worker_fds_clean();
-	j = get_json("/v1/models");
+	j = it_get_json(&T, "/v1/models");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(j, "data"), 0), "id")), "it");
 	json_decref(j);
-	j = get_json("/models");
+	j = it_get_json(&T, "/models");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "object")), "list");
 	json_decref(j);
-	j = get_json("/health");
+	j = it_get_json(&T, "/health");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
 	json_decref(j);
 	it_stop_clean(&T);
@@ -503,7 +491,7 @@ third_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 
 	if (th->t_done)
 		return;
-	h = get_json("/health");
+	h = it_get_json(&T, "/health");
 	busy = (int)json_integer_value(json_object_get(json_object_get(h,
 	    "workers"), "busy"));
 	queued = (int)json_integer_value(json_object_get(h, "queue"));
@@ -525,7 +513,7 @@ saturated_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 
 	if (*seen)
 		return;
-	h = get_json("/health");
+	h = it_get_json(&T, "/health");
 	if (json_integer_value(json_object_get(h, "queue")) > 0)
 		*seen = strcmp(json_string_value(json_object_get(h, "status")),
 		    "degraded") == 0;
@@ -630,7 +618,7 @@ START_TEST(crashing_worker_costs_one_request)
 	ck_assert(it_log_wait(&T, "exited on signal 6", &from, 2000));
 	/* Both deaths are counted once their exits are reaped. */
 	for (t0 = it_now(); crashes < 2 && it_now() - t0 < 2000; it_sleep(20)) {
-		j = get_json("/health");
+		j = it_get_json(&T, "/health");
 		crashes = json_integer_value(json_object_get(j, "crashes"));
 		json_decref(j);
 	}
@@ -703,7 +691,7 @@ START_TEST(silent_backend_is_not_a_hang)
 	ck_assert_str_eq(ss.ss_text, "late but fine");
 	ck_assert(ss.ss_done && !ss.ss_error);
 	free(ss.ss_text);
-	j = get_json("/health");
+	j = it_get_json(&T, "/health");
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "hung")), 0);
 	json_decref(j);
 	buf_free(&s.s_out);
@@ -725,11 +713,11 @@ START_TEST(deadline_answers_504_and_frees_worker)
 	ck_assert_uint_lt(it_now() - t0, 3000);
 	/* The worker is free again and the backend saw its call end. */
 	while ((busy != 0 || gone != 1) && it_now() - t0 < 5000) {
-		j = get_json("/health");
+		j = it_get_json(&T, "/health");
 		busy = (int)json_integer_value(json_object_get(json_object_get(j,
 		    "workers"), "busy"));
 		json_decref(j);
-		j = get_json("mock:/mock/stats");
+		j = it_get_json(&T, "mock:/mock/stats");
 		gone = (int)json_integer_value(json_object_get(j,
 		    "client_gone"));
 		json_decref(j);
@@ -786,7 +774,7 @@ queued_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 
 	if (*seen)
 		return;
-	h = get_json("/health");
+	h = it_get_json(&T, "/health");
 	*seen = json_integer_value(json_object_get(h, "queue")) == 1 &&
 	    json_integer_value(json_object_get(json_object_get(h, "workers"),
 	    "busy")) == 1 &&
@@ -816,7 +804,7 @@ START_TEST(answer_before_work_after)
 	answered = it_now();
 	ck_assert_uint_lt(answered - t0, 1000);
 	/* The worker is still at work for the answered request. */
-	j = get_json("/admin/workers");
+	j = it_get_json(&T, "/admin/workers");
 	w = json_array_get(json_object_get(j, "workers"), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(w, "state")),
 	    "after");
@@ -877,7 +865,7 @@ START_TEST(kill9_worker_after_answer)
 	ck_assert(!it_log_wait(&T, "retrying", &from, 50));
 	from = start;
 	ck_assert(!it_log_wait(&T, "failed", &from, 50));
-	j = get_json("/health");
+	j = it_get_json(&T, "/health");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "status")), "ok");
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "crashes")), 1);
 	json_decref(j);
@@ -891,37 +879,29 @@ static Suite *
 it_suite(void)
 {
 	Suite	*s = suite_create("integration");
-	TCase	*tc;
 
-#define TC(name, fn) do {						\
-	tc = tcase_create(name);					\
-	tcase_set_timeout(tc, 60);					\
-	tcase_add_test(tc, fn);						\
-	suite_add_tcase(s, tc);						\
-} while (0)
-	TC("nonstream", nonstream_chat);
-	TC("stream", stream_chat);
-	TC("concurrency", concurrent_streams);
-	TC("kill9", kill9_worker_midstream);
-	TC("sigstop", sigstop_worker_is_replaced);
-	TC("bad_requests", bad_requests_get_json_errors);
-	TC("backend_down", backend_down_names_endpoint);
-	TC("backend_errors", backend_errors_are_502);
-	TC("backend_cut", backend_cut_midstream);
-	TC("disconnect", disconnect_cancels_backend_call);
-	TC("models_health", models_and_health);
-	TC("graceful_stop", graceful_stop_finishes_streams);
-	TC("queue_full", full_queue_answers_503);
-	TC("saturated", health_degraded_when_saturated);
-	TC("recycle", workers_recycle_after_max_requests);
-	TC("crash", crashing_worker_costs_one_request);
-	TC("exit_config", config_exit_is_not_respawned);
-	TC("bad_version", version_mismatch_is_not_respawned);
-	TC("silent_backend", silent_backend_is_not_a_hang);
-	TC("deadline", deadline_answers_504_and_frees_worker);
-	TC("after", answer_before_work_after);
-	TC("after_kill9", kill9_worker_after_answer);
-#undef TC
+	test_case(s, "nonstream", nonstream_chat, 60);
+	test_case(s, "stream", stream_chat, 60);
+	test_case(s, "concurrency", concurrent_streams, 60);
+	test_case(s, "kill9", kill9_worker_midstream, 60);
+	test_case(s, "sigstop", sigstop_worker_is_replaced, 60);
+	test_case(s, "bad_requests", bad_requests_get_json_errors, 60);
+	test_case(s, "backend_down", backend_down_names_endpoint, 60);
+	test_case(s, "backend_errors", backend_errors_are_502, 60);
+	test_case(s, "backend_cut", backend_cut_midstream, 60);
+	test_case(s, "disconnect", disconnect_cancels_backend_call, 60);
+	test_case(s, "models_health", models_and_health, 60);
+	test_case(s, "graceful_stop", graceful_stop_finishes_streams, 60);
+	test_case(s, "queue_full", full_queue_answers_503, 60);
+	test_case(s, "saturated", health_degraded_when_saturated, 60);
+	test_case(s, "recycle", workers_recycle_after_max_requests, 60);
+	test_case(s, "crash", crashing_worker_costs_one_request, 60);
+	test_case(s, "exit_config", config_exit_is_not_respawned, 60);
+	test_case(s, "bad_version", version_mismatch_is_not_respawned, 60);
+	test_case(s, "silent_backend", silent_backend_is_not_a_hang, 60);
+	test_case(s, "deadline", deadline_answers_504_and_frees_worker, 60);
+	test_case(s, "after", answer_before_work_after, 60);
+	test_case(s, "after_kill9", kill9_worker_after_answer, 60);
 	return s;
 }
 

@@ -21,22 +21,10 @@ start(const char *settings)
 	it_gateway_start(&T, NULL);
 }
 
-static json_t *
-get_json(const char *path)
-{
-	struct it_resp	 r;
-	json_t		*j;
-
-	ck_assert_int_eq(it_request(&T, "GET", path, NULL, &r), 0);
-	j = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return j;
-}
-
 static json_int_t
 mock_stat(const char *key)
 {
-	json_t		*j = get_json("mock:/mock/stats");
+	json_t		*j = it_get_json(&T, "mock:/mock/stats");
 	json_int_t	 v = json_integer_value(json_object_get(j, key));
 
 	json_decref(j);
@@ -306,7 +294,7 @@ START_TEST(ollama_chat_whole_and_generate)
 	json_decref(j);
 	it_resp_free(&r);
 	/* The tags became a system and a user message for the backend. */
-	j = get_json("mock:/mock/requests");
+	j = it_get_json(&T, "mock:/mock/requests");
 	sent = json_object_get(json_array_get(j, json_array_size(j) - 1),
 	    "body");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
@@ -325,13 +313,13 @@ START_TEST(tags_version_and_completions)
 	struct sse_summary ss;
 
 	start(NULL);
-	j = get_json("/api/tags");
+	j = it_get_json(&T, "/api/tags");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(j, "models"), 0), "name")), "it");
 	ck_assert_uint_eq(strlen(json_string_value(json_object_get(
 	    json_array_get(json_object_get(j, "models"), 0), "digest"))), 64);
 	json_decref(j);
-	j = get_json("/api/version");
+	j = it_get_json(&T, "/api/version");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "version")),
 	    "0.9");
 	json_decref(j);
@@ -397,9 +385,9 @@ START_TEST(ps_and_show)
 	json_t		*tags, *ps, *show, *tag, *run, *caps;
 
 	start(NULL);
-	tags = get_json("/api/tags");
+	tags = it_get_json(&T, "/api/tags");
 	tag = json_array_get(json_object_get(tags, "models"), 0);
-	ps = get_json("/api/ps");
+	ps = it_get_json(&T, "/api/ps");
 	ck_assert_uint_eq(json_array_size(json_object_get(ps, "models")), 1);
 	run = json_array_get(json_object_get(ps, "models"), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(run, "name")), "it");
@@ -627,7 +615,7 @@ START_TEST(midstream_disconnect_latency)
 	}
 	qsort(ms, 200, sizeof(ms[0]), cmp_long);
 	ck_assert_msg(ms[197] < 250, "p99 %ld ms (max %ld)", ms[197], ms[199]);
-	h = get_json("/health");
+	h = it_get_json(&T, "/health");
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(h,
 	    "workers"), "busy")), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(h, "crashes")), 0);
@@ -746,28 +734,20 @@ static Suite *
 it_api_suite(void)
 {
 	Suite	*s = suite_create("integration-api");
-	TCase	*tc;
 
-#define TC(name, fn, secs) do {						\
-	tc = tcase_create(name);					\
-	tcase_set_timeout(tc, secs);					\
-	tcase_add_test(tc, fn);						\
-	suite_add_tcase(s, tc);						\
-} while (0)
-	TC("ollama_stream", ollama_chat_streams_ndjson, 60);
-	TC("ollama_whole", ollama_chat_whole_and_generate, 60);
-	TC("ollama_think", ollama_think_false_hides_thinking, 60);
-	TC("ollama_tool_calls", ollama_tool_calls_before_the_final_line, 60);
-	TC("tags_completions", tags_version_and_completions, 60);
-	TC("ps_show", ps_and_show, 60);
-	TC("delete", delete_cancels_by_request_id, 60);
-	TC("idempotency", idempotency_key_displaces_older_request, 60);
-	TC("nonstream_disconnect", nonstream_disconnect_cancels, 60);
-	TC("silent_disconnect", silent_phase_disconnect_cancels, 60);
-	TC("disconnect_latency", midstream_disconnect_latency, 120);
-	TC("no_leak", no_leak_between_requests, 600);
-	TC("metrics", metrics_and_access_log_move, 60);
-#undef TC
+	test_case(s, "ollama_stream", ollama_chat_streams_ndjson, 60);
+	test_case(s, "ollama_whole", ollama_chat_whole_and_generate, 60);
+	test_case(s, "ollama_think", ollama_think_false_hides_thinking, 60);
+	test_case(s, "ollama_tool_calls", ollama_tool_calls_before_the_final_line, 60);
+	test_case(s, "tags_completions", tags_version_and_completions, 60);
+	test_case(s, "ps_show", ps_and_show, 60);
+	test_case(s, "delete", delete_cancels_by_request_id, 60);
+	test_case(s, "idempotency", idempotency_key_displaces_older_request, 60);
+	test_case(s, "nonstream_disconnect", nonstream_disconnect_cancels, 60);
+	test_case(s, "silent_disconnect", silent_phase_disconnect_cancels, 60);
+	test_case(s, "disconnect_latency", midstream_disconnect_latency, 120);
+	test_case(s, "no_leak", no_leak_between_requests, 600);
+	test_case(s, "metrics", metrics_and_access_log_move, 60);
 	return s;
 }
 

@@ -47,22 +47,10 @@ chat_body(bool stream, const char *mock_json)
 	return s;
 }
 
-static json_t *
-get_json(const char *path)
-{
-	struct it_resp	 r;
-	json_t		*j;
-
-	ck_assert_int_eq(it_request(&T, "GET", path, NULL, &r), 0);
-	j = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return j;
-}
-
 static json_int_t
 mock_requests(void)
 {
-	json_t		*j = get_json("mock:/mock/stats");
+	json_t		*j = it_get_json(&T, "mock:/mock/stats");
 	json_int_t	 v = json_integer_value(json_object_get(j, "requests"));
 
 	json_decref(j);
@@ -83,7 +71,7 @@ metric(const char *series)
 static void
 assert_calls_serialized(void)
 {
-	json_t		*a = get_json("mock:/mock/requests");
+	json_t		*a = it_get_json(&T, "mock:/mock/requests");
 	json_int_t	 end0, start1;
 
 	ck_assert_uint_eq(json_array_size(a), 2);
@@ -113,7 +101,7 @@ watch_waiting(struct it *t, struct it_stream *s, size_t n, void *arg)
 		return;
 	if (metric(SLOTS_WAITING) == 1 && metric(SLOTS_USED) == 1)
 		sn->waiting_seen = true;
-	j = get_json("/admin/workers");
+	j = it_get_json(&T, "/admin/workers");
 	json_array_foreach(json_object_get(j, "workers"), i, w)
 		if (strstr(json_string_value(json_object_get(w, "phase")),
 		    "waiting for a slot on endpoint Mock") != NULL)
@@ -251,7 +239,7 @@ END_TEST
 static pid_t
 slot_holder(void)
 {
-	json_t		*j = get_json("/admin/workers"), *w;
+	json_t		*j = it_get_json(&T, "/admin/workers"), *w;
 	size_t		 i;
 	pid_t		 pid = 0;
 	const char	*st, *ph;

@@ -133,22 +133,10 @@ START_TEST(watchdog_stops_when_wedged)
 }
 END_TEST
 
-static json_t *
-get_json(const char *path)
-{
-	struct it_resp	 r;
-	json_t		*j;
-
-	ck_assert_int_eq(it_request(&T, "GET", path, NULL, &r), 0);
-	j = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return j;
-}
-
 static json_int_t
 health_workers(const char *key)
 {
-	json_t		*j = get_json("/health");
+	json_t		*j = it_get_json(&T, "/health");
 	json_int_t	 v = json_integer_value(json_object_get(
 			    json_object_get(j, "workers"), key));
 
@@ -407,23 +395,15 @@ static Suite *
 ops_suite(void)
 {
 	Suite	*s = suite_create("operations");
-	TCase	*tc;
 
-#define TC(name, fn, secs) do {						\
-	tc = tcase_create(name);					\
-	tcase_set_timeout(tc, secs);					\
-	tcase_add_test(tc, fn);						\
-	suite_add_tcase(s, tc);						\
-} while (0)
-	TC("notify", notify_protocol, 60);
-	TC("watchdog", watchdog_stops_when_wedged, 60);
-	TC("reload_storm", reload_storm_under_load, 120);
-	TC("broken_reload", broken_reload_keeps_serving, 60);
-	TC("scale", scale_up_and_down_under_load, 120);
-	TC("recycle", recycling_under_load, 60);
-	TC("auth", api_and_admin_keys, 60);
-	TC("drain_fresh", drain_answers_fresh_connections, 60);
-#undef TC
+	test_case(s, "notify", notify_protocol, 60);
+	test_case(s, "watchdog", watchdog_stops_when_wedged, 60);
+	test_case(s, "reload_storm", reload_storm_under_load, 120);
+	test_case(s, "broken_reload", broken_reload_keeps_serving, 60);
+	test_case(s, "scale", scale_up_and_down_under_load, 120);
+	test_case(s, "recycle", recycling_under_load, 60);
+	test_case(s, "auth", api_and_admin_keys, 60);
+	test_case(s, "drain_fresh", drain_answers_fresh_connections, 60);
 	return s;
 }
 

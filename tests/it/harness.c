@@ -527,6 +527,18 @@ it_mock_requests(struct it *t)
 }
 
 json_t *
+it_get_json(struct it *t, const char *path)
+{
+	struct it_resp	 r;
+	json_t		*j;
+
+	ck_assert_int_eq(it_request(t, "GET", path, NULL, &r), 0);
+	j = it_json(r.r_body.b_data);
+	it_resp_free(&r);
+	return j;
+}
+
+json_t *
 it_mock_log(struct it *t, bool clear)
 {
 	struct it_resp	 r;
@@ -999,15 +1011,10 @@ Suite *
 it_suite_cases(const char *name, const struct it_case *c, size_t n, int timeout_s)
 {
 	Suite	*s = suite_create(name);
-	TCase	*tc;
 	size_t	 i;
 
-	for (i = 0; i < n; i++) {
-		tc = tcase_create(c[i].ic_name);
-		tcase_set_timeout(tc, timeout_s);
-		tcase_add_test(tc, c[i].ic_test);
-		suite_add_tcase(s, tc);
-	}
+	for (i = 0; i < n; i++)
+		(void)test_case(s, c[i].ic_name, c[i].ic_test, timeout_s);
 	return s;
 }
 

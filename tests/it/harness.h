@@ -211,6 +211,10 @@ json_t	*it_mock_log(struct it *, bool clear);
 /* How many requests the mock has received (its /mock/stats). */
 long long	it_mock_requests(struct it *);
 
+/* GET path (as it_request takes it) and its body as JSON; the test
+ * fails on a failed request or invalid JSON. Caller decrefs. */
+json_t	*it_get_json(struct it *, const char *path);
+
 /* Parse JSON (test fails on invalid JSON). */
 json_t	*it_json(const char *text);
 

@@ -1976,9 +1976,8 @@ sup_suite(void)
 	TCase	*tc;
 
 #define TC(name, ...) do {						\
-	tc = tcase_create(name);					\
+	tc = test_case(s, name, NULL, 0);				\
 	__VA_ARGS__							\
-	suite_add_tcase(s, tc);						\
 } while (0)
 #define T(fn)	tcase_add_test(tc, fn);
 	TC("startup", T(spawns_min_and_becomes_ready)
