@@ -308,6 +308,23 @@ check_timestamps_OBJS	:= $(BASE) $(call obj,worker/memory/timestamps.c \
 			    worker/store/store_stmt.c common/sha256.c \
 			    tests/scratchdb.c)
 check_timestamps_LIBS	:= $(LIBS_SQLITE)
+# memory writing, the LLM call stubbed (tests/stubs_ask.c)
+check_memgen_OBJS	:= $(BASE) $(call obj,worker/memory/memory.c \
+			    worker/memory/memgen.c worker/memory/mem_file.c \
+			    worker/memory/mem_condense.c worker/memory/mem_state.c \
+			    worker/memory/mem_vector.c worker/memory/mem_chunk.c \
+			    worker/memory/mem_read.c worker/memory/mem_text.c \
+			    worker/memory/memstore.c worker/memory/vecmem.c \
+			    worker/memory/vecmem_text.c worker/memory/kwsearch.c \
+			    worker/store/store.c \
+			    worker/store/store_lock.c worker/store/store_schema.c \
+			    worker/store/store_stmt.c worker/core/node.c \
+			    worker/core/vars.c worker/core/msgs.c \
+			    common/textchunk.c common/tokens.c common/sha256.c \
+			    common/json.c common/jsonw.c $(PYFMT_SRCS) common/conf.c \
+			    common/names.c tests/stubs_ask.c tests/nodectx.c \
+			    tests/fakerq.c tests/scratchdb.c)
+check_memgen_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
@@ -344,6 +361,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_groupchat check_users check_store check_memory check_vecmem \
 		   check_cache check_pyfmt \
 		   check_timestamps check_registry check_urls \
+		   check_memgen \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
