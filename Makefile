@@ -325,6 +325,14 @@ check_memgen_OBJS	:= $(BASE) $(call obj,worker/memory/memory.c \
 			    common/names.c tests/stubs_ask.c tests/nodectx.c \
 			    tests/fakerq.c tests/scratchdb.c)
 check_memgen_LIBS	:= $(LIBS_SQLITE)
+# the memory node types through the registry (tests/stubs_nodes.c stands
+# in for the handlers not linked), the LLM call stubbed
+check_memnodes_OBJS	:= $(check_memgen_OBJS) $(call obj,worker/engine/registry.c \
+			    worker/nodes/node_memory.c worker/nodes/node_memwrite.c \
+			    worker/nodes/node_summary.c worker/nodes/node_kwsearch.c \
+			    worker/nodes/node_vecsearch.c \
+			    worker/nodes/node_unsupported.c tests/stubs_nodes.c)
+check_memnodes_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
@@ -361,7 +369,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_groupchat check_users check_store check_memory check_vecmem \
 		   check_cache check_pyfmt \
 		   check_timestamps check_registry check_urls \
-		   check_memgen \
+		   check_memgen check_memnodes \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
