@@ -333,6 +333,21 @@ check_memnodes_OBJS	:= $(check_memgen_OBJS) $(call obj,worker/engine/registry.c 
 			    worker/nodes/node_vecsearch.c \
 			    worker/nodes/node_unsupported.c tests/stubs_nodes.c)
 check_memnodes_LIBS	:= $(LIBS_SQLITE)
+# Standard, ImageProcessor, the sub-workflow nodes and WorkflowLock: the
+# LLM call stubbed, workflows run by tests/nodectx.c's fake engine
+check_llmnodes_OBJS	:= $(BASE) $(call obj,worker/engine/registry.c \
+			    worker/nodes/node_standard.c worker/nodes/node_image.c \
+			    worker/nodes/node_sub.c worker/nodes/node_lock.c \
+			    worker/nodes/node_unsupported.c worker/core/node.c \
+			    worker/core/vars.c worker/core/vars_json.c \
+			    worker/core/msgs.c worker/core/msgs_edit.c \
+			    worker/store/store.c worker/store/store_lock.c \
+			    worker/store/store_schema.c worker/store/store_stmt.c \
+			    common/sha256.c common/json.c common/jsonw.c \
+			    $(PYFMT_SRCS) common/conf.c common/names.c \
+			    tests/stubs_nodes.c tests/stubs_ask.c tests/nodectx.c \
+			    tests/fakerq.c tests/scratchdb.c)
+check_llmnodes_LIBS	:= $(LIBS_SQLITE)
 check_it_OBJS		:= $(BASE) $(call obj,tests/it/harness.c)
 check_it_api_OBJS	:= $(check_it_OBJS)
 check_clients_OBJS	:= $(check_it_OBJS)
@@ -369,7 +384,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_groupchat check_users check_store check_memory check_vecmem \
 		   check_cache check_pyfmt \
 		   check_timestamps check_registry check_urls \
-		   check_memgen check_memnodes \
+		   check_memgen check_memnodes check_llmnodes \
 		   $(foreach t,check_clean check_metrics check_adapters \
 		     check_nodes check_vars,\
 		     $(if $(wildcard tests/$(t).c),$(t)))
