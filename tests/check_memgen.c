@@ -1069,6 +1069,35 @@ START_TEST(condense_in_round)
 }
 END_TEST
 
+/* A round from scratch that stops early (an empty answer) seeds the
+ * tracker with the last memory it stored, so what it made is not
+ * condensed at once. */
+START_TEST(condense_seed_after_short_round)
+{
+	json_t	*s = condensing(2, 0);
+	char	 h[SHA256_HEXLEN];
+
+	json_object_set_new(s, "lookbackStartTurn", json_integer(0));
+	nodectx_settings(&C, s);
+	talk(1, 4);
+	fakeask_answer("A1");
+	fakeask_answer("A2");
+	fakeask_answer("A3");
+	fakeask_answer(" ");
+	gen_ok(false);
+	ck_assert_uint_eq(fakeask_ncalls(), 4);
+	ck_ledger("A1|A2|A3");
+	sha256_hex("m3", 2, h);
+	ck_tracker(h);
+	/* the chunk left is made next time; one new memory is not two */
+	fakeask_answer("A4");
+	gen_ok(false);
+	ck_assert_uint_eq(fakeask_ncalls(), 5);
+	ck_ledger("A1|A2|A3|A4");
+	ck_tracker(h);
+}
+END_TEST
+
 /* ---- the state document ---------------------------------------------- */
 
 static int
@@ -1607,6 +1636,7 @@ memgen_suite(void)
 	tcase_add_test(tc, condense_thresholds);
 	tcase_add_test(tc, condense_empty_answer);
 	tcase_add_test(tc, condense_in_round);
+	tcase_add_test(tc, condense_seed_after_short_round);
 	tc = tcase(s, "state_document");
 	tcase_add_test(tc, state_merge);
 	tcase_add_test(tc, state_off);
