@@ -38,7 +38,8 @@ teardown(void)
 static int
 run(json_t *node, struct buf *out, bool *streamed, struct wresult *res)
 {
-	const char	*type = json_string_value(json_object_get(node, "type"));
+	const char	*type = json_string_value(json_object_get(node,
+			    "type"));
 	const struct node_type *t = node_type_find(type);
 
 	ck_assert_msg(t != NULL, "no node type %s", type);
@@ -365,8 +366,9 @@ START_TEST(custom_overrides)
 	for (i = 0; i < 3; i++)
 		nodectx_flow_reply(&C, "", 0);
 	ck_out(nodectx_json("{s:s, s:s, s:s, s:s, s:s, s:s}", "type",
-	    "CustomWorkflow", "workflowName", "c", "firstNodeSystemPromptOverride",
-	    "FS {name}", "systemPromptOverride", "PLAIN S",
+	    "CustomWorkflow", "workflowName", "c",
+	    "firstNodeSystemPromptOverride", "FS {name}",
+	    "systemPromptOverride", "PLAIN S",
 	    "firstNodePromptOverride", "FP", "promptOverride", "PLAIN P"), "");
 	f = nodectx_flow(&C, 0);
 	ck_assert_str_eq(f->nf_system, "FS Ann");
@@ -521,7 +523,8 @@ START_TEST(conditional_default_content)
 	ck_assert(streamed);
 	ck_assert_str_eq(out.b_data, "Sorry Ann, no.");
 	ck_assert_str_eq(C.nc_rq.fr_text.b_data, "Sorry Ann, no.");
-	ck_assert_int_eq(C.nc_rq.fr_emits, 5);	/* "Sorry" " " "Ann," " " "no." */
+	/* "Sorry", " ", "Ann,", " ", "no." */
+	ck_assert_int_eq(C.nc_rq.fr_emits, 5);
 	ck_assert_uint_eq(C.nc_nflows, 1);
 	buf_free(&out);
 }

@@ -336,8 +336,9 @@ START_TEST(llm_call_shape)
 	json_t		*node = node_of("QualityMemory");
 	struct buf	 out = BUF_INIT;
 	struct wresult	 res;
-	char		*pr = memory_fill("P {name}: [TextChunk]", "[TextChunk]",
-			    "Bob said {name} and {{x}}", (char *)NULL);
+	char		*pr = memory_fill("P {name}: [TextChunk]",
+			    "[TextChunk]", "Bob said {name} and {{x}}",
+			    (char *)NULL);
 
 	fakeask_answer("the memory");
 	memset(&res, 0, sizeof(res));
@@ -966,7 +967,8 @@ START_TEST(condense_oldest_new)
 	    "</memories_to_condense>");
 	ck_prompt_has(0, "<preceding_memories>\n" NO_PRECEDING "\n"
 	    "</preceding_memories>");
-	ck_assert_str_eq(C.nc_rq.fr_phase, "wf node 3/5: condensing 2 memories");
+	ck_assert_str_eq(C.nc_rq.fr_phase,
+	    "wf node 3/5: condensing 2 memories");
 }
 END_TEST
 
@@ -1155,7 +1157,8 @@ repeat(char c, size_t n)
 
 START_TEST(state_merge)
 {
-	char			*facts[] = { "Ann likes tea", "Bob is 40", NULL };
+	char			*facts[] = { "Ann likes tea", "Bob is 40",
+				    NULL };
 	const struct nc_flow	*f;
 	struct wresult		 res;
 
@@ -1270,7 +1273,8 @@ vector_settings(void)
 	json_t	*s = settings();
 
 	json_object_set_new(s, "useVectorForQualityMemory", json_true());
-	json_object_set_new(s, "vectorMemoryEndpointName", json_string("vec-ep"));
+	json_object_set_new(s, "vectorMemoryEndpointName",
+	    json_string("vec-ep"));
 	json_object_set_new(s, "vectorMemoryPreset", json_string("vec-pre"));
 	json_object_set_new(s, "vectorMemoryChunkEstimatedTokenSize",
 	    json_integer(1));

@@ -43,7 +43,8 @@ teardown(void)
 static int
 run(json_t *node, struct buf *out, struct wresult *res)
 {
-	const char	*type = json_string_value(json_object_get(node, "type"));
+	const char	*type = json_string_value(json_object_get(node,
+			    "type"));
 	const struct node_type *t = node_type_find(type);
 	bool		 streamed;
 	int		 rc;
@@ -293,7 +294,8 @@ summarizer(long loop, long min)
 	json_t	*n = nodectx_json("{s:s, s:s, s:s, s:s, s:s}", "type",
 		    "chatSummarySummarizer", "endpointName", "sum-ep", "preset",
 		    "sum-pre", "systemPrompt", "SYS {name}",
-		    "prompt", "Summary: [CHAT_SUMMARY]\nNew: [LATEST_MEMORIES]");
+		    "prompt",
+		    "Summary: [CHAT_SUMMARY]\nNew: [LATEST_MEMORIES]");
 
 	if (loop > 0)
 		json_object_set_new(n, "loopIfMemoriesExceed",
@@ -316,7 +318,8 @@ START_TEST(summarizer_batches)
 	ck_assert_str_eq(fakeask_call(0)->ac_endpoint, "sum-ep");
 	ck_assert_str_eq(fakeask_call(0)->ac_preset, "sum-pre");
 	ck_assert_str_eq(fakeask_call(0)->ac_system, "SYS Ann");
-	ck_prompt(0, "Summary: " NO_SUMMARY "\nNew: t1" SUMSEP "t2" SUMSEP "t3");
+	ck_prompt(0, "Summary: " NO_SUMMARY "\nNew: t1" SUMSEP "t2" SUMSEP
+	    "t3");
 	/* the summary's braces reach the next prompt as they are */
 	ck_prompt(1, "Summary: S1 {name}\nNew: t4" SUMSEP "t5" SUMSEP "t6");
 	ck_summary("S2@h6");

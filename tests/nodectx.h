@@ -48,7 +48,7 @@ struct nodectx {
 	struct vars		*nc_vars;	/* name=Ann */
 	struct vars		*nc_early;
 	json_t			*nc_user_json;	/* the user file */
-	struct conf_user	 nc_user;	/* u_workflow_folder NC_FOLDER */
+	struct conf_user	 nc_user;	/* its folder NC_FOLDER */
 	struct wmsgs		 nc_msgs;	/* the conversation */
 	const char		*nc_discussion;	/* "" none (the default) */
 	struct str		 nc_scope;	/* the API key's, empty none */
