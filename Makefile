@@ -258,7 +258,8 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_store check_memory check_vecmem check_cache \
 		   check_pyfmt check_timestamps check_registry check_urls \
 		   check_clean check_metrics check_adapters check_nodes \
-		   check_vars check_origin
+		   check_vars check_origin check_memgen check_memnodes \
+		   check_llmnodes
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -329,6 +330,25 @@ check_vecmem_A		:= STORE
 check_timestamps_OBJS	:= $(call obj,worker/memory/timestamps.c) $(SCRATCHDB)
 check_timestamps_A	:= STORE CORE
 check_origin_OBJS	:= $(call obj,gateway/origin.c)
+# Memory writing, the memory nodes, and the nodes that call an LLM, run
+# a workflow or take a lock: the LLM call stubbed (stubs_ask.c), the
+# request a fake loop and engine with a scratch store (nodectx.c).
+NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c)
+check_memgen_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
+			   memgen.c mem_file.c mem_condense.c mem_state.c \
+			   mem_vector.c)) $(NODECTX)
+check_memgen_A		:= MEMORY STORE CORE
+check_memnodes_OBJS	:= $(check_memgen_OBJS) $(call obj, \
+			   worker/engine/registry.c $(addprefix worker/nodes/, \
+			   node_memory.c node_memwrite.c node_summary.c \
+			   node_kwsearch.c node_vecsearch.c node_unsupported.c)) \
+			   $(call u,stubs_nodes.c)
+check_memnodes_A	:= MEMORY STORE CORE
+check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
+			   $(addprefix worker/nodes/,node_standard.c \
+			   node_image.c node_sub.c node_lock.c \
+			   node_unsupported.c)) $(call u,stubs_nodes.c) $(NODECTX)
+check_llmnodes_A	:= STORE CORE
 
 HARNESS		:= $(call obj,tests/it/harness.c)
 DBQ		:= $(call obj,tests/it/dbq.c)

@@ -15,8 +15,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 #define KEY		"browser-test-key-1"
 #define CHAT_TEXT	"{\"model\":\"x\",\"messages\":[{\"role\":\"user\"," \

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../testmain.h"
 #include "dbq.h"
 #include "harness.h"
-#include "../testmain.h"
 
 static struct it	 T;
 

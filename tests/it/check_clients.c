@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 /* Node and the installed packages are optional: without them the test
  * says so and passes (make check installs them when npm exists). */

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 /*
  * One gateway serves all five dialects: user "it" lists shared

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 /*
  * Issue 9's numbers: a request crossing a limit is answered (a JSON

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "../../common/xmem.h"
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 /* The test's folder: conf/ (sluice.json puts the state in state/),
  * Public/DiscussionIds/ (the WilmerAI data), out and err of the run. */

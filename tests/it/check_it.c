@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 static struct it	 T;
 

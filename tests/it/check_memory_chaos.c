@@ -18,8 +18,8 @@
 #include "../../common/sha256.h"
 #include "../../proto/frame.h"
 #include "../../proto/proto.h"
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 #define MAXMSG		1000	/* longest conversation either test sends */
 #define CONC_DELAY_MS	30	/* one memory call, concurrency test */

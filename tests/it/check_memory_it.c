@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "../../common/sha256.h"
+#include "../testmain.h"
 #include "dbq.h"
 #include "harness.h"
-#include "../testmain.h"
 
 static struct it	 T;
 

@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 static struct it	 T;
 static int		 nfd = -1;	/* our fake systemd */

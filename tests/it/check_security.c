@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "../testmain.h"
+#include "harness.h"
 
 #define SECRET_TEXT	"TOPSECRET-outside-the-config-folder"
 #define MAXPIDS		16

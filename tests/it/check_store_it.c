@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../testmain.h"
 #include "dbq.h"
 #include "harness.h"
-#include "../testmain.h"
 
 static struct it	 T;
 

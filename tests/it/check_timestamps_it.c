@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "../../common/sha256.h"
+#include "../testmain.h"
 #include "dbq.h"
 #include "harness.h"
-#include "../testmain.h"
 
 static struct it	 T;
 

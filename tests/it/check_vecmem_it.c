@@ -7,9 +7,9 @@
 
 #include "../../common/buf.h"
 #include "../../common/sha256.h"
+#include "../testmain.h"
 #include "dbq.h"
 #include "harness.h"
-#include "../testmain.h"
 
 static struct it	 T;
 

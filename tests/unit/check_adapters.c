@@ -16,8 +16,8 @@
 #include "../../worker/core/prompt.h"
 #include "../../worker/llm/backend.h"
 #include "../../worker/llm/gen_input.h"
-#include "stubs_worker.h"
 #include "../testmain.h"
+#include "stubs_worker.h"
 
 /* ---- fixtures ----------------------------------------------------------- */
 

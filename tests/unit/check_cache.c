@@ -7,8 +7,8 @@
 
 #include "../../worker/store/cache.h"
 #include "../../worker/store/store_stmt.h"
-#include "scratchdb.h"
 #include "../testmain.h"
+#include "scratchdb.h"
 
 static struct scratchdb	 D;
 static struct store	*S;

@@ -13,8 +13,8 @@
 #include "../../worker/memory/mem_text.h"
 #include "../../worker/memory/memgen.h"
 #include "../../worker/memory/memstore.h"
-#include "scratchdb.h"
 #include "../testmain.h"
+#include "scratchdb.h"
 
 static struct scratchdb	 D;
 static struct store	*S;

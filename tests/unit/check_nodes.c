@@ -18,8 +18,8 @@
 #include "../../worker/core/node.h"
 #include "../../worker/engine/registry.h"
 #include "../../worker/nodes/nodes.h"
-#include "fakerq.h"
 #include "../testmain.h"
+#include "fakerq.h"
 
 /* The world a node runs in; reset for every test (each runs in its own
  * process). */

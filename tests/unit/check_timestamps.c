@@ -15,8 +15,8 @@
 #include "../../worker/memory/timestamps.h"
 #include "../../worker/store/store.h"
 #include "../../worker/store/store_stmt.h"
-#include "scratchdb.h"
 #include "../testmain.h"
+#include "scratchdb.h"
 
 #define KEY	"disc-1"
 #define END	((const char *)NULL)	/* ends a convo() list */

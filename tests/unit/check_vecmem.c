@@ -11,8 +11,8 @@
 #include "../../worker/memory/vecmem.h"
 #include "../../worker/memory/vecmem_text.h"
 #include "../../worker/store/store_stmt.h"
-#include "scratchdb.h"
 #include "../testmain.h"
+#include "scratchdb.h"
 
 static struct scratchdb	 D;
 static struct store	*S;

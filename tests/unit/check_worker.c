@@ -8,8 +8,8 @@
 #include "../../worker/core/msgs.h"
 #include "../../worker/core/vars.h"
 #include "../../worker/llm/backend.h"
-#include "stubs_worker.h"
 #include "../testmain.h"
+#include "stubs_worker.h"
 
 extern const struct adapter adapter_openai_chat;
 

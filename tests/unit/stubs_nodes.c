@@ -1,8 +1,8 @@
-/* stubs_nodes.c - for check_nodes: stand-ins for the node handlers it does not link, so that the registry links. */
+/* stubs_nodes.c - for the node suites (check_nodes, check_memnodes, check_llmnodes): stand-ins for the node handlers a suite does not link, so that the registry links. */
 #include "../../worker/core/node.h"
 
 /* A stand-in for every handler of common/nodetypes.def, so that the
- * registry links whichever node files check_nodes_OBJS holds: a
+ * registry links whichever node files a suite's _OBJS hold: a
  * handler linked in (a strong definition) replaces its weak stand-in,
  * the others fail when run. */
 static int

@@ -227,13 +227,19 @@ locked_round(struct node_ctx *x, const struct memory_settings *ms,
 {
 	struct mem_blocks	 mem;
 	struct mem_chunks	 ch;
+	size_t			 had = 0;
 	int			 rc;
 
-	if ((rc = plan(x, ms, s, key, t, existed, &mem, &ch, res)) == 0 &&
-	    ch.n > 0)
-		rc = write_chunks(x, ms, s, key, &mem, &ch, res);
-	if (rc == 0 && ch.n > 0 && !existed && ms->ms_condense &&
-	    memstore_tracker_put(s, key, ch.v[ch.n - 1].mc_hash) == -1)
+	if ((rc = plan(x, ms, s, key, t, existed, &mem, &ch, res)) == 0) {
+		had = mem.n;
+		if (ch.n > 0)
+			rc = write_chunks(x, ms, s, key, &mem, &ch, res);
+	}
+	/* The tracker starts at the last memory this round stored: a round
+	 * that stopped early (an empty answer) stored fewer than planned,
+	 * and the hash of a chunk not stored is in no memory. */
+	if (rc == 0 && mem.n > had && !existed && ms->ms_condense &&
+	    memstore_tracker_put(s, key, mem.v[mem.n - 1].mb_hash) == -1)
 		rc = node_fail(x, res, 500, "%s", store_err(s));
 	if (rc == 0 && ch.n > 0)
 		rc = memory_condense(x, ms, key, res);
