@@ -511,7 +511,7 @@ it_stop_clean(struct it *t)
 }
 
 long long
-it_mock_requests(struct it *t)
+it_mock_stat(struct it *t, const char *name)
 {
 	struct it_resp	 r;
 	json_t		*j;
@@ -520,10 +520,31 @@ it_mock_requests(struct it *t)
 	ck_assert_int_eq(it_request(t, "GET", "mock:/mock/stats", NULL, &r),
 	    0);
 	j = it_json(r.r_body.b_data);
-	n = json_integer_value(json_object_get(j, "requests"));
+	ck_assert_msg(json_is_integer(json_object_get(j, name)),
+	    "no %s in the mock's stats: %s", name, r.r_body.b_data);
+	n = json_integer_value(json_object_get(j, name));
 	json_decref(j);
 	it_resp_free(&r);
 	return n;
+}
+
+bool
+it_mock_wait(struct it *t, const char *name, long long n, int timeout_ms)
+{
+	uint64_t	 end = it_now() + (uint64_t)timeout_ms;
+
+	while (it_mock_stat(t, name) < n) {
+		if (it_now() >= end)
+			return false;
+		it_sleep(10);
+	}
+	return true;
+}
+
+long long
+it_mock_requests(struct it *t)
+{
+	return it_mock_stat(t, "requests");
 }
 
 json_t *
@@ -996,7 +1017,8 @@ it_wait_idle(struct it *t, int n)
 }
 
 Suite *
-it_suite_cases(const char *name, const struct it_case *c, size_t n, int timeout_s)
+it_suite_fixture(const char *name, const struct it_case *c, size_t n,
+    int timeout_s, void (*setup)(void), void (*teardown)(void))
 {
 	Suite	*s = suite_create(name);
 	TCase	*tc;
@@ -1005,10 +1027,18 @@ it_suite_cases(const char *name, const struct it_case *c, size_t n, int timeout_
 	for (i = 0; i < n; i++) {
 		tc = tcase_create(c[i].ic_name);
 		tcase_set_timeout(tc, timeout_s);
+		if (setup != NULL || teardown != NULL)
+			tcase_add_checked_fixture(tc, setup, teardown);
 		tcase_add_test(tc, c[i].ic_test);
 		suite_add_tcase(s, tc);
 	}
 	return s;
+}
+
+Suite *
+it_suite_cases(const char *name, const struct it_case *c, size_t n, int timeout_s)
+{
+	return it_suite_fixture(name, c, n, timeout_s, NULL, NULL);
 }
 
 int

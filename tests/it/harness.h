@@ -211,6 +211,14 @@ json_t	*it_mock_log(struct it *, bool clear);
 /* How many requests the mock has received (its /mock/stats). */
 long long	it_mock_requests(struct it *);
 
+/* One figure of the mock's /mock/stats ("requests", "active",
+ * "client_gone"); the test fails when it has none. */
+long long	it_mock_stat(struct it *, const char *name);
+
+/* Wait until that figure is at least n; false after timeout_ms. */
+bool	it_mock_wait(struct it *, const char *name, long long n,
+	    int timeout_ms);
+
 /* Parse JSON (test fails on invalid JSON). */
 json_t	*it_json(const char *text);
 
@@ -230,6 +238,11 @@ struct it_case {
 /* A suite of one TCase per case, each with a timeout of timeout_s. */
 Suite	*it_suite_cases(const char *name, const struct it_case *, size_t n,
 	    int timeout_s);
+
+/* The same with a checked fixture (run in each test's own process)
+ * around every case; either function may be NULL. */
+Suite	*it_suite_fixture(const char *name, const struct it_case *, size_t n,
+	    int timeout_s, void (*setup)(void), void (*teardown)(void));
 
 /* Sleep milliseconds. */
 void	it_sleep(int ms);
