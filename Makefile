@@ -337,6 +337,9 @@ check_hostile_OBJS	:= $(check_it_OBJS)
 check_security_OBJS	:= $(check_it_OBJS)
 check_origin_OBJS	:= $(BASE) $(call obj,gateway/origin.c)
 check_browser_OBJS	:= $(check_it_OBJS)
+# worker/llm against tests/mock-llm (started by the harness)
+check_transport_OBJS	:= $(BASE) $(call obj,worker/llm/transport.c \
+			    tests/it/harness.c)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -353,6 +356,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
 UNIT_TESTS	+= check_origin
+UNIT_TESTS	+= check_transport
 IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
