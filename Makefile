@@ -340,6 +340,21 @@ check_browser_OBJS	:= $(check_it_OBJS)
 # worker/llm against tests/mock-llm (started by the harness)
 check_transport_OBJS	:= $(BASE) $(call obj,worker/llm/transport.c \
 			    tests/it/harness.c)
+check_backend_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm/backend.c \
+			    worker/llm/output.c worker/llm/callcache.c \
+			    worker/llm/transport.c worker/llm/adapter.c \
+			    worker/llm/adapter_openai.c \
+			    worker/llm/adapter_completion.c \
+			    worker/llm/adapter_ollama.c worker/llm/adapter_kobold.c \
+			    worker/llm/adapter_claude.c worker/llm/gen_input.c \
+			    worker/llm/sse.c worker/llm/lines.c worker/llm/url.c \
+			    $(W_CLEAN) $(W_STORE) worker/core/groupchat.c \
+			    worker/core/msgs.c worker/core/prompt.c \
+			    common/conf.c common/conf_template.c common/json.c \
+			    common/jsonw.c $(PYFMT_SRCS) common/names.c \
+			    common/base64.c common/sha256.c tests/fakerq.c \
+			    tests/scratchdb.c tests/it/harness.c)
+check_backend_LIBS	:= $(LIBS_SQLITE)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -356,7 +371,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
 UNIT_TESTS	+= check_origin
-UNIT_TESTS	+= check_transport
+UNIT_TESTS	+= check_transport check_backend
 IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
