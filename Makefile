@@ -355,6 +355,14 @@ check_backend_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/llm/backend.c \
 			    common/base64.c common/sha256.c tests/fakerq.c \
 			    tests/scratchdb.c tests/it/harness.c)
 check_backend_LIBS	:= $(LIBS_SQLITE)
+check_build_OBJS	:= $(BASE) $(call obj,worker/llm/build.c \
+			    worker/llm/target.c worker/core/node.c \
+			    worker/core/vars.c worker/core/vars_conv.c \
+			    worker/core/vars_json.c worker/core/msgs.c \
+			    worker/core/msgs_edit.c worker/core/prompt.c \
+			    common/conf.c common/conf_template.c common/json.c \
+			    common/jsonw.c $(PYFMT_SRCS) common/names.c \
+			    common/tokens.c tests/fakerq.c tests/it/harness.c)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -371,7 +379,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
 UNIT_TESTS	+= check_origin
-UNIT_TESTS	+= check_transport check_backend
+UNIT_TESTS	+= check_transport check_backend check_build
 IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
