@@ -187,7 +187,7 @@ it_file(struct it *t, const char *rel, const char *text)
 }
 
 void
-it_allow_shared(struct it *t)
+it_user_set(struct it *t, const char *key, json_t *value)
 {
 	char		 path[512];
 	json_t		*u;
@@ -196,9 +196,15 @@ it_allow_shared(struct it *t)
 	snprintf(path, sizeof(path), "%s/Users/it.json", t->it_dir);
 	u = json_load_file(path, 0, &je);
 	ck_assert_msg(u != NULL, "%s: %s", path, je.text);
-	json_object_set_new(u, "allowSharedWorkflows", json_true());
+	json_object_set_new(u, key, value);
 	ck_assert_int_eq(json_dump_file(u, path, JSON_INDENT(2)), 0);
 	json_decref(u);
+}
+
+void
+it_allow_shared(struct it *t)
+{
+	it_user_set(t, "allowSharedWorkflows", json_true());
 }
 
 void

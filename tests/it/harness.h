@@ -182,6 +182,10 @@ int	it_fd_count(pid_t);
  * (Workflows/_shared/<name>/, chosen by the model field). */
 void	it_allow_shared(struct it *);
 
+/* Set member key of user "it"'s file to value (the reference is
+ * taken). */
+void	it_user_set(struct it *, const char *key, json_t *value);
+
 /* PromptTemplates/turns.json: <|system|>, <|user|> and <|assistant|>
  * turns whose suffixes start a line, so a "#mock" line ends with its
  * JSON in a completion prompt. */
