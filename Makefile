@@ -362,7 +362,8 @@ check_build_OBJS	:= $(BASE) $(call obj,worker/llm/build.c \
 			    worker/core/msgs_edit.c worker/core/prompt.c \
 			    common/conf.c common/conf_template.c common/json.c \
 			    common/jsonw.c $(PYFMT_SRCS) common/names.c \
-			    common/tokens.c tests/fakerq.c tests/it/harness.c)
+			    common/tokens.c tests/fakerq.c tests/nodefix.c \
+			    tests/it/harness.c)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \

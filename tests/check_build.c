@@ -1,114 +1,32 @@
 /* check_build.c - what a backend call is built from and sends, without the network: target loading (worker/llm/target.c), conversation variables, messages, clamp and prompt (worker/llm/build.c). */
 #include <check.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/xmem.h"
+#include "../worker/core/msgs_edit.h"
 #include "../worker/core/vars.h"
 #include "../worker/llm/build.h"
 #include "../worker/llm/target.h"
-#include "../worker/core/msgs_edit.h"
-#include "fakerq.h"
-#include "it/harness.h"
+#include "nodefix.h"
 #include "testmain.h"
 
-/* The world of every test (each runs in its own process): it_config's
- * folder (user "it", endpoint "Mock": OpenAI chat, preset "Mock"), a
- * node of workflow "wf", its variables and conversation. Nothing is
- * called: the endpoints' URLs are never used. */
-static struct it	 T;
-static struct fakerq	 R;
-static struct conf_user	*U;
-static struct vars	*V;
-static struct wmsgs	 M;
-static json_t		*N;	/* the node */
-static struct node_ctx	 X;
-
-static void
-user_load(void)
-{
-	char	 err[CONF_ERRLEN];
-
-	conf_user_free(U);
-	ck_assert_msg(conf_user_load(T.it_dir, "it", &U, err) == 0, "%s", err);
-	X.nx_user = U;
-}
+/* Every test (each runs in its own process) has a node in a scratch
+ * folder (tests/nodefix.h); nothing is called: the endpoints point
+ * where nothing answers. */
+static struct nodefix	 F;
 
 static void
 setup(void)
 {
-	memset(&T, 0, sizeof(T));
-	it_config(&T, NULL, "http://127.0.0.1:9");
-	it_turns_template(&T);
-	fakerq_init(&R, "t", -1);
-	V = vars_new();
-	vars_set(V, "name", "Ann");
-	memset(&M, 0, sizeof(M));
-	N = json_pack("{s:s}", "type", "Standard");
-	memset(&X, 0, sizeof(X));
-	X.nx_rq = &R.fr_rq;
-	X.nx_node = N;
-	X.nx_workflow = "wf";
-	X.nx_index = 2;
-	X.nx_count = 5;
-	X.nx_confdir = T.it_dir;
-	X.nx_vars = V;
-	X.nx_early = V;
-	X.nx_msgs = &M;
-	X.nx_responder = X.nx_deliver = X.nx_top = true;
-	X.nx_discussion_id = "";
-	U = NULL;
-	user_load();
+	nodefix_init(&F, false);
 }
 
 static void
 teardown(void)
 {
-	conf_user_free(U);
-	json_decref(N);
-	wmsgs_free(&M);
-	vars_free(V);
-	fakerq_free(&R);
-	it_stop(&T, 0);
-}
-
-/* Endpoint name of api type type (its own ApiTypes file) with the
- * "turns" template and extra members ("" or ", \"key\": value"). */
-static void
-backend(const char *name, const char *type, const char *ep_extra)
-{
-	it_backend(&T, NULL, name, type, "http://127.0.0.1:9", "", ep_extra);
-}
-
-/* Set node members from a json_pack format. */
-static void
-node_set(const char *fmt, ...)
-{
-	json_error_t	 e;
-	json_t		*o;
-	va_list		 ap;
-
-	va_start(ap, fmt);
-	o = json_vpack_ex(&e, 0, fmt, ap);
-	va_end(ap);
-	ck_assert_msg(o != NULL, "json_pack: %s", e.text);
-	json_object_update(N, o);
-	json_decref(o);
-}
-
-/* The conversation: role, content pairs up to a NULL role. */
-static void
-conv(const char *role, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, role);
-	for (; role != NULL; role = va_arg(ap, const char *))
-		wmsgs_add(&M, role, va_arg(ap, const char *));
-	va_end(ap);
+	nodefix_free(&F);
 }
 
 static void
@@ -117,7 +35,7 @@ target(const char *ep, const char *preset, struct llm_target *t)
 	struct wresult	 res;
 
 	memset(&res, 0, sizeof(res));
-	ck_assert_msg(target_load(&X, ep, preset, t, &res) == 0, "%s",
+	ck_assert_msg(target_load(&F.nf_x, ep, preset, t, &res) == 0, "%s",
 	    res.r_message);
 }
 
@@ -130,7 +48,7 @@ ask_init(struct llm_ask *a, const char *system, const char *prompt)
 	a->la_system = system;
 	a->la_prompt = prompt;
 	a->la_max_tokens = 100;
-	a->la_opts = N;
+	a->la_opts = F.nf_node;
 }
 
 /* The messages a chat call of endpoint ep sends, one "role:content" a
@@ -149,8 +67,8 @@ chat_sent(const char *ep, const char *system, const char *prompt)
 	target(ep, "", &t);
 	ask_init(&a, system, prompt);
 	memset(&res, 0, sizeof(res));
-	ck_assert_msg(build_request(&X, &a, &t, &sent, &p, &res) == 0, "%s",
-	    res.r_message);
+	ck_assert_msg(build_request(&F.nf_x, &a, &t, &sent, &p, &res) == 0,
+	    "%s", res.r_message);
 	ck_assert_ptr_null(p);
 	for (i = 0; i < sent.n; i++) {
 		buf_printf(&b, "%s:%s", sent.v[i].m_role, sent.v[i].m_content);
@@ -185,26 +103,12 @@ completion_sent(const char *ep, const char *system, const char *prompt)
 	ck_assert(t.tg_completion);
 	ask_init(&a, system, prompt);
 	memset(&res, 0, sizeof(res));
-	ck_assert_msg(build_request(&X, &a, &t, &sent, &p, &res) == 0, "%s",
-	    res.r_message);
+	ck_assert_msg(build_request(&F.nf_x, &a, &t, &sent, &p, &res) == 0,
+	    "%s", res.r_message);
 	ck_assert_uint_eq(sent.n, 0);
 	ck_assert_ptr_nonnull(p);
 	target_free(&t);
 	return p;
-}
-
-/* A node failure: status 500, the node named, needle in the message. */
-static void
-ck_node_fail(const struct wresult *res, const char *needle)
-{
-	const char	*head = "workflow 'wf' node 3 (Standard): ";
-
-	ck_assert_int_eq(res->r_status, RQ_ERROR);
-	ck_assert_int_eq(res->r_http, 500);
-	ck_assert_msg(strncmp(res->r_message, head, strlen(head)) == 0,
-	    "message '%s' does not start with '%s'", res->r_message, head);
-	ck_assert_msg(strstr(res->r_message, needle) != NULL,
-	    "message '%s' lacks '%s'", res->r_message, needle);
 }
 
 /* ---- target.c ---- */
@@ -238,7 +142,7 @@ START_TEST(target_completion)
 {
 	struct llm_target	 t;
 
-	backend("Compl", "openAIV1Completion", "");
+	nodefix_backend(&F, "Compl", "openAIV1Completion", "", "");
 	target("Compl", "", &t);
 	ck_assert(t.tg_completion);
 	ck_assert_ptr_nonnull(t.tg_pt);
@@ -246,11 +150,7 @@ START_TEST(target_completion)
 	    "<|user|>\n");
 	ck_assert_ptr_null(t.tg_chat_pt);
 	target_free(&t);
-	it_file(&T, "Users/it.json", "{\"chatCompleteAddUserAssistant\": "
-	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
-	    "\"endpointConfigsSubDirectory\": \"it\", "
-	    "\"chatPromptTemplateName\": \"turns\"}\n");
-	user_load();
+	nodefix_user(&F, "chatPromptTemplateName", json_string("turns"));
 	target("Compl", "", &t);
 	ck_assert_ptr_nonnull(t.tg_chat_pt);
 	target_free(&t);
@@ -264,27 +164,29 @@ START_TEST(target_errors_name_file)
 	struct wresult		 res;
 
 	memset(&res, 0, sizeof(res));
-	ck_assert_int_eq(target_load(&X, "Nope", "", &t, &res), -1);
-	ck_node_fail(&res, "Endpoints/it/Nope.json");
+	ck_assert_int_eq(target_load(&F.nf_x, "Nope", "", &t, &res), -1);
+	nodefix_ck_fail(&res, 500, "Endpoints/it/Nope.json");
 	target_free(&t);
-	it_file(&T, "Endpoints/it/NoType.json", "{\"endpoint\": "
+	it_file(&F.nf_it, "Endpoints/it/NoType.json", "{\"endpoint\": "
 	    "\"http://127.0.0.1:9\", \"apiTypeConfigFileName\": \"Gone\"}\n");
-	ck_assert_int_eq(target_load(&X, "NoType", "", &t, &res), -1);
-	ck_node_fail(&res, "ApiTypes/Gone.json");
+	ck_assert_int_eq(target_load(&F.nf_x, "NoType", "", &t, &res), -1);
+	nodefix_ck_fail(&res, 500, "ApiTypes/Gone.json");
 	target_free(&t);
-	ck_assert_int_eq(target_load(&X, "Mock", "Missing", &t, &res), -1);
-	ck_node_fail(&res, "Missing");
+	ck_assert_int_eq(target_load(&F.nf_x, "Mock", "Missing", &t, &res), -1);
+	nodefix_ck_fail(&res, 500, "Missing");
 	target_free(&t);
-	it_file(&T, "Endpoints/it/Broken.json", "{\"endpoint\": \n");
-	ck_assert_int_eq(target_load(&X, "Broken", "", &t, &res), -1);
-	ck_node_fail(&res, "Endpoints/it/Broken.json:");
+	it_file(&F.nf_it, "Endpoints/it/Broken.json", "{\"endpoint\": \n");
+	ck_assert_int_eq(target_load(&F.nf_x, "Broken", "", &t, &res), -1);
+	nodefix_ck_fail(&res, 500, "Endpoints/it/Broken.json:");
 	target_free(&t);
-	backend("NoTpl", "ollamaApiGenerate", ", \"promptTemplate\": \"gone\"");
-	ck_assert_int_eq(target_load(&X, "NoTpl", "", &t, &res), -1);
-	ck_node_fail(&res, "PromptTemplates/gone.json");
+	nodefix_backend(&F, "NoTpl", "ollamaApiGenerate", "",
+	    ", \"promptTemplate\": \"gone\"");
+	ck_assert_int_eq(target_load(&F.nf_x, "NoTpl", "", &t, &res), -1);
+	nodefix_ck_fail(&res, 500, "PromptTemplates/gone.json");
 	target_free(&t);
 	/* The same template name on a chat endpoint is never read. */
-	backend("ChatNoTpl", "ollamaApiChat", ", \"promptTemplate\": \"gone\"");
+	nodefix_backend(&F, "ChatNoTpl", "ollamaApiChat", "",
+	    ", \"promptTemplate\": \"gone\"");
 	target("ChatNoTpl", "", &t);
 	target_free(&t);
 }
@@ -300,25 +202,26 @@ START_TEST(conv_vars)
 	struct llm_target	 t;
 	struct llm_ask		 a;
 
-	conv("system", "Sys", "user", "one", "assistant", "two", "user",
-	    "three", NULL);
+	nodefix_conv(&F, "system", "Sys", "user", "one", "assistant", "two",
+	    "user", "three", NULL);
 	ask_init(&a, "", NULL);
-	node_set("{s:i, s:b}", "nMessagesToIncludeInVariable", 2,
+	nodefix_set(&F, "{s:i, s:b}", "nMessagesToIncludeInVariable", 2,
 	    "addUserAssistantTags", 1);
 	target("Mock", "", &t);
-	build_conv_vars(&X, &a, &t);
-	ck_assert_str_eq(vars_get(V, "chat_user_prompt_last_one", 25),
+	build_conv_vars(&F.nf_x, &a, &t);
+	ck_assert_str_eq(vars_get(F.nf_vars, "chat_user_prompt_last_one", 25),
 	    "User: three");
-	ck_assert_str_eq(vars_get(V, "chat_user_prompt_n_messages", 27),
+	ck_assert_str_eq(vars_get(F.nf_vars, "chat_user_prompt_n_messages", 27),
 	    "Assistant: two\nUser: three");
-	ck_assert_str_eq(vars_get(V, "chat_system_prompt", 18), "Sys");
-	ck_assert_str_eq(vars_get(V, "templated_user_prompt_last_one", 30),
-	    "three");
+	ck_assert_str_eq(vars_get(F.nf_vars, "chat_system_prompt", 18), "Sys");
+	ck_assert_str_eq(vars_get(F.nf_vars,
+	    "templated_user_prompt_last_one", 30), "three");
 	target_free(&t);
-	backend("Compl", "openAIV1Completion", "");
+	nodefix_backend(&F, "Compl", "openAIV1Completion", "", "");
 	target("Compl", "", &t);
-	build_conv_vars(&X, &a, &t);
-	ck_assert_str_eq(vars_get(V, "templated_user_prompt_last_one", 30),
+	build_conv_vars(&F.nf_x, &a, &t);
+	ck_assert_str_eq(vars_get(F.nf_vars,
+	    "templated_user_prompt_last_one", 30),
 	    "<|user|>\nthree\n<|end|>\n");
 	target_free(&t);
 }
@@ -331,15 +234,15 @@ END_TEST
  * conversation's leading system ones. */
 START_TEST(chat_system_and_last_n)
 {
-	conv("system", "conv sys", "user", "u1", "assistant", "a1", "user",
-	    "u2", "assistant", "a2", "user", "u3", NULL);
-	node_set("{s:i}", "lastMessagesToSendInsteadOfPrompt", 3);
+	nodefix_conv(&F, "system", "conv sys", "user", "u1", "assistant", "a1",
+	    "user", "u2", "assistant", "a2", "user", "u3", NULL);
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPrompt", 3);
 	ck_sent("Mock", "Be {name}", NULL,
 	    "system:Be Ann\nuser:u2\nassistant:a2\nuser:u3\n");
 	ck_sent("Mock", "", NULL, "user:u2\nassistant:a2\nuser:u3\n");
-	node_set("{s:i}", "lastMessagesToSendInsteadOfPrompt", 0);
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPrompt", 0);
 	ck_sent("Mock", "", NULL, "user:u3\n");
-	node_set("{s:i}", "lastMessagesToSendInsteadOfPrompt", 50);
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPrompt", 50);
 	ck_sent("Mock", "", NULL, "user:u1\nassistant:a1\nuser:u2\n"
 	    "assistant:a2\nuser:u3\n");
 }
@@ -350,9 +253,9 @@ END_TEST
  * field is none. */
 START_TEST(chat_prompt)
 {
-	conv("user", "u1", "assistant", "a1", "user", "u2", NULL);
+	nodefix_conv(&F, "user", "u1", "assistant", "a1", "user", "u2", NULL);
 	ck_sent("Mock", "S", "Say {name}", "system:S\nuser:Say Ann\n");
-	vars_set(V, "nothing", "");
+	vars_set(F.nf_vars, "nothing", "");
 	ck_sent("Mock", "", "{nothing}", "user:\n");
 	ck_sent("Mock", "", "", "user:u1\nassistant:a1\nuser:u2\n");
 }
@@ -362,9 +265,9 @@ END_TEST
  * the conversation is put first (after any system message). */
 START_TEST(chat_ensure_user)
 {
-	conv("user", "u1", "assistant", "a1", "user", "u2", "assistant", "a2",
-	    NULL);
-	node_set("{s:i}", "lastMessagesToSendInsteadOfPrompt", 1);
+	nodefix_conv(&F, "user", "u1", "assistant", "a1", "user", "u2",
+	    "assistant", "a2", NULL);
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPrompt", 1);
 	ck_sent("Mock", "S", NULL, "system:S\nuser:u2\nassistant:a2\n");
 }
 END_TEST
@@ -373,16 +276,17 @@ END_TEST
  * user turn put between them. */
 START_TEST(chat_assistant_runs)
 {
-	conv("user", "u1", "assistant", "a1", "assistant", "a2", NULL);
+	nodefix_conv(&F, "user", "u1", "assistant", "a1", "assistant", "a2",
+	    NULL);
 	ck_sent("Mock", "", NULL, "user:u1\nassistant:a1\nassistant:a2\n");
-	node_set("{s:b, s:s}", "mergeConsecutiveAssistantMessages", 1,
+	nodefix_set(&F, "{s:b, s:s}", "mergeConsecutiveAssistantMessages", 1,
 	    "mergeConsecutiveAssistantMessagesDelimiter", " | ");
 	ck_sent("Mock", "", NULL, "user:u1\nassistant:a1 | a2\n");
-	json_object_clear(N);
-	node_set("{s:b}", "insertUserTurnBetweenAssistantMessages", 1);
+	json_object_clear(F.nf_node);
+	nodefix_set(&F, "{s:b}", "insertUserTurnBetweenAssistantMessages", 1);
 	ck_sent("Mock", "", NULL,
 	    "user:u1\nassistant:a1\nuser:Continue.\nassistant:a2\n");
-	node_set("{s:s}", "insertedUserTurnText", "Go on");
+	nodefix_set(&F, "{s:s}", "insertedUserTurnText", "Go on");
 	ck_sent("Mock", "", NULL,
 	    "user:u1\nassistant:a1\nuser:Go on\nassistant:a2\n");
 }
@@ -393,19 +297,19 @@ END_TEST
  * the prompt's message. */
 START_TEST(chat_images)
 {
-	conv("user", "u1", "user", "u2", NULL);
-	wmsg_add_image(&M.v[0], "data:image/png;base64,AAAA");
-	wmsg_add_image(&M.v[1], "data:image/png;base64,BBBB");
-	wmsg_add_image(&M.v[1], "data:image/png;base64,CCCC");
+	nodefix_conv(&F, "user", "u1", "user", "u2", NULL);
+	wmsg_add_image(&F.nf_msgs.v[0], "data:image/png;base64,AAAA");
+	wmsg_add_image(&F.nf_msgs.v[1], "data:image/png;base64,BBBB");
+	wmsg_add_image(&F.nf_msgs.v[1], "data:image/png;base64,CCCC");
 	ck_sent("Mock", "", NULL, "user:u1\nuser:u2\n");
-	node_set("{s:b}", "acceptImages", 1);
+	nodefix_set(&F, "{s:b}", "acceptImages", 1);
 	ck_sent("Mock", "", NULL, "user:u1[1 img]\nuser:u2[2 img]\n");
-	node_set("{s:i}", "maxImagesToSend", 2);
+	nodefix_set(&F, "{s:i}", "maxImagesToSend", 2);
 	ck_sent("Mock", "", NULL, "user:u1\nuser:u2[2 img]\n");
 	ck_sent("Mock", "", "P", "user:P[2 img]\n");
-	node_set("{s:i}", "maxImagesToSend", 0);
+	nodefix_set(&F, "{s:i}", "maxImagesToSend", 0);
 	ck_sent("Mock", "", "P", "user:P[3 img]\n");
-	node_set("{s:i}", "lastMessagesToSendInsteadOfPrompt", 1);
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPrompt", 1);
 	ck_sent("Mock", "", "P", "user:P[2 img]\n");
 }
 END_TEST
@@ -420,17 +324,19 @@ START_TEST(chat_endpoint_injection)
 	struct wresult		 res;
 	char			*p = NULL;
 
-	conv("user", "u1", NULL);
-	backend("Inj", "openAIChatCompletion", ", \"addTextToStartOfSystem\": "
-	    "true, \"textToAddToStartOfSystem\": \"Pre: \"");
+	nodefix_conv(&F, "user", "u1", NULL);
+	nodefix_backend(&F, "Inj", "openAIChatCompletion", "",
+	    ", \"addTextToStartOfSystem\": true, "
+	    "\"textToAddToStartOfSystem\": \"Pre: \"");
 	ck_sent("Inj", "S", NULL, "system:Pre: S\nuser:u1\n");
-	backend("BadInj", "openAIChatCompletion", ", \"addTextToStartOfSystem\": "
-	    "true, \"textToAddToStartOfSystem\": 5");
+	nodefix_backend(&F, "BadInj", "openAIChatCompletion", "",
+	    ", \"addTextToStartOfSystem\": true, "
+	    "\"textToAddToStartOfSystem\": 5");
 	target("BadInj", "", &t);
 	ask_init(&a, "S", NULL);
 	memset(&res, 0, sizeof(res));
-	ck_assert_int_eq(build_request(&X, &a, &t, &sent, &p, &res), -1);
-	ck_node_fail(&res, "textToAddToStartOfSystem");
+	ck_assert_int_eq(build_request(&F.nf_x, &a, &t, &sent, &p, &res), -1);
+	nodefix_ck_fail(&res, 500, "textToAddToStartOfSystem");
 	target_free(&t);
 }
 END_TEST
@@ -451,9 +357,9 @@ long_conv(void)
 	for (i = 0; i < 6; i++) {
 		c = (char)('a' + i);
 		text[0] = c;
-		wmsgs_add(&M, i % 2 ? "user" : "assistant", text);
+		wmsgs_add(&F.nf_msgs, i % 2 ? "user" : "assistant", text);
 	}
-	json_object_set_new(N, "lastMessagesToSendInsteadOfPrompt",
+	json_object_set_new(F.nf_node, "lastMessagesToSendInsteadOfPrompt",
 	    json_integer(20));
 }
 
@@ -472,7 +378,7 @@ clamped(const char *ep, const char *system, char *oldest)
 	target(ep, "", &t);
 	ask_init(&a, system, NULL);
 	memset(&res, 0, sizeof(res));
-	ck_assert_int_eq(build_request(&X, &a, &t, &sent, &p, &res), 0);
+	ck_assert_int_eq(build_request(&F.nf_x, &a, &t, &sent, &p, &res), 0);
 	first = *system != '\0' ? 1 : 0;
 	n = sent.n - first;
 	*oldest = n > 0 ? sent.v[first].m_content[0] : '\0';
@@ -491,12 +397,14 @@ START_TEST(clamp_drops_oldest)
 	char	 old;
 
 	long_conv();
-	backend("W", "openAIChatCompletion", ", \"maxContextTokenSize\": 1000");
+	nodefix_backend(&F, "W", "openAIChatCompletion", "",
+	    ", \"maxContextTokenSize\": 1000");
 	ck_assert_uint_eq(clamped("W", "", &old), 6);
-	json_object_set_new(N, "clampPromptToContextWindow", json_true());
+	nodefix_set(&F, "{s:b}", "clampPromptToContextWindow", 1);
 	ck_assert_uint_eq(clamped("W", "", &old), 3);
 	ck_assert_int_eq(old, 'd');
-	backend("W", "openAIChatCompletion", ", \"maxContextTokenSize\": 1000, "
+	nodefix_backend(&F, "W", "openAIChatCompletion", "",
+	    ", \"maxContextTokenSize\": 1000, "
 	    "\"wilmerContextEstimationLevel\": \"Balanced\"");
 	ck_assert_uint_eq(clamped("W", "", &old), 5);
 	ck_assert_int_eq(old, 'b');
@@ -511,15 +419,17 @@ START_TEST(clamp_counts_system)
 	char	 sys[1401], old;
 
 	long_conv();
-	backend("W", "openAIChatCompletion", ", \"maxContextTokenSize\": 1000");
-	json_object_set_new(N, "clampPromptToContextWindow", json_true());
+	nodefix_backend(&F, "W", "openAIChatCompletion", "",
+	    ", \"maxContextTokenSize\": 1000");
+	nodefix_set(&F, "{s:b}", "clampPromptToContextWindow", 1);
 	memset(sys, 's', 350);
 	sys[350] = '\0';
 	ck_assert_uint_eq(clamped("W", sys, &old), 2);
 	memset(sys, 's', 1400);
 	sys[1400] = '\0';
 	ck_assert_uint_eq(clamped("W", sys, &old), 1);
-	backend("Tiny", "openAIChatCompletion", ", \"maxContextTokenSize\": "
+	nodefix_backend(&F, "Tiny", "openAIChatCompletion", "",
+	    ", \"maxContextTokenSize\": "
 	    "300");
 	ck_assert_uint_eq(clamped("Tiny", "", &old), 1);
 }
@@ -532,21 +442,19 @@ START_TEST(clamp_precedence)
 	char	 old;
 
 	long_conv();
-	backend("W", "openAIChatCompletion", ", \"maxContextTokenSize\": 1000, "
+	nodefix_backend(&F, "W", "openAIChatCompletion", "",
+	    ", \"maxContextTokenSize\": 1000, "
 	    "\"clampPromptToContextWindow\": true");
 	ck_assert_uint_eq(clamped("W", "", &old), 3);
-	json_object_set_new(N, "clampPromptToContextWindow", json_false());
+	nodefix_set(&F, "{s:b}", "clampPromptToContextWindow", 0);
 	ck_assert_uint_eq(clamped("W", "", &old), 6);
-	json_object_del(N, "clampPromptToContextWindow");
-	backend("W", "openAIChatCompletion", ", \"maxContextTokenSize\": 1000");
+	json_object_del(F.nf_node, "clampPromptToContextWindow");
+	nodefix_backend(&F, "W", "openAIChatCompletion", "",
+	    ", \"maxContextTokenSize\": 1000");
 	ck_assert_uint_eq(clamped("W", "", &old), 6);
-	it_file(&T, "Users/it.json", "{\"chatCompleteAddUserAssistant\": "
-	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
-	    "\"endpointConfigsSubDirectory\": \"it\", "
-	    "\"clampPromptToContextWindow\": true}\n");
-	user_load();
+	nodefix_user(&F, "clampPromptToContextWindow", json_true());
 	ck_assert_uint_eq(clamped("W", "", &old), 3);
-	backend("NoWin", "openAIChatCompletion", "");
+	nodefix_backend(&F, "NoWin", "openAIChatCompletion", "", "");
 	ck_assert_uint_eq(clamped("NoWin", "", &old), 6);
 }
 END_TEST
@@ -559,11 +467,12 @@ START_TEST(completion_prompt)
 {
 	char	*p;
 
-	backend("Compl", "openAIV1Completion", "");
-	conv("user", "u1", "assistant", "a1", "user", "u2", NULL);
+	nodefix_backend(&F, "Compl", "openAIV1Completion", "", "");
+	nodefix_conv(&F, "user", "u1", "assistant", "a1", "user", "u2", NULL);
 	p = completion_sent("Compl", "Be {name}", NULL);
-	ck_assert_str_eq(p, "<|system|>\nBe Ann\n<|end|>\n<|user|>\nu1\n<|end|>\n"
-	    "<|assistant|>\na1\n<|end|>\n<|user|>\nu2\n<|end|>");
+	ck_assert_str_eq(p, "<|system|>\nBe Ann\n<|end|>\n"
+	    "<|user|>\nu1\n<|end|>\n<|assistant|>\na1\n<|end|>\n"
+	    "<|user|>\nu2\n<|end|>");
 	free(p);
 	p = completion_sent("Compl", "S", "Say {name}");
 	ck_assert_str_eq(p, "<|system|>\nS\n<|end|>\nSay Ann");
@@ -594,15 +503,16 @@ START_TEST(completion_generation_prompt)
 	char		*p;
 	size_t		 i, n;
 
-	conv("user", "u1", NULL);
+	nodefix_conv(&F, "user", "u1", NULL);
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		backend("Compl", "openAIV1Completion", c[i].ep ?
+		nodefix_backend(&F, "Compl", "openAIV1Completion", "", c[i].ep ?
 		    ", \"addGenerationPrompt\": true" : "");
-		X.nx_responder = c[i].responder;
-		X.nx_top = c[i].top;
-		json_object_clear(N);
-		node_set("{s:b, s:b}", "forceGenerationPromptIfEndpointAllows",
-		    c[i].force, "blockGenerationPrompt", c[i].block);
+		F.nf_x.nx_responder = c[i].responder;
+		F.nf_x.nx_top = c[i].top;
+		json_object_clear(F.nf_node);
+		nodefix_set(&F, "{s:b, s:b}",
+		    "forceGenerationPromptIfEndpointAllows", c[i].force,
+		    "blockGenerationPrompt", c[i].block);
 		p = completion_sent("Compl", "", NULL);
 		n = strlen(p);
 		ck_assert_msg((n >= strlen(end) && strcmp(p + n - strlen(end),
