@@ -609,8 +609,9 @@ END_TEST
  * numbered after them. */
 START_TEST(cleaner_tool_markers)
 {
-	const char	*script = "#mock {\"text\": \"<tool_call>{\\\"name\\\": "
-			    "\\\"b\\\", \\\"arguments\\\": {}}</tool_call>\", "
+	const char	*script = "#mock {\"text\": \"<tool_call>"
+			    "{\\\"name\\\": \\\"b\\\", "
+			    "\\\"arguments\\\": {}}</tool_call>\", "
 			    "\"tool_calls\": [{\"name\": \"a\"}]}";
 	struct call	 c;
 	json_t		*tc;
@@ -639,10 +640,8 @@ START_TEST(cleaner_stops_backend)
 {
 	struct call	 c;
 
-	it_file(&T, "Users/it.json", "{\"chatCompleteAddUserAssistant\": "
-	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
-	    "\"endpointConfigsSubDirectory\": \"it\", \"responseFilters\": "
-	    "[{\"type\": \"maxLength\", \"maxChars\": 5}]}\n");
+	it_user_set(&T, "responseFilters", json_pack("[{s:s, s:i}]", "type",
+	    "maxLength", "maxChars", 5));
 	user_load();
 	call_init(&c, "Mock", NULL, "#mock {\"forever\": true, \"text\": "
 	    "\"abc \", \"delay_ms\": 5}", true);

@@ -243,8 +243,9 @@ START_TEST(error_body_kept_apart)
 	ck_assert_int_eq(res.status, 500);
 	ck_assert_int_eq(s.s_pieces, 0);
 	buf_addc(&res.err_body, '\0');
-	ck_assert_str_eq(res.err_body.b_data, "{\"error\":{\"message\":\"boom\","
-	    "\"type\":\"server_error\",\"code\":500}}");
+	ck_assert_str_eq(res.err_body.b_data,
+	    "{\"error\":{\"message\":\"boom\",\"type\":\"server_error\","
+	    "\"code\":500}}");
 	ck_assert_str_eq(res.retry_after, "");
 	buf_free(&res.err_body);
 }
