@@ -1,12 +1,9 @@
 /* check_backend.c - one LLM call against mock-llm: framing, the client's stream, errors naming the endpoint, slots, the cleaner's output, the response cache. */
 #include <check.h>
 #include <jansson.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "../common/xmem.h"
 #include "../worker/clean/clean_conf.h"
@@ -334,28 +331,18 @@ END_TEST
  * credentials not. */
 START_TEST(connect_refused_502)
 {
-	struct sockaddr_in	 a;
-	socklen_t		 len = sizeof(a);
-	struct call		 c;
-	char			 extra[160];
-	int			 fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct call	 c;
+	char		 text[160];
+	int		 port = it_dead_port();
 
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	close(fd);
-	snprintf(extra, sizeof(extra), "http://bob:hunter2@127.0.0.1:%d",
-	    ntohs(a.sin_port));
-	it_backend(&T, NULL, "Dead", "openAIChatCompletion", extra, "",
+	snprintf(text, sizeof(text), "http://bob:hunter2@127.0.0.1:%d", port);
+	it_backend(&T, NULL, "Dead", "openAIChatCompletion", text, "",
 	    ", \"apiKey\": \"sk-secret\"");
 	call_init(&c, "Dead", NULL, "hi", true);
 	ck_assert_int_eq(call_run(&c), -1);
 	ck_failed(&c, 502, "backend_unavailable", "Dead", "connection refused");
-	snprintf(extra, sizeof(extra), "(http://***@127.0.0.1:%d/",
-	    ntohs(a.sin_port));
-	ck_assert_msg(strstr(c.c_res.r_message, extra) != NULL, "%s",
+	snprintf(text, sizeof(text), "(http://***@127.0.0.1:%d/", port);
+	ck_assert_msg(strstr(c.c_res.r_message, text) != NULL, "%s",
 	    c.c_res.r_message);
 	ck_assert_ptr_null(strstr(c.c_res.r_message, "hunter2"));
 	ck_assert_ptr_null(strstr(c.c_res.r_message, "bob"));
@@ -369,32 +356,18 @@ END_TEST
  * connectTimeoutInSeconds: 504. */
 START_TEST(connect_timeout_504)
 {
-	struct sockaddr_in	 a;
-	socklen_t		 len = sizeof(a);
-	struct call		 c;
-	char			 url[64];
-	int			 lfd = socket(AF_INET, SOCK_STREAM, 0), fd[3];
-	size_t			 i;
+	struct it_stuck	 st;
+	struct call	 c;
+	char		 url[64];
 
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(listen(lfd, 0), 0);
-	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
-	for (i = 0; i < 3; i++) {
-		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-		connect(fd[i], (struct sockaddr *)&a, sizeof(a));
-	}
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	it_stuck_open(&st);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", st.s_port);
 	it_backend(&T, NULL, "Slow", "openAIChatCompletion", url, "", "");
 	U->u_connect_timeout_s = 1;
 	call_init(&c, "Slow", NULL, "hi", false);
 	ck_assert_int_eq(call_run(&c), -1);
 	ck_failed(&c, 504, "backend_timeout", "Slow", url);
-	for (i = 0; i < 3; i++)
-		close(fd[i]);
-	close(lfd);
+	it_stuck_close(&st);
 	call_free(&c);
 }
 END_TEST

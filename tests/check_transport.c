@@ -1,11 +1,9 @@
 /* check_transport.c - the libcurl transport against mock-llm: bodies, error bodies, Retry-After, connect failures, timeouts, cancellation. */
 #include <check.h>
 #include <jansson.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "../common/xmem.h"
@@ -144,24 +142,6 @@ seen_init(struct seen *s)
 	memset(s, 0, sizeof(*s));
 	buf_init(&s->s_data);
 	s->s_fd = s->s_poke_fd = -1;
-}
-
-/* A port on 127.0.0.1 where nothing listens. */
-static int
-dead_port(void)
-{
-	struct sockaddr_in	 a;
-	socklen_t		 len = sizeof(a);
-	int			 fd = socket(AF_INET, SOCK_STREAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	close(fd);
-	return ntohs(a.sin_port);
 }
 
 /* ---- answers ---- */
@@ -320,7 +300,7 @@ START_TEST(connect_refused)
 	char			 base[64];
 
 	seen_init(&s);
-	snprintf(base, sizeof(base), "http://127.0.0.1:%d", dead_port());
+	snprintf(base, sizeof(base), "http://127.0.0.1:%d", it_dead_port());
 	ck_assert_int_eq(perform_at(base, "/v1/models", NULL, NULL, &s, NULL,
 	    2000, 0, &res), -1);
 	ck_assert_int_eq(res.outcome, XFER_CONNECT);
@@ -331,40 +311,24 @@ START_TEST(connect_refused)
 }
 END_TEST
 
-/* A listener whose accept queue is full drops new connection attempts:
- * connect times out. */
+/* A backend that does not take the connection: connect times out. */
 START_TEST(connect_timeout)
 {
-	struct sockaddr_in	 a;
-	socklen_t		 len = sizeof(a);
+	struct it_stuck		 st;
 	struct seen		 s;
 	struct transport_result	 res;
 	char			 base[64];
-	int			 lfd = socket(AF_INET, SOCK_STREAM, 0), fd[3];
-	size_t			 i;
 
 	seen_init(&s);
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(listen(lfd, 0), 0);
-	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
-	for (i = 0; i < 3; i++) {
-		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-		connect(fd[i], (struct sockaddr *)&a, sizeof(a));
-	}
-	it_sleep(50);
-	snprintf(base, sizeof(base), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	it_stuck_open(&st);
+	snprintf(base, sizeof(base), "http://127.0.0.1:%d", st.s_port);
 	ck_assert_int_eq(perform_at(base, "/v1/models", NULL, NULL, &s, NULL,
 	    300, 0, &res), -1);
 	ck_assert_int_eq(res.outcome, XFER_TIMEOUT);
 	ck_assert_int_eq(res.status, 0);
 	ck_assert_msg(strcasestr(res.error, "timeout") != NULL, "%s",
 	    res.error);
-	for (i = 0; i < 3; i++)
-		close(fd[i]);
-	close(lfd);
+	it_stuck_close(&st);
 	buf_free(&res.err_body);
 }
 END_TEST

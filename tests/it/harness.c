@@ -101,6 +101,68 @@ it_mock_start(struct it *t)
 	fclose(f);
 }
 
+/* A TCP socket bound to 127.0.0.1, any port; that port into *port. */
+static int
+loopback_socket(int *port)
+{
+	struct sockaddr_in	 a;
+	socklen_t		 len = sizeof(a);
+	int			 fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC,
+				    0);
+
+	ck_assert_int_ge(fd, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+int
+it_dead_port(void)
+{
+	int	 port;
+
+	close(loopback_socket(&port));
+	return port;
+}
+
+/* Linux drops a SYN while the listener's accept queue is full; with a
+ * backlog of 0 one waiting connection fills it. */
+void
+it_stuck_open(struct it_stuck *s)
+{
+	struct sockaddr_in	 a;
+	size_t			 i;
+
+	s->s_fd[0] = loopback_socket(&s->s_port);
+	ck_assert_int_eq(listen(s->s_fd[0], 0), 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((uint16_t)s->s_port);
+	for (i = 1; i < sizeof(s->s_fd) / sizeof(s->s_fd[0]); i++) {
+		s->s_fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		ck_assert_int_ge(s->s_fd[i], 0);
+		if (connect(s->s_fd[i], (struct sockaddr *)&a, sizeof(a)) ==
+		    -1)
+			ck_assert_int_eq(errno, EINPROGRESS);
+	}
+	it_sleep(50);
+}
+
+void
+it_stuck_close(struct it_stuck *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(s->s_fd) / sizeof(s->s_fd[0]); i++)
+		close(s->s_fd[i]);
+}
+
 /* sluice.json's text: the test's settings, after a longer spawn
  * timeout under valgrind (where a worker takes seconds to say HELLO;
  * a key the test sets itself comes later and wins). */

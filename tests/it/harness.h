@@ -27,6 +27,18 @@ struct it {
 /* Start the mock backend on a free port. Fails the test on error. */
 void	it_mock_start(struct it *);
 
+/* A port on 127.0.0.1 where nothing listens: connecting is refused. */
+int	it_dead_port(void);
+
+/* A listener on 127.0.0.1:s_port that never accepts, its accept queue
+ * full: connecting there times out. */
+struct it_stuck {
+	int	 s_fd[4];	/* the listener and what fills its queue */
+	int	 s_port;
+};
+void	it_stuck_open(struct it_stuck *);
+void	it_stuck_close(struct it_stuck *);
+
 /* Write a config folder: user "it" whose custom workflow has one
  * streaming-capable Standard node on endpoint "Mock" (the mock, or
  * endpoint_url when not NULL). settings is the body of sluice.json
