@@ -364,6 +364,14 @@ check_build_OBJS	:= $(BASE) $(call obj,worker/llm/build.c \
 			    common/jsonw.c $(PYFMT_SRCS) common/names.c \
 			    common/tokens.c tests/fakerq.c tests/nodefix.c \
 			    tests/it/harness.c)
+check_ask_OBJS		:= $(check_backend_OBJS) $(call obj,worker/llm/ask.c \
+			    worker/llm/attempt.c worker/llm/build.c \
+			    worker/llm/target.c worker/llm/failover.c \
+			    worker/core/node.c worker/core/vars.c \
+			    worker/core/vars_conv.c worker/core/vars_json.c \
+			    worker/core/msgs_edit.c common/tokens.c \
+			    tests/nodefix.c)
+check_ask_LIBS		:= $(LIBS_SQLITE)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_sse check_lines \
@@ -380,7 +388,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
 UNIT_TESTS	+= check_origin
-UNIT_TESTS	+= check_transport check_backend check_build
+UNIT_TESTS	+= check_transport check_backend check_build check_ask
 IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
