@@ -39,7 +39,7 @@ teardown(void)
 static void
 say(const char *text)
 {
-	nodefix_conv(&F, "user", text, NULL);
+	nodefix_conv(&F, "user", text, (char *)NULL);
 }
 
 /* Run the node's call; out gets its text (as a string). */
@@ -272,7 +272,7 @@ START_TEST(one_image)
 	json_t		*log, *msgs, *m, *part;
 	size_t		 i, j, images = 0;
 
-	nodefix_conv(&F, "user", "look", "assistant", "ok", NULL);
+	nodefix_conv(&F, "user", "look", "assistant", "ok", (char *)NULL);
 	wmsg_add_image(&F.nf_msgs.v[0], "data:image/png;base64,AAAA");
 	say("and this");
 	F.nf_x.nx_image = "data:image/png;base64,BBBB";

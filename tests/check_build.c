@@ -203,7 +203,7 @@ START_TEST(conv_vars)
 	struct llm_ask		 a;
 
 	nodefix_conv(&F, "system", "Sys", "user", "one", "assistant", "two",
-	    "user", "three", NULL);
+	    "user", "three", (char *)NULL);
 	ask_init(&a, "", NULL);
 	nodefix_set(&F, "{s:i, s:b}", "nMessagesToIncludeInVariable", 2,
 	    "addUserAssistantTags", 1);
@@ -235,7 +235,7 @@ END_TEST
 START_TEST(chat_system_and_last_n)
 {
 	nodefix_conv(&F, "system", "conv sys", "user", "u1", "assistant", "a1",
-	    "user", "u2", "assistant", "a2", "user", "u3", NULL);
+	    "user", "u2", "assistant", "a2", "user", "u3", (char *)NULL);
 	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPrompt", 3);
 	ck_sent("Mock", "Be {name}", NULL,
 	    "system:Be Ann\nuser:u2\nassistant:a2\nuser:u3\n");
@@ -253,7 +253,8 @@ END_TEST
  * field is none. */
 START_TEST(chat_prompt)
 {
-	nodefix_conv(&F, "user", "u1", "assistant", "a1", "user", "u2", NULL);
+	nodefix_conv(&F, "user", "u1", "assistant", "a1", "user", "u2",
+	    (char *)NULL);
 	ck_sent("Mock", "S", "Say {name}", "system:S\nuser:Say Ann\n");
 	vars_set(F.nf_vars, "nothing", "");
 	ck_sent("Mock", "", "{nothing}", "user:\n");
@@ -266,7 +267,7 @@ END_TEST
 START_TEST(chat_ensure_user)
 {
 	nodefix_conv(&F, "user", "u1", "assistant", "a1", "user", "u2",
-	    "assistant", "a2", NULL);
+	    "assistant", "a2", (char *)NULL);
 	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPrompt", 1);
 	ck_sent("Mock", "S", NULL, "system:S\nuser:u2\nassistant:a2\n");
 }
@@ -277,7 +278,7 @@ END_TEST
 START_TEST(chat_assistant_runs)
 {
 	nodefix_conv(&F, "user", "u1", "assistant", "a1", "assistant", "a2",
-	    NULL);
+	    (char *)NULL);
 	ck_sent("Mock", "", NULL, "user:u1\nassistant:a1\nassistant:a2\n");
 	nodefix_set(&F, "{s:b, s:s}", "mergeConsecutiveAssistantMessages", 1,
 	    "mergeConsecutiveAssistantMessagesDelimiter", " | ");
@@ -297,7 +298,7 @@ END_TEST
  * the prompt's message. */
 START_TEST(chat_images)
 {
-	nodefix_conv(&F, "user", "u1", "user", "u2", NULL);
+	nodefix_conv(&F, "user", "u1", "user", "u2", (char *)NULL);
 	wmsg_add_image(&F.nf_msgs.v[0], "data:image/png;base64,AAAA");
 	wmsg_add_image(&F.nf_msgs.v[1], "data:image/png;base64,BBBB");
 	wmsg_add_image(&F.nf_msgs.v[1], "data:image/png;base64,CCCC");
@@ -324,7 +325,7 @@ START_TEST(chat_endpoint_injection)
 	struct wresult		 res;
 	char			*p = NULL;
 
-	nodefix_conv(&F, "user", "u1", NULL);
+	nodefix_conv(&F, "user", "u1", (char *)NULL);
 	nodefix_backend(&F, "Inj", "openAIChatCompletion", "",
 	    ", \"addTextToStartOfSystem\": true, "
 	    "\"textToAddToStartOfSystem\": \"Pre: \"");
@@ -468,7 +469,8 @@ START_TEST(completion_prompt)
 	char	*p;
 
 	nodefix_backend(&F, "Compl", "openAIV1Completion", "", "");
-	nodefix_conv(&F, "user", "u1", "assistant", "a1", "user", "u2", NULL);
+	nodefix_conv(&F, "user", "u1", "assistant", "a1", "user", "u2",
+	    (char *)NULL);
 	p = completion_sent("Compl", "Be {name}", NULL);
 	ck_assert_str_eq(p, "<|system|>\nBe Ann\n<|end|>\n"
 	    "<|user|>\nu1\n<|end|>\n<|assistant|>\na1\n<|end|>\n"
@@ -503,7 +505,7 @@ START_TEST(completion_generation_prompt)
 	char		*p;
 	size_t		 i, n;
 
-	nodefix_conv(&F, "user", "u1", NULL);
+	nodefix_conv(&F, "user", "u1", (char *)NULL);
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		nodefix_backend(&F, "Compl", "openAIV1Completion", "", c[i].ep ?
 		    ", \"addGenerationPrompt\": true" : "");
