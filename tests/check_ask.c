@@ -164,12 +164,14 @@ START_TEST(usage_estimated)
 END_TEST
 
 /* allowTools: the request's tools go to the backend, and its tool
- * calls come back to the client as one chunk, each with its index. */
+ * calls come back to the client as one chunk, each with its index,
+ * streamed or not (Claude's whole answers number none themselves). */
 START_TEST(tool_calls_emitted)
 {
 	struct buf	 out = BUF_INIT;
 	struct wresult	 res;
 	json_t		*log, *calls;
+	int		 i;
 
 	F.nf_x.nx_tools = "[{\"type\": \"function\", \"function\": {\"name\": "
 	    "\"f\", \"parameters\": {}}}]";
@@ -179,23 +181,32 @@ START_TEST(tool_calls_emitted)
 	log = requests();
 	ck_assert_ptr_null(json_object_get(body_of(log, 0), "tools"));
 	json_decref(log);
-	buf_reset(&F.nf_rq.fr_tools);
 	nodefix_set(&F, "{s:b}", "allowTools", 1);
-	ck_assert_int_eq(ask(&out, &res), 0);
-	ck_assert_str_eq(res.r_finish, "tool_calls");
-	log = requests();
-	ck_assert_ptr_nonnull(json_object_get(body_of(log, 1), "tools"));
-	json_decref(log);
-	buf_addc(&F.nf_rq.fr_tools, '\0');
-	calls = it_json(F.nf_rq.fr_tools.b_data);
-	ck_assert_uint_eq(json_array_size(calls), 2);
-	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
-	    calls, 0), "index")), 0);
-	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
-	    calls, 1), "index")), 1);
-	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
-	    json_array_get(calls, 1), "function"), "name")), "g");
-	json_decref(calls);
+	nodefix_backend(&F, "Claude", "claudeMessages",
+	    ", \"presetType\": \"OpenAI\"", "");
+	for (i = 0; i < 3; i++) {
+		F.nf_x.nx_stream = i == 0;
+		if (i == 2)
+			nodefix_set(&F, "{s:s}", "endpointName", "Claude");
+		buf_reset(&F.nf_rq.fr_tools);
+		ck_assert_int_eq(ask(&out, &res), 0);
+		ck_assert_str_eq(res.r_finish, "tool_calls");
+		log = requests();
+		ck_assert_ptr_nonnull(json_object_get(body_of(log,
+		    (size_t)i + 1), "tools"));
+		json_decref(log);
+		buf_addc(&F.nf_rq.fr_tools, '\0');
+		calls = it_json(F.nf_rq.fr_tools.b_data);
+		ck_assert_uint_eq(json_array_size(calls), 2);
+		ck_assert_int_eq(json_integer_value(json_object_get(
+		    json_array_get(calls, 0), "index")), 0);
+		ck_assert_int_eq(json_integer_value(json_object_get(
+		    json_array_get(calls, 1), "index")), 1);
+		ck_assert_str_eq(json_string_value(json_object_get(
+		    json_object_get(json_array_get(calls, 1), "function"),
+		    "name")), "g");
+		json_decref(calls);
+	}
 	buf_free(&out);
 }
 END_TEST
@@ -472,8 +483,9 @@ START_TEST(failover_from_unreachable)
 }
 END_TEST
 
-/* A chain that comes back to an endpoint already tried stops there,
- * with the last failure's cause. */
+/* A chain that comes back to an endpoint already tried (or an
+ * endpoint that is its own backup) stops there, with the last
+ * failure's cause. */
 START_TEST(failover_cycle)
 {
 	struct buf	 out = BUF_INIT;
@@ -488,6 +500,11 @@ START_TEST(failover_cycle)
 	ck_assert_msg(strstr(res.r_message, "answered HTTP 500") != NULL, "%s",
 	    res.r_message);
 	ck_assert_int_eq(it_mock_stat(&F.nf_it, "requests"), 2);
+	endpoint("B", ", \"backupEndpointName\": \"B\"");
+	ck_assert_int_eq(ask(&out, &res), -1);
+	nodefix_ck_fail(&res, 500, "failover cycle detected: endpoint 'B' "
+	    "is already in the chain (after 'B': ");
+	ck_assert_int_eq(it_mock_stat(&F.nf_it, "requests"), 4);
 	buf_free(&out);
 }
 END_TEST
