@@ -259,7 +259,8 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_pyfmt check_timestamps check_registry check_urls \
 		   check_clean check_metrics check_adapters check_nodes \
 		   check_vars check_origin check_memgen check_memnodes \
-		   check_llmnodes
+		   check_llmnodes check_transport check_backend check_build \
+		   check_ask
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -269,6 +270,8 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
+HARNESS		:= $(call obj,tests/it/harness.c)
+DBQ		:= $(call obj,tests/it/dbq.c)
 
 check_common_OBJS	:= $(COMMON_OBJS)
 check_proto_OBJS	:= $(PROTO_OBJS)
@@ -349,9 +352,20 @@ check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   node_image.c node_sub.c node_lock.c \
 			   node_unsupported.c)) $(call u,stubs_nodes.c) $(NODECTX)
 check_llmnodes_A	:= STORE CORE
+# worker/llm against tests/mock-llm, the request a fake loop
+# (nodefix.c: one node of a workflow in a scratch config folder).
+check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
+check_backend_OBJS	:= $(call obj,$(addprefix worker/llm/,backend.c \
+			   output.c callcache.c)) $(call u,fakerq.c) \
+			   $(SCRATCHDB) $(HARNESS)
+check_backend_A		:= LLM CLEAN STORE CORE
+check_build_OBJS	:= $(call obj,worker/llm/build.c worker/llm/target.c) \
+			   $(call u,fakerq.c nodefix.c) $(HARNESS)
+check_build_A		:= CORE
+check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
+			   attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
+check_ask_A		:= LLM CLEAN STORE CORE
 
-HARNESS		:= $(call obj,tests/it/harness.c)
-DBQ		:= $(call obj,tests/it/dbq.c)
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
 check_store_it_OBJS	+= $(DBQ)

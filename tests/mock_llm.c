@@ -111,6 +111,7 @@ struct script {
 	int		 sc_head_delay_ms;
 	int		 sc_silent_ms;
 	int		 sc_status;		/* 0: answer normally */
+	int		 sc_status_times;	/* 0: status every time */
 	int		 sc_disconnect_after;	/* -1: never */
 	int		 sc_split;		/* 0: whole events */
 	bool		 sc_hang;
@@ -206,6 +207,8 @@ struct mock {
 	unsigned long long	 mk_nrequests;
 	unsigned long long	 mk_nactive;
 	unsigned long long	 mk_ngone;
+	json_t			*mk_seen;	/* status_times: "#mock" line
+						   -> requests that carried it */
 	const char		*mk_listen;
 	const char		*mk_text;
 	int			 mk_chunk;
@@ -479,6 +482,7 @@ static const struct skey skeys[] = {
 	SK("head_delay_ms", SK_INT, sc_head_delay_ms, 0, MAX_DELAY_MS),
 	SK("silent_ms", SK_INT, sc_silent_ms, 0, MAX_DELAY_MS),
 	SK("status", SK_INT, sc_status, 100, 599),
+	SK("status_times", SK_INT, sc_status_times, 1, INT_MAX),
 	SK("disconnect_after", SK_INT, sc_disconnect_after, 0, INT_MAX),
 	SK("split", SK_INT, sc_split, 0, INT_MAX),
 	SK("hang", SK_BOOL, sc_hang, 0, 0),
@@ -651,6 +655,24 @@ script_echo(struct script *sc, const char *s, size_t n, const char *mark)
 	buf_free(&b);
 }
 
+/* status_times: how many requests (this one included) carried the
+ * script line js[0..jn). */
+static json_int_t
+script_seen(const char *js, size_t jn)
+{
+	char		*key = xmalloc(jn + 1);
+	json_int_t	 n;
+
+	memcpy(key, js, jn);
+	key[jn] = '\0';
+	if (mk.mk_seen == NULL)
+		mk.mk_seen = json_object();
+	n = json_integer_value(json_object_get(mk.mk_seen, key)) + 1;
+	json_object_set_new(mk.mk_seen, key, json_integer(n));
+	free(key);
+	return n;
+}
+
 /* Applies "#mock {json}" found in the user text s, if any. */
 static void
 script_parse(struct script *sc, const char *s, size_t n)
@@ -684,6 +706,11 @@ script_parse(struct script *sc, const char *s, size_t n)
 	sc->sc_finish_set = json_is_string(json_object_get(o,
 	    "finish_reason"));
 	json_decref(o);
+	/* A backend that recovers: the status only for the first few
+	 * requests with this very line. */
+	if (sc->sc_status != 0 && sc->sc_status_times > 0 &&
+	    script_seen(js, jn) > sc->sc_status_times)
+		sc->sc_status = 0;
 	if (sc->sc_echo)
 		script_echo(sc, s, n, mark);
 }
@@ -2278,6 +2305,7 @@ teardown(void)
 	}
 	evhttp_free(mk.mk_http);	/* connections, requests, listener */
 	log_clear();
+	json_decref(mk.mk_seen);
 	event_free(mk.mk_relisten);
 	event_free(mk.mk_sigterm);
 	event_free(mk.mk_sigint);

@@ -101,6 +101,68 @@ it_mock_start(struct it *t)
 	fclose(f);
 }
 
+/* A TCP socket bound to 127.0.0.1, any port; that port into *port. */
+static int
+loopback_socket(int *port)
+{
+	struct sockaddr_in	 a;
+	socklen_t		 len = sizeof(a);
+	int			 fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC,
+				    0);
+
+	ck_assert_int_ge(fd, 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+int
+it_dead_port(void)
+{
+	int	 port;
+
+	close(loopback_socket(&port));
+	return port;
+}
+
+/* Linux drops a SYN while the listener's accept queue is full; with a
+ * backlog of 0 one waiting connection fills it. */
+void
+it_stuck_open(struct it_stuck *s)
+{
+	struct sockaddr_in	 a;
+	size_t			 i;
+
+	s->s_fd[0] = loopback_socket(&s->s_port);
+	ck_assert_int_eq(listen(s->s_fd[0], 0), 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a.sin_port = htons((uint16_t)s->s_port);
+	for (i = 1; i < sizeof(s->s_fd) / sizeof(s->s_fd[0]); i++) {
+		s->s_fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		ck_assert_int_ge(s->s_fd[i], 0);
+		if (connect(s->s_fd[i], (struct sockaddr *)&a, sizeof(a)) ==
+		    -1)
+			ck_assert_int_eq(errno, EINPROGRESS);
+	}
+	it_sleep(50);
+}
+
+void
+it_stuck_close(struct it_stuck *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(s->s_fd) / sizeof(s->s_fd[0]); i++)
+		close(s->s_fd[i]);
+}
+
 /* sluice.json's text: the test's settings, after a longer spawn
  * timeout under valgrind (where a worker takes seconds to say HELLO;
  * a key the test sets itself comes later and wins). */
@@ -187,7 +249,7 @@ it_file(struct it *t, const char *rel, const char *text)
 }
 
 void
-it_allow_shared(struct it *t)
+it_user_set(struct it *t, const char *key, json_t *value)
 {
 	char		 path[512];
 	json_t		*u;
@@ -196,9 +258,15 @@ it_allow_shared(struct it *t)
 	snprintf(path, sizeof(path), "%s/Users/it.json", t->it_dir);
 	u = json_load_file(path, 0, &je);
 	ck_assert_msg(u != NULL, "%s: %s", path, je.text);
-	json_object_set_new(u, "allowSharedWorkflows", json_true());
+	json_object_set_new(u, key, value);
 	ck_assert_int_eq(json_dump_file(u, path, JSON_INDENT(2)), 0);
 	json_decref(u);
+}
+
+void
+it_allow_shared(struct it *t)
+{
+	it_user_set(t, "allowSharedWorkflows", json_true());
 }
 
 void
@@ -511,7 +579,7 @@ it_stop_clean(struct it *t)
 }
 
 long long
-it_mock_requests(struct it *t)
+it_mock_stat(struct it *t, const char *name)
 {
 	struct it_resp	 r;
 	json_t		*j;
@@ -520,10 +588,31 @@ it_mock_requests(struct it *t)
 	ck_assert_int_eq(it_request(t, "GET", "mock:/mock/stats", NULL, &r),
 	    0);
 	j = it_json(r.r_body.b_data);
-	n = json_integer_value(json_object_get(j, "requests"));
+	ck_assert_msg(json_is_integer(json_object_get(j, name)),
+	    "no %s in the mock's stats: %s", name, r.r_body.b_data);
+	n = json_integer_value(json_object_get(j, name));
 	json_decref(j);
 	it_resp_free(&r);
 	return n;
+}
+
+bool
+it_mock_wait(struct it *t, const char *name, long long n, int timeout_ms)
+{
+	uint64_t	 end = it_now() + (uint64_t)timeout_ms;
+
+	while (it_mock_stat(t, name) < n) {
+		if (it_now() >= end)
+			return false;
+		it_sleep(10);
+	}
+	return true;
+}
+
+long long
+it_mock_requests(struct it *t)
+{
+	return it_mock_stat(t, "requests");
 }
 
 json_t *
@@ -1008,14 +1097,26 @@ it_wait_idle(struct it *t, int n)
 }
 
 Suite *
-it_suite_cases(const char *name, const struct it_case *c, size_t n, int timeout_s)
+it_suite_fixture(const char *name, const struct it_case *c, size_t n,
+    int timeout_s, void (*setup)(void), void (*teardown)(void))
 {
 	Suite	*s = suite_create(name);
+	TCase	*tc;
 	size_t	 i;
 
-	for (i = 0; i < n; i++)
-		(void)test_case(s, c[i].ic_name, c[i].ic_test, timeout_s);
+	for (i = 0; i < n; i++) {
+		tc = test_case(s, c[i].ic_name, NULL, timeout_s);
+		if (setup != NULL || teardown != NULL)
+			tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_add_test(tc, c[i].ic_test);
+	}
 	return s;
+}
+
+Suite *
+it_suite_cases(const char *name, const struct it_case *c, size_t n, int timeout_s)
+{
+	return it_suite_fixture(name, c, n, timeout_s, NULL, NULL);
 }
 
 int

@@ -27,6 +27,18 @@ struct it {
 /* Start the mock backend on a free port. Fails the test on error. */
 void	it_mock_start(struct it *);
 
+/* A port on 127.0.0.1 where nothing listens: connecting is refused. */
+int	it_dead_port(void);
+
+/* A listener on 127.0.0.1:s_port that never accepts, its accept queue
+ * full: connecting there times out. */
+struct it_stuck {
+	int	 s_fd[4];	/* the listener and what fills its queue */
+	int	 s_port;
+};
+void	it_stuck_open(struct it_stuck *);
+void	it_stuck_close(struct it_stuck *);
+
 /* Write a config folder: user "it" whose custom workflow has one
  * streaming-capable Standard node on endpoint "Mock" (the mock, or
  * endpoint_url when not NULL). settings is the body of sluice.json
@@ -182,6 +194,10 @@ int	it_fd_count(pid_t);
  * (Workflows/_shared/<name>/, chosen by the model field). */
 void	it_allow_shared(struct it *);
 
+/* Set member key of user "it"'s file to value (the reference is
+ * taken). */
+void	it_user_set(struct it *, const char *key, json_t *value);
+
 /* PromptTemplates/turns.json: <|system|>, <|user|> and <|assistant|>
  * turns whose suffixes start a line, so a "#mock" line ends with its
  * JSON in a completion prompt. */
@@ -215,6 +231,14 @@ long long	it_mock_requests(struct it *);
  * fails on a failed request or invalid JSON. Caller decrefs. */
 json_t	*it_get_json(struct it *, const char *path);
 
+/* One figure of the mock's /mock/stats ("requests", "active",
+ * "client_gone"); the test fails when it has none. */
+long long	it_mock_stat(struct it *, const char *name);
+
+/* Wait until that figure is at least n; false after timeout_ms. */
+bool	it_mock_wait(struct it *, const char *name, long long n,
+	    int timeout_ms);
+
 /* Parse JSON (test fails on invalid JSON). */
 json_t	*it_json(const char *text);
 
@@ -234,6 +258,11 @@ struct it_case {
 /* A suite of one TCase per case, each with a timeout of timeout_s. */
 Suite	*it_suite_cases(const char *name, const struct it_case *, size_t n,
 	    int timeout_s);
+
+/* The same with a checked fixture (run in each test's own process)
+ * around every case; either function may be NULL. */
+Suite	*it_suite_fixture(const char *name, const struct it_case *, size_t n,
+	    int timeout_s, void (*setup)(void), void (*teardown)(void));
 
 /* Sleep milliseconds. */
 void	it_sleep(int ms);

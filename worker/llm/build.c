@@ -86,19 +86,22 @@ gen_prompt(struct node_ctx *x, const struct llm_ask *a,
 	return t->tg_ep->e_add_generation_prompt;
 }
 
-/* Conversation tokens the endpoint's window leaves (clamp on and the
- * window known), else -1: (window - response) * level - 512 - system. */
-static long
+/* Whether the clamp applies (on, and the window known); then *budget:
+ * the conversation tokens the endpoint's window leaves, (window -
+ * response) * level - 512 - system. It may be negative: a long system
+ * prompt or a small window leaves room for the newest message only. */
+static bool
 clamp_budget(struct node_ctx *x, const struct llm_ask *a,
-    const struct llm_target *t, const char *system)
+    const struct llm_target *t, const char *system, long *budget)
 {
 	long	 window = t->tg_ep->e_max_context;
 	long	 resp = a->la_max_tokens;
 
 	if (!clamp_on(x, a, t) || window <= 0)
-		return -1;
-	return (long)((double)(window - resp) * level(t)) - CLAMP_HEADROOM -
+		return false;
+	*budget = (long)((double)(window - resp) * level(t)) - CLAMP_HEADROOM -
 	    tokens_estimate(system, strlen(system), TOKENS_MARGIN);
+	return true;
 }
 
 static long
@@ -116,8 +119,6 @@ clamp_messages(struct wmsgs *l, long budget)
 	size_t	 lead = 0, keep, i;
 	long	 used = 0;
 
-	if (budget < 0)
-		return;
 	while (lead < l->n && strcmp(l->v[lead].m_role, "system") == 0)
 		lead++;
 	for (keep = l->n; keep > lead; keep--) {
@@ -233,7 +234,7 @@ build_chat(struct node_ctx *x, const struct llm_ask *a,
     struct wmsgs *sent, struct wresult *res)
 {
 	long	 last_n = field_long(x->nx_vars, a->la_opts,
-		    "lastMessagesToSendInsteadOfPrompt", 5);
+		    "lastMessagesToSendInsteadOfPrompt", 5), budget;
 	char	 err[CONF_ERRLEN];
 
 	memset(sent, 0, sizeof(*sent));
@@ -245,7 +246,8 @@ build_chat(struct node_ctx *x, const struct llm_ask *a,
 		last_turns(x->nx_msgs, last_n, sent);
 		limit_images(x, a->la_opts, sent);
 		fix_assistant_runs(a->la_opts, sent);
-		clamp_messages(sent, clamp_budget(x, a, t, sys));
+		if (clamp_budget(x, a, t, sys, &budget))
+			clamp_messages(sent, budget);
 		ensure_user(sent, x->nx_msgs);
 	}
 	if (prompt_chat(t->tg_ep, sent, err) == -1) {
