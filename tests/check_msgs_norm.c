@@ -1,6 +1,5 @@
 /* check_msgs_norm.c - a request's messages made ready for workflows: the discussion id taken out, WilmerAI's chat-route rewriting. */
 #include <check.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,20 +9,16 @@
 #include "../worker/core/msgs_norm.h"
 #include "testmain.h"
 
-/* A conversation from role/content pairs, NULL-terminated. */
-static void
-conv(struct wmsgs *l, ...)
-{
-	const char	*role, *content;
-	va_list		 ap;
+/* role, content, role, content, ... as a NULL-terminated array */
+#define PAIRS(...)	((const char *const []){ __VA_ARGS__, NULL })
 
+/* A conversation from role/content pairs. */
+static void
+conv(struct wmsgs *l, const char *const *pairs)
+{
 	memset(l, 0, sizeof(*l));
-	va_start(ap, l);
-	while ((role = va_arg(ap, const char *)) != NULL) {
-		content = va_arg(ap, const char *);
-		wmsgs_add(l, role, content);
-	}
-	va_end(ap);
+	for (; pairs[0] != NULL; pairs += 2)
+		wmsgs_add(l, pairs[0], pairs[1]);
 }
 
 /* The conversation as "role|content" lines. Caller frees. */
@@ -53,7 +48,7 @@ id_of_one(const char *c, char **after)
 	struct wmsgs	 l;
 	char		*id;
 
-	conv(&l, "user", c, NULL);
+	conv(&l, PAIRS("user", c));
 	id = wmsgs_discussion_id(&l);
 	*after = strdup(l.v[0].m_content);
 	wmsgs_free(&l);
@@ -69,10 +64,10 @@ START_TEST(id_first_tag_wins_and_all_go)
 	struct wmsgs	 l;
 	char		*id;
 
-	conv(&l, "system", "You are kind.",
+	conv(&l, PAIRS("system", "You are kind.",
 	    "user", "a[DiscussionId]one[/DiscussionId]b"
 	    "[DiscussionId]two[/DiscussionId]c",
-	    "assistant", "[DiscussionId]three[/DiscussionId] hi", NULL);
+	    "assistant", "[DiscussionId]three[/DiscussionId] hi"));
 	id = wmsgs_discussion_id(&l);
 	ck_assert_str_eq(id, "one");
 	ck_conv(&l, "system|You are kind.\nuser|abc\nassistant| hi\n");
@@ -87,8 +82,8 @@ START_TEST(id_in_a_later_message)
 	struct wmsgs	 l;
 	char		*id;
 
-	conv(&l, "system", "plain", "user", "x [DiscussionId]7a-b c"
-	    "[/DiscussionId]", NULL);
+	conv(&l, PAIRS("system", "plain", "user", "x [DiscussionId]7a-b c"
+	    "[/DiscussionId]"));
 	id = wmsgs_discussion_id(&l);
 	ck_assert_str_eq(id, "7a-b c");
 	ck_conv(&l, "system|plain\nuser|x \n");
@@ -146,8 +141,8 @@ START_TEST(id_unsafe_first_is_not_skipped)
 {
 	struct wmsgs	 l;
 
-	conv(&l, "user", "[DiscussionId]a/b[/DiscussionId]",
-	    "user", "[DiscussionId]good[/DiscussionId]", NULL);
+	conv(&l, PAIRS("user", "[DiscussionId]a/b[/DiscussionId]",
+	    "user", "[DiscussionId]good[/DiscussionId]"));
 	ck_assert_ptr_null(wmsgs_discussion_id(&l));
 	ck_conv(&l, "user|\nuser|\n");
 	wmsgs_free(&l);
@@ -160,8 +155,8 @@ START_TEST(rewrite_adds_roles)
 {
 	struct wmsgs	 l;
 
-	conv(&l, "system", "sys", "user", "hi", "assistant", "hello",
-	    "tool", "42", "user", "", NULL);
+	conv(&l, PAIRS("system", "sys", "user", "hi", "assistant", "hello",
+	    "tool", "42", "user", ""));
 	wmsgs_chat_rewrite(&l, true, false);
 	ck_conv(&l, "system|sys\nuser|User: hi\nassistant|Assistant: hello\n"
 	    "tool|42\nuser|User: \n");
@@ -175,19 +170,19 @@ START_TEST(rewrite_adds_missing_assistant)
 {
 	struct wmsgs	 l;
 
-	conv(&l, "user", "hi", NULL);
+	conv(&l, PAIRS("user", "hi"));
 	wmsgs_chat_rewrite(&l, true, true);
 	ck_conv(&l, "user|User: hi\nassistant|Assistant:\n");
 	wmsgs_free(&l);
-	conv(&l, "user", "hi", NULL);
+	conv(&l, PAIRS("user", "hi"));
 	wmsgs_chat_rewrite(&l, false, true);
 	ck_conv(&l, "user|hi\nassistant|\n");
 	wmsgs_free(&l);
-	conv(&l, "user", "hi", "assistant", "so far", NULL);
+	conv(&l, PAIRS("user", "hi", "assistant", "so far"));
 	wmsgs_chat_rewrite(&l, false, true);
 	ck_conv(&l, "user|hi\nassistant|so far\n");
 	wmsgs_free(&l);
-	conv(&l, NULL);
+	conv(&l, (const char *const []){ NULL });
 	wmsgs_chat_rewrite(&l, true, true);
 	ck_conv(&l, "assistant|Assistant:\n");
 	wmsgs_free(&l);
@@ -199,7 +194,7 @@ START_TEST(rewrite_off)
 {
 	struct wmsgs	 l;
 
-	conv(&l, "user", "hi", "assistant", "a", "user", "b", NULL);
+	conv(&l, PAIRS("user", "hi", "assistant", "a", "user", "b"));
 	wmsgs_chat_rewrite(&l, false, false);
 	ck_conv(&l, "user|hi\nassistant|a\nuser|b\n");
 	wmsgs_free(&l);
