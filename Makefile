@@ -338,6 +338,8 @@ check_security_OBJS	:= $(check_it_OBJS)
 check_origin_OBJS	:= $(BASE) $(call obj,gateway/origin.c)
 check_msgs_norm_OBJS	:= $(BASE) $(call obj,worker/core/msgs_norm.c \
 			    worker/core/msgs.c)
+check_fault_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/fault.c \
+			    tests/fakegw.c tests/scratchdir.c)
 check_browser_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
@@ -355,7 +357,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
 UNIT_TESTS	+= check_origin
-UNIT_TESTS	+= check_msgs_norm
+UNIT_TESTS	+= check_msgs_norm check_fault
 IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
