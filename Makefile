@@ -340,6 +340,21 @@ check_msgs_norm_OBJS	:= $(BASE) $(call obj,worker/core/msgs_norm.c \
 			    worker/core/msgs.c)
 check_fault_OBJS	:= $(BASE) $(PROTO_OBJS) $(call obj,worker/fault.c \
 			    tests/fakegw.c tests/scratchdir.c)
+check_engine_OBJS	:= $(BASE) $(call obj,$(W_ENGINE) \
+			    worker/nodes/node_unsupported.c worker/memory/memory.c \
+			    worker/memory/timestamps.c worker/core/node.c \
+			    worker/core/vars.c worker/core/vars_conv.c \
+			    worker/core/vars_json.c worker/core/msgs.c \
+			    worker/core/msgs_norm.c worker/core/prompt.c \
+			    worker/core/groupchat.c worker/store/store.c \
+			    worker/store/store_lock.c worker/store/store_schema.c \
+			    worker/store/store_stmt.c common/conf.c \
+			    common/conf_template.c common/json.c common/jsonw.c \
+			    $(PYFMT_SRCS) common/names.c common/tokens.c \
+			    common/sha256.c tests/stubs_engine.c \
+			    tests/stubs_nodes.c tests/fakerq.c tests/scratchdb.c \
+			    tests/scratchdir.c)
+check_engine_LIBS	:= $(LIBS_SQLITE)
 check_browser_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
@@ -357,7 +372,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
 UNIT_TESTS	+= check_origin
-UNIT_TESTS	+= check_msgs_norm check_fault
+UNIT_TESTS	+= check_msgs_norm check_fault check_engine
 IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
