@@ -32,18 +32,11 @@ static struct wresult		 t_res;
 #define USER_BASE	"'chatCompleteAddUserAssistant': false, " \
 			"'chatCompletionAddMissingAssistantGenerator': false"
 
-/* Write rel in the config folder: text with ' for " (JSON without
- * escapes). */
+/* Write rel in the config folder: JSON with ' for ". */
 static void
 conf(const char *rel, const char *text)
 {
-	char	*s = xstrdup(text), *p;
-
-	for (p = s; *p != '\0'; p++)
-		if (*p == '\'')
-			*p = '"';
-	scratchdir_put(&t_conf, rel, "%s\n", s);
-	free(s);
+	scratchdir_json(&t_conf, rel, text);
 }
 
 /* Workflows/tester/<name>.json */

@@ -72,6 +72,18 @@ scratchdir_put(struct scratchdir *sc, const char *rel, const char *fmt, ...)
 	free(path);
 }
 
+void
+scratchdir_json(struct scratchdir *sc, const char *rel, const char *json)
+{
+	char	*s = xstrdup(json), *p;
+
+	for (p = s; *p != '\0'; p++)
+		if (*p == '\'')
+			*p = '"';
+	scratchdir_put(sc, rel, "%s\n", s);
+	free(s);
+}
+
 static int
 rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
 {

@@ -15,6 +15,10 @@ void	scratchdir_make(struct scratchdir *, const char *what);
 void	scratchdir_put(struct scratchdir *, const char *rel, const char *fmt,
 	    ...) __attribute__((format(printf, 3, 4)));
 
+/* The same for JSON written with ' for " (so that tests need no
+ * escapes; the text has no other '). */
+void	scratchdir_json(struct scratchdir *, const char *rel, const char *json);
+
 /* Make the folder rel (and those on the way). */
 void	scratchdir_mkdir(struct scratchdir *, const char *rel);
 
