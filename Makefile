@@ -361,6 +361,12 @@ check_loop_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,$(W_LOOP) \
 			    common/sha256.c tests/stubs_loop.c tests/fakegw.c \
 			    tests/scratchdir.c)
 check_loop_LIBS		:= $(LIBS_SQLITE)
+check_imp_OBJS		:= $(BASE) $(call obj,$(W_IMPORT) worker/store/store.c \
+			    worker/store/store_lock.c worker/store/store_schema.c \
+			    worker/store/store_stmt.c common/sha256.c common/json.c \
+			    common/conf.c common/names.c tests/scratchdb.c \
+			    tests/scratchdir.c)
+check_imp_LIBS		:= $(LIBS_SQLITE)
 check_browser_OBJS	:= $(check_it_OBJS)
 
 UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
@@ -378,7 +384,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow check_wilmer
 		   check_timestamps_it check_import check_memory_chaos \
 		   check_cache_it check_hostile check_security
 UNIT_TESTS	+= check_origin
-UNIT_TESTS	+= check_msgs_norm check_fault check_engine check_loop
+UNIT_TESTS	+= check_msgs_norm check_fault check_engine check_loop check_imp
 IT_TESTS	+= check_browser
 TESTS		:= $(UNIT_TESTS) $(IT_TESTS)
 TEST_BINS	:= $(addprefix $(O)/tests/,$(TESTS))
