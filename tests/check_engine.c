@@ -560,6 +560,18 @@ START_TEST(routing_attempts)
 }
 END_TEST
 
+/* A categoriser that ends early (a WorkflowLock held) ends the request,
+ * as any workflow that ends early does: no other attempt, no category
+ * workflow. */
+START_TEST(routing_early_end)
+{
+	routing_user(3);
+	workflow("cat", "[{'end': true}]");
+	ck_answer("");
+	ck_assert_str_eq(trace(), "cat:1R ");
+}
+END_TEST
+
 START_TEST(routing_errors)
 {
 	routing_user(1);
@@ -850,6 +862,7 @@ engine_suite(void)
 	tcase_add_test(tc, routing_picks_workflow);
 	tcase_add_test(tc, routing_category_variables);
 	tcase_add_test(tc, routing_attempts);
+	tcase_add_test(tc, routing_early_end);
 	tcase_add_test(tc, routing_errors);
 	tc = tcase_create("timestamps");
 	tcase_add_checked_fixture(tc, ts_setup, ts_teardown);
