@@ -420,24 +420,34 @@ START_TEST(cancel_of_another_request)
 }
 END_TEST
 
-/* A CANCEL that came with its REQ_START, in one write. */
-START_TEST(cancel_with_the_request)
+/* REQ_START rqid (model, one empty message) and its CANCEL in one
+ * write. */
+static void
+request_cancelled(const char *rqid, const char *model, const char *arg)
 {
-	struct proto_message	 pm = { .role = { "user", 4 },
-				    .content = { "", 0 } };
+	struct proto_message	 pm;
 	struct proto_msg	 m;
 	struct buf		 b = BUF_INIT;
 
-	start();
-	proto_msg_init(&m, PROTO_REQ_START, "r1");
-	m.m_u.req_start.model = str_from("wait");
+	memset(&pm, 0, sizeof(pm));
+	pm.role = str_from("user");
+	pm.content = str_from(arg);
+	proto_msg_init(&m, PROTO_REQ_START, rqid);
+	m.m_u.req_start.model = str_from(model);
 	m.m_u.req_start.msgs = &pm;
 	m.m_u.req_start.nmsgs = 1;
 	ck_assert_int_eq(proto_encode(&b, &m), 0);
-	proto_msg_init(&m, PROTO_CANCEL, "r1");
+	proto_msg_init(&m, PROTO_CANCEL, rqid);
 	ck_assert_int_eq(proto_encode(&b, &m), 0);
 	ck_assert_int_eq(frame_write_all(t_gw.fg_fd, b.b_data, b.b_len), 0);
 	buf_free(&b);
+}
+
+/* A CANCEL that came with its REQ_START, in one write. */
+START_TEST(cancel_with_the_request)
+{
+	start();
+	request_cancelled("r1", "wait", "");
 	expect_status("r1", RQ_CANCELLED);
 }
 END_TEST
@@ -787,6 +797,16 @@ START_TEST(slot_cancelled)
 }
 END_TEST
 
+/* A request stopped already asks for no turn. */
+START_TEST(slot_when_stopped)
+{
+	start();
+	request_cancelled("r1", "slot", "Fast");
+	expect_chunk("r1", "stopped");
+	expect_status("r1", RQ_CANCELLED);
+}
+END_TEST
+
 /* ---- the store ---- */
 
 /* sluice.db in the state folder exists: 1, or 0. */
@@ -835,6 +855,71 @@ START_TEST(store_on_first_use)
 	expect_chunk("r3", "same");
 	expect_chunk("r3", " lock 1");
 	expect_status("r3", RQ_OK);
+}
+END_TEST
+
+/* Hold the database's write lock, as another worker would. */
+static sqlite3 *
+db_lock(void)
+{
+	char	*path = scratchdir_path(&t_dir, "state/sluice.db");
+	sqlite3	*db;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL), SQLITE_OK);
+	free(path);
+	return db;
+}
+
+static void
+db_unlock(sqlite3 *db)
+{
+	ck_assert_int_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* Waiting for another process's write lock heartbeats, and a CANCEL
+ * ends the wait; but dropping the run's locks at its end is waited
+ * for. */
+START_TEST(store_wait)
+{
+	struct proto_msg	 m;
+	sqlite3			*db;
+	char			*state = scratchdir_path(&t_dir, "state");
+
+	scratchdir_mkdir(&t_dir, "state");
+	t_wc.wc_state_dir = state;
+	start();
+	request("r1", "store", "");
+	expect_chunk("r1", "same");
+	expect_chunk("r1", " lock 1");
+	expect_status("r1", RQ_OK);
+	db = db_lock();
+	request("r2", "store", "");
+	expect_chunk("r2", "same");
+	fakegw_next(&t_gw, &m, 2500);
+	ck_assert_uint_eq(m.m_type, PROTO_HEARTBEAT);
+	ck_assert(str_eq(m.m_rqid, "r2"));
+	proto_msg_free(&m);
+	fakegw_send_simple(&t_gw, PROTO_CANCEL, "r2");
+	expect_chunk("r2", " lock -1");
+	expect_status("r2", RQ_CANCELLED);
+	db_unlock(db);
+	request("r3", "store", "hold");
+	expect_chunk("r3", "same");
+	expect_chunk("r3", " lock 1");
+	db = db_lock();
+	fakegw_send_simple(&t_gw, PROTO_CANCEL, "r3");
+	expect_quiet();
+	db_unlock(db);
+	expect_status("r3", RQ_CANCELLED);
+	request("r4", "store", "");
+	expect_chunk("r4", "same");
+	expect_chunk("r4", " lock 1");
+	expect_status("r4", RQ_OK);
+	free(state);
 }
 END_TEST
 
@@ -898,8 +983,10 @@ loop_suite(void)
 	tcase_add_test(tc, slot_refused);
 	tcase_add_test(tc, slot_answer_for_another);
 	tcase_add_test(tc, slot_cancelled);
+	tcase_add_test(tc, slot_when_stopped);
 	TC("store");
 	tcase_add_test(tc, store_on_first_use);
+	tcase_add_test(tc, store_wait);
 	tcase_add_test(tc, store_without_state_dir);
 #undef TC
 	return s;

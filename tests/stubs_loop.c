@@ -81,7 +81,7 @@ slot(struct rq *rq, const char *ep, struct wresult *res)
 }
 
 static void
-store(struct rq *rq)
+store(struct rq *rq, const char *arg, struct wresult *res)
 {
 	char		 err[STORE_ERRLEN], *s;
 	struct store	*st = rq_store(rq, err);
@@ -96,6 +96,8 @@ store(struct rq *rq)
 	s = xasprintf(" lock %d", store_lock(st, "wf-lock", rq->rq_id, 600));
 	say(rq, s);
 	free(s);
+	if (strcmp(arg, "hold") == 0 && wait_stop(rq, WAIT_MAX_MS, false) == 0)
+		res->r_status = RQ_CANCELLED;
 }
 
 static void
@@ -183,7 +185,7 @@ flow_run(struct rq *rq, const struct proto_req_start *rs,
 	else if (strcmp(script, "slot") == 0)
 		slot(rq, arg, res);
 	else if (strcmp(script, "store") == 0)
-		store(rq);
+		store(rq, arg, res);
 	else
 		fail(res);
 	free(script);

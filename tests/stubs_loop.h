@@ -24,7 +24,8 @@
  *                "stopped" (then cancelled)
  *   store        rq_store: "no store: <err>", or "same"/"other" (a
  *                second rq_store) and " lock <n>" (store_lock of lock
- *                "wf-lock" by the request, 600 s)
+ *                "wf-lock" by the request, 600 s); argument "hold":
+ *                then as wait
  *   hooked       a chunk: how many times stub_loop_hook was called
  * callcache_clear_request answers a chunk "cleared".
  */
