@@ -358,13 +358,11 @@ check_engine_LIBS	:= $(LIBS_SQLITE)
 check_loop_OBJS		:= $(BASE) $(PROTO_OBJS) $(call obj,$(W_LOOP) \
 			    worker/store/store.c worker/store/store_lock.c \
 			    worker/store/store_schema.c worker/store/store_stmt.c \
-			    common/sha256.c tests/stubs_loop.c tests/fakegw.c \
-			    tests/scratchdir.c)
+			    tests/stubs_loop.c tests/fakegw.c tests/scratchdir.c)
 check_loop_LIBS		:= $(LIBS_SQLITE)
 check_imp_OBJS		:= $(BASE) $(call obj,$(W_IMPORT) worker/store/store.c \
-			    worker/store/store_lock.c worker/store/store_schema.c \
-			    worker/store/store_stmt.c common/sha256.c common/json.c \
-			    common/conf.c common/names.c tests/scratchdb.c \
+			    worker/store/store_schema.c worker/store/store_stmt.c \
+			    common/json.c common/names.c tests/scratchdb.c \
 			    tests/scratchdir.c)
 check_imp_LIBS		:= $(LIBS_SQLITE)
 check_browser_OBJS	:= $(check_it_OBJS)
