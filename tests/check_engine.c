@@ -598,7 +598,8 @@ on_wait(void *arg)
 static void
 ts_setup(void)
 {
-	struct store_opts	 o = { .so_busy_ms = 300, .so_on_wait = on_wait };
+	struct store_opts	 o = { .so_busy_ms = 300,
+				    .so_on_wait = on_wait };
 	char			 err[STORE_ERRLEN];
 
 	setup();
@@ -631,7 +632,8 @@ count(const char *sql)
 	return n;
 }
 
-#define STAMPS		"SELECT count(*) FROM timestamps WHERE discussion = 'd1'"
+#define STAMPS		"SELECT count(*) FROM timestamps WHERE " \
+			"discussion = 'd1'"
 #define PLACEHOLDERS	STAMPS " AND msg_hash = '" TS_PLACEHOLDER "'"
 
 /* got is head, a stamp, tail; the stamp of t0 or of a second later

@@ -144,7 +144,8 @@ END_TEST
  * crash, hangover is not hang. */
 START_TEST(names_are_whole_entries)
 {
-	faults("crash_start=%s/none,hangover,exit_configs,no_hellos", t_dir.sc_path);
+	faults("crash_start=%s/none,hangover,exit_configs,no_hellos",
+	    t_dir.sc_path);
 	fakegw_start(&t_gw, child_request, NULL);
 	ck_returns(&t_gw);
 	fakegw_free(&t_gw);

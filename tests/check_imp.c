@@ -26,8 +26,9 @@
 #define KEYDIR	"0123456789abcdef"	/* an API key's folder */
 
 /* A Fernet token, as encryptUsingApiKey writes a file. */
-#define FERNET	"gAAAAABo3q7xV2l0aF9hX2tleV90aGlzX3dvdWxkX2RlY3J5cHRfYnV0X3dlX2Rv" \
-		"X25vdF9oYXZlX2l0X3NvX2l0X3N0YXlzX2xvY2tlZA=="
+#define FERNET	"gAAAAABo3q7xV2l0aF9hX2tleV90aGlzX3dvdWxkX2RlY3J5" \
+		"cHRfYnV0X3dlX2RvX25vdF9oYXZlX2l0X3NvX2l0X3N0YXlz" \
+		"X2xvY2tlZA=="
 
 static struct scratchdir	 t_dir;
 static struct scratchdb		 t_db;
@@ -522,11 +523,12 @@ END_TEST
 			"memory_text_unweighted, tokenize='porter');"
 #define VEC_HASHLOG	"CREATE TABLE vector_memory_hash_log (id INTEGER " \
 			"PRIMARY KEY AUTOINCREMENT, discussion_id TEXT NOT " \
-			"NULL, message_hash TEXT NOT NULL, timestamp DATETIME " \
-			"NOT NULL);"
+			"NULL, message_hash TEXT NOT NULL, timestamp " \
+			"DATETIME NOT NULL);"
 #define VEC_EMBED	"CREATE TABLE memory_embeddings (memory_id INTEGER " \
-			"NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL, " \
-			"vector BLOB NOT NULL, PRIMARY KEY (memory_id, model));"
+			"NOT NULL, model TEXT NOT NULL, dim INTEGER NOT " \
+			"NULL, vector BLOB NOT NULL, PRIMARY KEY (memory_id, " \
+			"model));"
 
 /* Make ROOT/<id>/vector_memory.db with sql. */
 static void
@@ -590,7 +592,8 @@ START_TEST(vector_already_in_sluice)
 {
 	vecdb("cy", VEC_MEMORIES VEC_HASHLOG "INSERT INTO memories VALUES (1, "
 	    "'cy', 'theirs', 'd', NULL); INSERT INTO vector_memory_hash_log "
-	    "(discussion_id, message_hash, timestamp) VALUES ('cy', 'h', 'd');");
+	    "(discussion_id, message_hash, timestamp) VALUES ('cy', 'h', "
+	    "'d');");
 	db_exec("INSERT INTO discussions "
 	    "VALUES ('cy', 1); INSERT INTO vector_memories (discussion, "
 	    "memory_text, date_added) VALUES ('cy', 'mine', 'd'); INSERT "

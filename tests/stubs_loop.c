@@ -160,8 +160,8 @@ flow_run(struct rq *rq, const struct proto_req_start *rs,
     const char *default_user, struct wresult *res)
 {
 	char	*script = str_dup(rs->model);
-	char	*arg = rs->nmsgs > 0 ? str_dup(rs->msgs[rs->nmsgs - 1].content) :
-		    xstrdup("");
+	char	*arg = rs->nmsgs > 0 ?
+		    str_dup(rs->msgs[rs->nmsgs - 1].content) : xstrdup("");
 
 	res->r_prompt_tokens = 3;
 	res->r_completion_tokens = 4;
@@ -171,7 +171,8 @@ flow_run(struct rq *rq, const struct proto_req_start *rs,
 	else if (strcmp(script, "fail") == 0)
 		fail(res);
 	else if (strcmp(script, "wait") == 0 || strcmp(script, "wake") == 0) {
-		if (wait_stop(rq, WAIT_MAX_MS, strcmp(script, "wake") == 0) == 0)
+		if (wait_stop(rq, WAIT_MAX_MS,
+		    strcmp(script, "wake") == 0) == 0)
 			res->r_status = RQ_CANCELLED;
 	} else if (strcmp(script, "wait_answer") == 0) {
 		(void)wait_stop(rq, WAIT_MAX_MS, false);
