@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 void
 fakegw_start(struct fakegw *g, int (*fn)(int, void *), void *arg)
 {
+	pid_t	 parent = getpid();
 	int	 sv[2];
 
 	memset(g, 0, sizeof(*g));
@@ -23,6 +25,11 @@ fakegw_start(struct fakegw *g, int (*fn)(int, void *), void *arg)
 	    sv), 0);
 	ck_assert_int_ge(g->fg_pid = fork(), 0);
 	if (g->fg_pid == 0) {
+		/* A test that fails leaves no child behind (one that
+		 * hangs on purpose would stay forever). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
+		    getppid() != parent)
+			_exit(127);
 		close(sv[0]);
 		signal(SIGPIPE, SIG_IGN);
 		_exit(fn(sv[1], arg));

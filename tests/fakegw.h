@@ -25,7 +25,8 @@ enum fakegw_got {
 
 /* A socketpair; fn(the child's end, arg) runs in a forked child that
  * exits with what fn returns (SIGPIPE ignored there, so that a write to
- * a closed channel is EPIPE). Fails the test when it cannot. */
+ * a closed channel is EPIPE), and is killed when the test's process
+ * ends. Fails the test when it cannot. */
 void	fakegw_start(struct fakegw *, int (*fn)(int fd, void *arg),
 	    void *arg);
 
