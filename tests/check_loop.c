@@ -56,6 +56,7 @@ static void
 setup(void)
 {
 	scratchdir_make(&t_dir, "loop");
+	t_gw = (struct fakegw){ .fg_fd = -1, .fg_pid = -1 };	/* none yet */
 	memset(&t_wc, 0, sizeof(t_wc));
 	t_wc.wc_confdir = t_dir.sc_path;
 	t_wc.wc_user = "wuser";
@@ -85,8 +86,25 @@ start(void)
 	proto_msg_free(&m);
 }
 
-/* REQ_START rqid: model names the fake engine's script, arg is the
- * content of its one message. */
+/* m: REQ_START rqid, a chat whose model names the fake engine's
+ * script and whose one message, *pm, has content arg; slot waits of
+ * 1234 ms. */
+static void
+request_init(struct proto_msg *m, struct proto_message *pm,
+    const char *rqid, const char *model, const char *arg)
+{
+	memset(pm, 0, sizeof(*pm));
+	pm->role = str_from("user");
+	pm->content = str_from(arg);
+	proto_msg_init(m, PROTO_REQ_START, rqid);
+	m->m_u.req_start.api = API_OPENAI_CHAT;
+	m->m_u.req_start.model = str_from(model);
+	m->m_u.req_start.msgs = pm;
+	m->m_u.req_start.nmsgs = 1;
+	m->m_u.req_start.ep_wait_ms = 1234;
+}
+
+/* Send that request, with a deadline and of api. */
 static void
 request_ex(const char *rqid, const char *model, const char *arg,
     uint64_t deadline_ms, uint32_t api)
@@ -94,16 +112,9 @@ request_ex(const char *rqid, const char *model, const char *arg,
 	struct proto_message	 pm;
 	struct proto_msg	 m;
 
-	memset(&pm, 0, sizeof(pm));
-	pm.role = str_from("user");
-	pm.content = str_from(arg);
-	proto_msg_init(&m, PROTO_REQ_START, rqid);
-	m.m_u.req_start.api = api;
-	m.m_u.req_start.model = str_from(model);
-	m.m_u.req_start.msgs = &pm;
-	m.m_u.req_start.nmsgs = 1;
+	request_init(&m, &pm, rqid, model, arg);
 	m.m_u.req_start.deadline_ms = deadline_ms;
-	m.m_u.req_start.ep_wait_ms = 1234;
+	m.m_u.req_start.api = api;
 	fakegw_send(&t_gw, &m);
 }
 
@@ -157,7 +168,7 @@ expect_status(const char *rqid, uint32_t status)
 	proto_msg_free(&m);
 }
 
-/* Nothing but heartbeats for QUIET_MS. */
+/* Nothing but heartbeats for QUIET_MS, and the worker still there. */
 static void
 expect_quiet(void)
 {
@@ -166,9 +177,14 @@ expect_quiet(void)
 	size_t			 n;
 	uint64_t		 end = clock_mono_ms() + QUIET_MS;
 	char			 err[PROTO_ERRLEN];
+	enum fakegw_got		 got;
 
 	while (clock_mono_ms() < end) {
-		if (fakegw_frame(&t_gw, &p, &n, QUIET_MS) != FG_FRAME)
+		got = fakegw_frame(&t_gw, &p, &n, QUIET_MS);
+		ck_assert_msg(got == FG_FRAME || got == FG_TIMEOUT,
+		    "the worker's channel: %s", got == FG_EOF ? "EOF" :
+		    "an oversize frame");
+		if (got != FG_FRAME)
 			continue;
 		ck_assert_int_eq(proto_decode(p, n, &m, err), 0);
 		ck_assert_msg(m.m_type == PROTO_HEARTBEAT, "got %s",
@@ -309,15 +325,8 @@ START_TEST(request_user)
 	struct proto_msg	 m;
 
 	start();
-	memset(&pm, 0, sizeof(pm));
-	pm.role = str_from("user");
-	pm.content = str_from("c");
-	proto_msg_init(&m, PROTO_REQ_START, "r1");
-	m.m_u.req_start.api = API_OLLAMA_CHAT;
-	m.m_u.req_start.model = str_from("echo");
+	request_init(&m, &pm, "r1", "echo", "c");
 	m.m_u.req_start.user = str_from("ann");
-	m.m_u.req_start.msgs = &pm;
-	m.m_u.req_start.nmsgs = 1;
 	fakegw_send(&t_gw, &m);
 	expect_chunk("r1", "ann|wuser|c");
 	expect_status("r1", RQ_OK);
@@ -420,8 +429,7 @@ START_TEST(cancel_of_another_request)
 }
 END_TEST
 
-/* REQ_START rqid (model, one empty message) and its CANCEL in one
- * write. */
+/* A request and its CANCEL in one write. */
 static void
 request_cancelled(const char *rqid, const char *model, const char *arg)
 {
@@ -429,13 +437,7 @@ request_cancelled(const char *rqid, const char *model, const char *arg)
 	struct proto_msg	 m;
 	struct buf		 b = BUF_INIT;
 
-	memset(&pm, 0, sizeof(pm));
-	pm.role = str_from("user");
-	pm.content = str_from(arg);
-	proto_msg_init(&m, PROTO_REQ_START, rqid);
-	m.m_u.req_start.model = str_from(model);
-	m.m_u.req_start.msgs = &pm;
-	m.m_u.req_start.nmsgs = 1;
+	request_init(&m, &pm, rqid, model, arg);
 	ck_assert_int_eq(proto_encode(&b, &m), 0);
 	proto_msg_init(&m, PROTO_CANCEL, rqid);
 	ck_assert_int_eq(proto_encode(&b, &m), 0);
