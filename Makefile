@@ -260,7 +260,8 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_clean check_metrics check_adapters check_nodes \
 		   check_vars check_origin check_memgen check_memnodes \
 		   check_llmnodes check_transport check_backend check_build \
-		   check_ask
+		   check_ask check_msgs_norm check_fault check_engine \
+		   check_loop check_imp
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -365,6 +366,24 @@ check_build_A		:= CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE
+# The engine with test node handlers (stubs_engine.c), the loop with a
+# fake engine (stubs_loop.c) and a fake gateway on its channel
+# (fakegw.c), the importer and the fault hooks on scratch folders.
+check_msgs_norm_OBJS	:= $(call obj,worker/core/msgs_norm.c)
+check_msgs_norm_A	:= CORE
+check_fault_OBJS	:= $(call obj,worker/fault.c) \
+			   $(call u,fakegw.c scratchdir.c)
+check_engine_OBJS	:= $(call obj,$(W_ENGINE) \
+			   worker/nodes/node_unsupported.c) \
+			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
+			   scratchdb.c scratchdir.c)
+check_engine_A		:= MEMORY STORE CORE
+check_loop_OBJS		:= $(call obj,$(W_LOOP)) \
+			   $(call u,stubs_loop.c fakegw.c scratchdir.c)
+check_loop_A		:= STORE
+check_imp_OBJS		:= $(call obj,$(W_IMPORT)) \
+			   $(call u,scratchdb.c scratchdir.c)
+check_imp_A		:= STORE
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)

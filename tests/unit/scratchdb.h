@@ -16,6 +16,10 @@ struct scratchdb {
  * test when it cannot. */
 void	scratchdb_open(struct scratchdb *, const char *what);
 
+/* Every row sql gives, as "a|b|c\n" lines (NULL as "NULL"); fails the
+ * test on an error. Caller frees. */
+char	*scratchdb_rows(struct scratchdb *, const char *sql);
+
 /* Close the store (if open) and remove the folder with everything in
  * it (kept when STORE_KEEP is set in the environment). */
 void	scratchdb_close(struct scratchdb *);

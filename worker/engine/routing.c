@@ -63,7 +63,9 @@ fail_config(struct flow *f, const char *msg)
 }
 
 /* Run the categoriser until it names a category; NULL when it never
- * did. -1 on a failure of the categoriser itself. */
+ * did. -1 on a failure of the categoriser itself; NODE_END when it
+ * ended early, which ends the request as it does any workflow's
+ * caller. */
 static int
 categorise(struct flow *f, json_t *routing, const char **cat)
 {
@@ -72,6 +74,7 @@ categorise(struct flow *f, json_t *routing, const char **cat)
 	struct buf		 out = BUF_INIT;
 	bool			 delivered;
 	long			 i;
+	int			 rc;
 
 	memset(&c, 0, sizeof(c));
 	c.fc_folder = u->u_workflow_folder;
@@ -79,9 +82,9 @@ categorise(struct flow *f, json_t *routing, const char **cat)
 	c.fc_routing = routing;
 	*cat = NULL;
 	for (i = 0; i < u->u_max_categorization && *cat == NULL; i++) {
-		if (wf_run(f, &c, &out, &delivered) == -1) {
+		if ((rc = wf_run(f, &c, &out, &delivered)) != 0) {
 			buf_free(&out);
-			return -1;
+			return rc;
 		}
 		buf_addc(&out, '\0');
 		*cat = routing_match(routing, out.b_data);
@@ -119,7 +122,7 @@ routing_run(struct flow *f, const struct rq_flowcall *top, struct buf *out,
 		fail_config(f, err);
 		return -1;
 	}
-	if (categorise(f, jf.jf_root, &cat) == 0) {
+	if ((rc = categorise(f, jf.jf_root, &cat)) == 0) {
 		c.fc_folder = u->u_workflow_folder;
 		c.fc_name = cat != NULL ? json_string_value(json_object_get(
 		    json_object_get(jf.jf_root, cat), "workflow")) :
