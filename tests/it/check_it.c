@@ -389,7 +389,9 @@ END_TEST
 
 /* Workers hold stdio, their channel and what they open themselves;
  * nothing the gateway inherited from its own parent (here, Check's
- * temporary files and the test's log descriptor). */
+ * temporary files and the test's log descriptor). Looked at once every
+ * worker is idle: one still starting may hold a file of its own open
+ * for a moment (OpenSSL reads its configuration as libcurl starts). */
 static void
 assert_worker_fds_clean(void)
 {
@@ -400,6 +402,8 @@ assert_worker_fds_clean(void)
 	int	 fd;
 
 	ck_assert_uint_ge(n, 1);
+	it_wait_idle(&T, (int)n);
+	n = it_worker_pids(&T, pids, 16);
 	for (i = 0; i < n; i++)
 		for (fd = 4; fd < 256; fd++) {
 			snprintf(path, sizeof(path), "/proc/%d/fd/%d",
