@@ -428,15 +428,24 @@ $(CHAOS_BIN): $(call obj,$(CHAOS_SRCS)) $(HARNESS) $(A_PROTO) $(A_COMMON) \
 # cycle between its folders, no knot of more than 3 files, and no file
 # that no unit suite links (check_registry, which links every handler
 # to check the node-type table, does not count; main.c is the program).
-check-run: all $(TEST_BINS)
-	@set -e; for t in $(TEST_BINS); do \
-		echo "== $$t"; s=$$(date +%s); \
-		SLUICE_BUILD=$(abspath $(O)) SLUICE_SRC=$(CURDIR) \
-		    CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} $$t; \
-		echo "== $$t: $$(($$(date +%s) - s)) s"; \
-	done
+check-run: check-build
+	@$(MAKE) -s --no-print-directory -j$(CHECK_JOBS) --output-sync=target \
+	    $(addsuffix .run,$(TEST_BINS))
 	scripts/layers.py --tests $(O)/tests/unit --skip check_registry \
 	    --exempt main $(O)
+
+# Everything make check runs, built in parallel first.
+check-build:
+	@$(MAKE) -s --no-print-directory -j$(CHECK_JOBS) all $(TEST_BINS)
+
+# One suite, its output kept together (--output-sync) when suites run
+# side by side: CHECK_JOBS at a time (default 2; 1 runs them in turn).
+CHECK_JOBS	?= 2
+%.run: %
+	@s=$$(date +%s); echo "== $<"; \
+	SLUICE_BUILD=$(abspath $(O)) SLUICE_SRC=$(CURDIR) \
+	    CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-60} $< && \
+	echo "== $<: $$(($$(date +%s) - s)) s"
 
 # The official client libraries, when Node is around (else the suite
 # that uses them says it skipped).
@@ -598,7 +607,7 @@ clean:
 help:
 	@sed -n '2,13p' Makefile
 
-.PHONY: all deps check check-run clients-deps lint run bench install clean help \
+.PHONY: all deps check check-run check-build clients-deps lint run bench install clean help \
 	fuzz fuzz-short chaos valgrind
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

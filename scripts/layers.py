@@ -4,7 +4,8 @@
 Usage: scripts/layers.py [--max-scc N] [--verbose] [--tests DIR
                          [--skip SUITE]... [--exempt FILE]...] OBJDIR [FOLDER]
 
-Reads every object under OBJDIR/FOLDER (default: worker), links each
+Run from the source tree's top. Reads every object under OBJDIR/FOLDER
+(default: worker) whose source FOLDER/<name>.c still exists, links each
 undefined symbol to the object that defines it, and draws an edge from
 the user's file to the definer's. It prints:
 
@@ -31,11 +32,15 @@ import subprocess
 import sys
 
 
-def objects(root):
+def objects(root, src):
+    """The objects under root whose source is still under src (objects
+    of files since moved or removed are left out)."""
     for d, _, files in os.walk(root):
         for f in sorted(files):
-            if f.endswith(".o"):
-                yield os.path.join(d, f)
+            o = os.path.join(d, f)
+            if f.endswith(".o") and os.path.exists(
+                    os.path.join(src, os.path.relpath(o, root)[:-2] + ".c")):
+                yield o
 
 
 def nm(path):
@@ -165,8 +170,9 @@ def main(argv):
     if not 1 <= len(args) <= 2:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    base = os.path.join(args[0], args[1] if len(args) > 1 else "worker")
-    objs = sorted(objects(base))
+    tree = args[1] if len(args) > 1 else "worker"
+    base = os.path.join(args[0], tree)
+    objs = sorted(objects(base, tree))
     if not objs:
         print(f"layers: no objects under {base} (build first)",
               file=sys.stderr)
