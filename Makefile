@@ -189,11 +189,12 @@ W_ARCHIVES	:= $(foreach l,$(W_LAYERS),$(A_$(l)))
 GATEWAY		:= $(O)/sluice-gateway
 WORKER		:= $(O)/sluice-worker
 MOCK		:= $(O)/tests/mock-llm
+MOCK_WIKI	:= $(O)/tests/mock-wiki
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 BINS		:= $(GATEWAY) $(WORKER)
 
-all: $(BINS) $(MOCK)
+all: $(BINS) $(MOCK) $(MOCK_WIKI)
 
 $(O)/%.o: %.c $(O)/cflags
 	@mkdir -p $(dir $@)
@@ -232,6 +233,12 @@ $(MOCK): $(call obj,tests/mock_llm.c) $(A_COMMON) $(O)/ldflags
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
 	    $(LIBS_MOCK)
 
+$(MOCK_WIKI): $(call obj,tests/mock_wiki.c) $(O)/ldflags
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_MOCK)
+
 $(LOADGEN): $(call obj,bench/loadgen.c) $(A_COMMON) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
@@ -263,7 +270,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_vars check_origin check_memgen check_memnodes \
 		   check_llmnodes check_transport check_backend check_build \
 		   check_ask check_msgs_norm check_fault check_engine \
-		   check_loop check_imp
+		   check_loop check_imp check_wiki
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -386,6 +393,13 @@ check_loop_A		:= STORE
 check_imp_OBJS		:= $(call obj,$(W_IMPORT)) \
 			   $(call u,scratchdb.c scratchdir.c)
 check_imp_A		:= STORE
+# The wiki nodes and their client against tests/mock-wiki.
+check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
+			   worker/nodes/node_wiki.c worker/tools/wiki.c \
+			   worker/nodes/node_unsupported.c) \
+			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
+check_wiki_A		:= LLM CORE
+$(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)

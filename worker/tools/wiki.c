@@ -23,6 +23,8 @@ static const char *const wiki_paths[] = {
 static bool
 wiki_truthy(const json_t *v)
 {
+	if (v == NULL)
+		return false;
 	switch (json_typeof(v)) {
 	case JSON_TRUE:
 		return true;
