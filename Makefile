@@ -136,6 +136,9 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_memwrite.c node_python.c node_standard.c \
 		   node_static.c node_sub.c node_summary.c node_tagtext.c \
 		   node_unsupported.c node_vecsearch.c)
+W_NODES	+= worker/nodes/node_research.c
+# outside services' clients (nodes/ uses them; they use llm/ and core/)
+W_TOOLS	:= $(addprefix worker/tools/,research.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -156,7 +159,7 @@ W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
 WORKER_SRCS	:= worker/main.c worker/fault.c $(W_LOOP) $(W_ENGINE) \
-		   $(W_NODES) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
+		   $(W_NODES) $(W_TOOLS) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
 		   $(W_STORE) $(W_CORE)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
@@ -171,7 +174,7 @@ GATEWAY_LIB	:= $(call obj,$(filter-out gateway/main.c,$(GATEWAY_SRCS)))
 # proto/. Listed top layer first, so one pass of the linker resolves
 # them: a binary or a test names the layers it may draw from and gets
 # only the objects it uses.
-W_LAYERS	:= LOOP ENGINE NODES MEMORY LLM IMPORT CLEAN STORE CORE
+W_LAYERS	:= LOOP ENGINE NODES TOOLS MEMORY LLM IMPORT CLEAN STORE CORE
 define ARCHIVE_template
 A_$(1)	:= $(O)/$(2)/lib$(notdir $(2)).a
 $$(A_$(1)): $$(call obj,$(3))
@@ -315,7 +318,7 @@ check_nodes_A		:= CORE
 # That every row of common/nodetypes.def meets its real handler: all
 # the handlers, and so every layer they use.
 check_registry_OBJS	:= $(call obj,worker/engine/registry.c $(W_NODES))
-check_registry_A	:= MEMORY LLM CLEAN STORE CORE
+check_registry_A	:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
