@@ -190,11 +190,12 @@ W_ARCHIVES	:= $(foreach l,$(W_LAYERS),$(A_$(l)))
 GATEWAY		:= $(O)/sluice-gateway
 WORKER		:= $(O)/sluice-worker
 MOCK		:= $(O)/tests/mock-llm
+MOCK_RESEARCH	:= $(O)/tests/mock-research
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 BINS		:= $(GATEWAY) $(WORKER)
 
-all: $(BINS) $(MOCK)
+all: $(BINS) $(MOCK) $(MOCK_RESEARCH)
 
 $(O)/%.o: %.c $(O)/cflags
 	@mkdir -p $(dir $@)
@@ -233,6 +234,13 @@ $(MOCK): $(call obj,tests/mock_llm.c) $(A_COMMON) $(O)/ldflags
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
 	    $(LIBS_MOCK)
 
+$(MOCK_RESEARCH): $(call obj,tests/mock_research.c) $(A_COMMON) \
+	    $(O)/ldflags
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_MOCK)
+
 $(LOADGEN): $(call obj,bench/loadgen.c) $(A_COMMON) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
@@ -264,7 +272,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_vars check_origin check_memgen check_memnodes \
 		   check_llmnodes check_transport check_backend check_build \
 		   check_ask check_msgs_norm check_fault check_engine \
-		   check_loop check_imp
+		   check_loop check_imp check_research
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -366,6 +374,10 @@ check_backend_A		:= LLM CLEAN STORE CORE
 check_build_OBJS	:= $(call obj,worker/llm/build.c worker/llm/target.c) \
 			   $(call u,fakerq.c nodefix.c) $(HARNESS)
 check_build_A		:= CORE
+# The Offline Researcher nodes and client against tests/mock-research.
+check_research_OBJS	:= $(call obj,worker/nodes/node_research.c \
+			   $(W_TOOLS)) $(call u,fakerq.c nodefix.c) $(HARNESS)
+check_research_A	:= LLM CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE

@@ -1,4 +1,4 @@
-/* node_research.c - OfflineResearcherApiQuickSearch and OfflineResearcherApiDeepResearch: ask the Offline Researcher service. */
+/* node_research.c - the OfflineResearcherApi nodes: quick and deep. */
 #include <stdlib.h>
 
 #include "../../common/pyfmt.h"

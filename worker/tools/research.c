@@ -1,4 +1,4 @@
-/* research.c - the Offline Researcher client (WilmerAI's offline_researcher_api_tool): POST /search, envelope, text. */
+/* research.c - the Offline Researcher client: POST /search, envelope. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* research.h - the Offline Researcher client: one POST /search, its outcome as WilmerAI's envelope, and the node's text. */
+/* research.h - the Offline Researcher client: search, envelope, text. */
 #ifndef SLUICE_RESEARCH_H
 #define SLUICE_RESEARCH_H
 
