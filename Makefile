@@ -135,9 +135,10 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_json.c node_kwsearch.c node_lock.c node_memory.c \
 		   node_memwrite.c node_python.c node_standard.c \
 		   node_static.c node_sub.c node_summary.c node_tagtext.c \
-		   node_unsupported.c node_vecsearch.c node_wiki.c)
-# tools the nodes call on the network (the offline Wikipedia API)
-W_TOOLS	:= $(addprefix worker/tools/,wiki.c)
+		   node_unsupported.c node_vecsearch.c node_wiki.c \
+		   node_research.c)
+# outside services' clients (nodes/ uses them; they use llm/ and core/)
+W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -190,11 +191,12 @@ GATEWAY		:= $(O)/sluice-gateway
 WORKER		:= $(O)/sluice-worker
 MOCK		:= $(O)/tests/mock-llm
 MOCK_WIKI	:= $(O)/tests/mock-wiki
+MOCK_RESEARCH	:= $(O)/tests/mock-research
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 BINS		:= $(GATEWAY) $(WORKER)
 
-all: $(BINS) $(MOCK) $(MOCK_WIKI)
+all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH)
 
 $(O)/%.o: %.c $(O)/cflags
 	@mkdir -p $(dir $@)
@@ -270,7 +272,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_vars check_origin check_memgen check_memnodes \
 		   check_llmnodes check_transport check_backend check_build \
 		   check_ask check_msgs_norm check_fault check_engine \
-		   check_loop check_imp check_wiki
+		   check_loop check_imp check_wiki check_research
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -372,6 +374,10 @@ check_backend_A		:= LLM CLEAN STORE CORE
 check_build_OBJS	:= $(call obj,worker/llm/build.c worker/llm/target.c) \
 			   $(call u,fakerq.c nodefix.c) $(HARNESS)
 check_build_A		:= CORE
+# The Offline Researcher nodes and client against tests/mock-research.
+check_research_OBJS	:= $(call obj,worker/nodes/node_research.c \
+			   $(W_TOOLS)) $(call u,fakerq.c nodefix.c) $(HARNESS)
+check_research_A	:= LLM CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE
