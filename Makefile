@@ -229,16 +229,15 @@ $(WORKER): $(call obj,worker/main.c worker/fault.c) $(W_ARCHIVES) \
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
 	    $(LIBS_WORKER)
 
-$(MOCK): $(call obj,tests/mock_llm.c) $(A_COMMON) $(O)/ldflags
+# The test doubles: the LLM backend, the offline Wikipedia API and the
+# Offline Researcher (tests/mock_*.c).
+$(MOCK): $(call obj,tests/mock_llm.c)
+$(MOCK_WIKI): $(call obj,tests/mock_wiki.c)
+$(MOCK_RESEARCH): $(call obj,tests/mock_research.c)
+$(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH): $(A_COMMON) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
-	    $(LIBS_MOCK)
-
-$(MOCK_WIKI): $(call obj,tests/mock_wiki.c) $(O)/ldflags
-	@mkdir -p $(dir $@)
-	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) \
 	    $(LIBS_MOCK)
 
 $(LOADGEN): $(call obj,bench/loadgen.c) $(A_COMMON) $(O)/ldflags
@@ -406,6 +405,7 @@ check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
 check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
+$(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
@@ -631,5 +631,9 @@ help:
 
 .PHONY: all deps check check-run check-build clients-deps lint run bench install clean help \
 	fuzz fuzz-short chaos valgrind
+
+# A link or a compile that fails leaves no half-written target behind
+# that a later make would take as up to date.
+.DELETE_ON_ERROR:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -26,37 +26,11 @@ static int		 mock_port;
 #define Q	"Tell me about Ann"
 
 static void
-mock_start(void)
-{
-	const char	*b = getenv("SLUICE_BUILD");
-	char		 bin[300], line[128];
-	int		 p[2];
-	FILE		*f;
-
-	snprintf(bin, sizeof(bin), "%s/tests/mock-research", b ? b : "build");
-	ck_assert_int_eq(pipe(p), 0);
-	ck_assert_int_ge(mock_pid = fork(), 0);
-	if (mock_pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl(bin, bin, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	ck_assert_ptr_nonnull(f = fdopen(p[0], "r"));
-	ck_assert_msg(fgets(line, sizeof(line), f) != NULL,
-	    "mock-research did not start (%s)", bin);
-	ck_assert_int_eq(sscanf(line, "mock-research listening on "
-	    "127.0.0.1:%d", &mock_port), 1);
-	fclose(f);
-}
-
-static void
 setup(void)
 {
 	nodefix_init(&F, false);
 	ck_assert_int_eq(transport_init(), 0);
-	mock_start();
+	mock_pid = it_double_start("mock-research", NULL, &mock_port);
 	nodefix_user(&F, "useOfflineResearcherApi", json_true());
 	nodefix_user(&F, "offlineResearcherApiPort", json_integer(mock_port));
 	nodefix_set(&F, "{s:s, s:s}", "type",
@@ -68,12 +42,7 @@ setup(void)
 static void
 teardown(void)
 {
-	int	 st;
-
-	kill(mock_pid, SIGTERM);
-	ck_assert_int_eq(waitpid(mock_pid, &st, 0), mock_pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "mock-research ended with status %d", st);
+	it_double_stop(mock_pid);
 	nodefix_free(&F);
 	transport_cleanup();
 }

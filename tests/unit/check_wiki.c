@@ -23,36 +23,11 @@ static int		 port;
 #define NOT_IN_DB	" The information may not be available in the " \
 			"offline database."
 
-/* Start tests/mock-wiki; its port into port. */
-static void
-mock_start(void)
-{
-	const char	*b = getenv("SLUICE_BUILD");
-	char		 bin[300], line[128];
-	int		 p[2];
-	FILE		*f;
-
-	snprintf(bin, sizeof(bin), "%s/tests/mock-wiki", b ? b : "build");
-	ck_assert_int_eq(pipe(p), 0);
-	if ((mock = fork()) == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		execl(bin, bin, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	f = fdopen(p[0], "r");
-	ck_assert_msg(fgets(line, sizeof(line), f) != NULL, "no %s", bin);
-	ck_assert_int_eq(sscanf(line, "mock-wiki listening on 127.0.0.1:%d",
-	    &port), 1);
-	fclose(f);
-}
-
 static void
 setup(void)
 {
 	nodefix_init(&F, false);
-	mock_start();
+	mock = it_double_start("mock-wiki", NULL, &port);
 	ck_assert_int_eq(transport_init(), 0);
 	nodefix_user(&F, "useOfflineWikiApi", json_true());
 	nodefix_user(&F, "offlineWikiApiPort", json_integer(port));
@@ -61,12 +36,8 @@ setup(void)
 static void
 teardown(void)
 {
-	int	 st;
-
 	transport_cleanup();
-	kill(mock, SIGTERM);
-	ck_assert_int_eq(waitpid(mock, &st, 0), mock);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	it_double_stop(mock);
 	nodefix_free(&F);
 }
 

@@ -42,7 +42,7 @@ answer(struct node_ctx *x, json_t *env, const char *q, struct buf *out,
 	if (env != NULL && !json_is_object(env))
 		return node_fail(x, res, 500, "the offline researcher "
 		    "answered 200 with JSON that is not an object");
-	research_text(env, q, research_truthy(json_object_get(x->nx_node,
+	research_text(env, q, pyfmt_truthy(json_object_get(x->nx_node,
 	    "includeSources")), out);
 	return 0;
 }

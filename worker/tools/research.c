@@ -34,27 +34,6 @@ struct sink {
 	bool		 s_over;
 };
 
-bool
-research_truthy(const json_t *v)
-{
-	switch (v == NULL ? JSON_NULL : json_typeof(v)) {
-	case JSON_TRUE:
-		return true;
-	case JSON_STRING:
-		return json_string_length(v) > 0;
-	case JSON_INTEGER:
-		return json_integer_value(v) != 0;
-	case JSON_REAL:
-		return json_real_value(v) != 0;
-	case JSON_ARRAY:
-		return json_array_size(v) > 0;
-	case JSON_OBJECT:
-		return json_object_size(v) > 0;
-	default:
-		return false;
-	}
-}
-
 /* str() of a setting, or def when the user file has none. */
 static char *
 setting(const json_t *user, const char *key, const char *def)
@@ -67,7 +46,7 @@ setting(const json_t *user, const char *key, const char *def)
 void
 research_settings_load(const json_t *user, struct research_settings *s)
 {
-	s->rs_enabled = research_truthy(json_object_get(user,
+	s->rs_enabled = pyfmt_truthy(json_object_get(user,
 	    "useOfflineResearcherApi"));
 	s->rs_host = setting(user, "offlineResearcherApiHost", "127.0.0.1");
 	s->rs_port = setting(user, "offlineResearcherApiPort", "8890");
@@ -204,8 +183,9 @@ research_search(const struct research_settings *st,
 		return RESEARCH_RAISED;
 	url = xasprintf("http://%s:%s/search", st->rs_host, st->rs_port);
 	body = research_body(c);
-	call = (struct transport_call){ url, hdrs, body, strlen(body), cms,
-	    tms, on_data, &s };
+	call = (struct transport_call){ .url = url, .headers = hdrs,
+	    .body = body, .body_len = strlen(body), .connect_timeout_ms = cms,
+	    .total_timeout_ms = tms, .on_data = on_data, .arg = &s };
 	memset(&r, 0, sizeof(r));
 	buf_init(&r.err_body);
 	transport_perform(&call, hooks, &r);
@@ -271,9 +251,9 @@ research_text(const json_t *env, const char *q, bool sources,
 		    "error (");
 		member(out, env, "reason", "unknown");
 		buf_printf(out, ") for '%s'.", q);
-	} else if (research_truthy(json_object_get(env,
+	} else if (pyfmt_truthy(json_object_get(env,
 	    "no_information_found")) ||
-	    !research_truthy(json_object_get(env, "answer")))
+	    !pyfmt_truthy(json_object_get(env, "answer")))
 		buf_adds(out, "No pertinent information was found in the "
 		    "search");
 	else if (!sources)

@@ -56,7 +56,5 @@ enum research_end research_search(const struct research_settings *,
 void	research_text(const json_t *env, const char *q, bool sources,
 	    struct buf *out);
 
-/* Python's truthiness of a JSON value (NULL: false). */
-bool	research_truthy(const json_t *);
 
 #endif

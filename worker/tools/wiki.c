@@ -19,29 +19,6 @@ static const char *const wiki_paths[] = {
 	"/articles", "/top_article", "/top_n_articles", "/summaries"
 };
 
-/* Python's truth of a JSON value (absent: false). */
-static bool
-wiki_truthy(const json_t *v)
-{
-	if (v == NULL)
-		return false;
-	switch (json_typeof(v)) {
-	case JSON_TRUE:
-		return true;
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return json_number_value(v) != 0;
-	case JSON_STRING:
-		return json_string_length(v) > 0;
-	case JSON_ARRAY:
-		return json_array_size(v) > 0;
-	case JSON_OBJECT:
-		return json_object_size(v) > 0;
-	default:
-		return false;
-	}
-}
-
 /* A setting as WilmerAI interpolates it: a string verbatim, anything
  * else as Python's str(); def when absent. */
 static void
@@ -52,8 +29,6 @@ wiki_setting(struct buf *b, const json_t *root, const char *key,
 
 	if (v == NULL)
 		buf_adds(b, def);
-	else if (json_is_string(v))
-		buf_adds(b, json_string_value(v));
 	else
 		pyfmt_str(b, v);
 }
@@ -64,7 +39,7 @@ wiki_conf_load(struct wiki_conf *c, const json_t *root)
 	struct buf	 b = BUF_INIT;
 
 	memset(c, 0, sizeof(*c));
-	c->wc_use = wiki_truthy(json_object_get(root, "useOfflineWikiApi"));
+	c->wc_use = pyfmt_truthy(json_object_get(root, "useOfflineWikiApi"));
 	buf_adds(&b, "http://");
 	wiki_setting(&b, root, "offlineWikiApiHost", "127.0.0.1");
 	buf_addc(&b, ':');
