@@ -135,7 +135,10 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_json.c node_kwsearch.c node_lock.c node_memory.c \
 		   node_memwrite.c node_python.c node_standard.c \
 		   node_static.c node_sub.c node_summary.c node_tagtext.c \
-		   node_unsupported.c node_vecsearch.c)
+		   node_unsupported.c node_vecsearch.c node_wiki.c \
+		   node_research.c)
+# outside services' clients (nodes/ uses them; they use llm/ and core/)
+W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -156,7 +159,7 @@ W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
 WORKER_SRCS	:= worker/main.c worker/fault.c $(W_LOOP) $(W_ENGINE) \
-		   $(W_NODES) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
+		   $(W_NODES) $(W_TOOLS) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
 		   $(W_STORE) $(W_CORE)
 LLHTTP_SRCS	:= llhttp.c api.c http.c
 
@@ -171,7 +174,7 @@ GATEWAY_LIB	:= $(call obj,$(filter-out gateway/main.c,$(GATEWAY_SRCS)))
 # proto/. Listed top layer first, so one pass of the linker resolves
 # them: a binary or a test names the layers it may draw from and gets
 # only the objects it uses.
-W_LAYERS	:= LOOP ENGINE NODES MEMORY LLM IMPORT CLEAN STORE CORE
+W_LAYERS	:= LOOP ENGINE NODES TOOLS MEMORY LLM IMPORT CLEAN STORE CORE
 define ARCHIVE_template
 A_$(1)	:= $(O)/$(2)/lib$(notdir $(2)).a
 $$(A_$(1)): $$(call obj,$(3))
@@ -187,11 +190,13 @@ W_ARCHIVES	:= $(foreach l,$(W_LAYERS),$(A_$(l)))
 GATEWAY		:= $(O)/sluice-gateway
 WORKER		:= $(O)/sluice-worker
 MOCK		:= $(O)/tests/mock-llm
+MOCK_WIKI	:= $(O)/tests/mock-wiki
+MOCK_RESEARCH	:= $(O)/tests/mock-research
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 BINS		:= $(GATEWAY) $(WORKER)
 
-all: $(BINS) $(MOCK)
+all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH)
 
 $(O)/%.o: %.c $(O)/cflags
 	@mkdir -p $(dir $@)
@@ -224,10 +229,15 @@ $(WORKER): $(call obj,worker/main.c worker/fault.c) $(W_ARCHIVES) \
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
 	    $(LIBS_WORKER)
 
-$(MOCK): $(call obj,tests/mock_llm.c) $(A_COMMON) $(O)/ldflags
+# The test doubles: the LLM backend, the offline Wikipedia API and the
+# Offline Researcher (tests/mock_*.c).
+$(MOCK): $(call obj,tests/mock_llm.c)
+$(MOCK_WIKI): $(call obj,tests/mock_wiki.c)
+$(MOCK_RESEARCH): $(call obj,tests/mock_research.c)
+$(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH): $(A_COMMON) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) \
 	    $(LIBS_MOCK)
 
 $(LOADGEN): $(call obj,bench/loadgen.c) $(A_COMMON) $(O)/ldflags
@@ -261,7 +271,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_vars check_origin check_memgen check_memnodes \
 		   check_llmnodes check_transport check_backend check_build \
 		   check_ask check_msgs_norm check_fault check_engine \
-		   check_loop check_imp
+		   check_loop check_imp check_wiki check_research
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -315,7 +325,7 @@ check_nodes_A		:= CORE
 # That every row of common/nodetypes.def meets its real handler: all
 # the handlers, and so every layer they use.
 check_registry_OBJS	:= $(call obj,worker/engine/registry.c $(W_NODES))
-check_registry_A	:= MEMORY LLM CLEAN STORE CORE
+check_registry_A	:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
@@ -363,6 +373,10 @@ check_backend_A		:= LLM CLEAN STORE CORE
 check_build_OBJS	:= $(call obj,worker/llm/build.c worker/llm/target.c) \
 			   $(call u,fakerq.c nodefix.c) $(HARNESS)
 check_build_A		:= CORE
+# The Offline Researcher nodes and client against tests/mock-research.
+check_research_OBJS	:= $(call obj,worker/nodes/node_research.c \
+			   $(W_TOOLS)) $(call u,fakerq.c nodefix.c) $(HARNESS)
+check_research_A	:= LLM CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE
@@ -384,6 +398,14 @@ check_loop_A		:= STORE
 check_imp_OBJS		:= $(call obj,$(W_IMPORT)) \
 			   $(call u,scratchdb.c scratchdir.c)
 check_imp_A		:= STORE
+# The wiki nodes and their client against tests/mock-wiki.
+check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
+			   worker/nodes/node_wiki.c worker/tools/wiki.c \
+			   worker/nodes/node_unsupported.c) \
+			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
+check_wiki_A		:= LLM CORE
+$(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
+$(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
@@ -609,5 +631,9 @@ help:
 
 .PHONY: all deps check check-run check-build clients-deps lint run bench install clean help \
 	fuzz fuzz-short chaos valgrind
+
+# A link or a compile that fails leaves no half-written target behind
+# that a later make would take as up to date.
+.DELETE_ON_ERROR:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

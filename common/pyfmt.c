@@ -172,3 +172,24 @@ pyfmt_strdup(const json_t *v)
 	pyfmt_str(&b, v);
 	return buf_take(&b);
 }
+
+bool
+pyfmt_truthy(const json_t *v)
+{
+	switch (v == NULL ? JSON_NULL : json_typeof(v)) {
+	case JSON_TRUE:
+		return true;
+	case JSON_STRING:
+		return json_string_length(v) > 0;
+	case JSON_INTEGER:
+		return json_integer_value(v) != 0;
+	case JSON_REAL:
+		return json_real_value(v) != 0.0;
+	case JSON_ARRAY:
+		return json_array_size(v) > 0;
+	case JSON_OBJECT:
+		return json_object_size(v) > 0;
+	default:
+		return false;
+	}
+}

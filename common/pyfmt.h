@@ -42,6 +42,10 @@ void	 pyfmt_str(struct buf *out, const json_t *v);
  * NULL). */
 char	*pyfmt_strdup(const json_t *v);
 
+/* bool(v) in Python: false for None, False, 0, 0.0, "", [] and {}, and
+ * for NULL (a missing key); true for everything else. */
+bool	 pyfmt_truthy(const json_t *v);
+
 /* Python's str.isprintable() for one code point (Unicode database
  * pyfmt_unicode_version; ASCII: space to '~'). */
 bool	 pyfmt_printable(uint32_t cp);

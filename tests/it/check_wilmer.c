@@ -44,6 +44,56 @@ start_as(const char *user)
 	it_gateway_start(&T, NULL);
 }
 
+/* The shipped users' offline Wikipedia API: tests/mock-wiki, with an
+ * article that the mock's default text finds and one that "WIKI"
+ * finds; the users' port pointed at it. */
+static pid_t	 wiki;
+static int	 wiki_port;
+
+#define WIKI_FOX	"Foxes are small omnivores; the quick brown fox " \
+			"jumps over the lazy dog."
+#define WIKI_WIKI	"A wiki is a website that its readers edit."
+
+static void
+wiki_start(void)
+{
+	char		 cmd[PATH_MAX * 2], corpus[PATH_MAX];
+	const char	*args[] = { "--corpus", corpus, NULL };
+
+	it_file(&T, "wiki-corpus.json", "[{\"title\": \"Fox\", "
+	    "\"text\": \"" WIKI_FOX "\"}, {\"title\": \"Wiki\", "
+	    "\"text\": \"" WIKI_WIKI "\"}]");
+	snprintf(corpus, sizeof(corpus), "%s/wiki-corpus.json", T.it_dir);
+	wiki = it_double_start("mock-wiki", args, &wiki_port);
+	snprintf(cmd, sizeof(cmd), "sed -i -E 's#\"offlineWikiApiPort\": "
+	    "*[0-9]+#\"offlineWikiApiPort\": %d#' '%s'/Users/*.json",
+	    wiki_port, T.it_dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void
+wiki_stop(void)
+{
+	it_double_stop(wiki);
+}
+
+/* What mock-wiki saw: {"count": N, "last": {"path", "query",
+ * "headers"}}. Caller decrefs. */
+static json_t *
+wiki_last(void)
+{
+	char		 url[128];
+	struct it_resp	 r;
+	json_t		*v;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/_last", wiki_port);
+	ck_assert_int_eq(it_request_url("GET", url, NULL, NULL, &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	v = it_json(r.r_body.b_data);
+	it_resp_free(&r);
+	return v;
+}
+
 /* A chat with the model field, streamed or not: 200 and the mock's text
  * back; returns the backend requests it caused. */
 static json_t *
@@ -83,35 +133,66 @@ chat_ok(const char *model, bool stream, const char *user_text)
 	    "The quick brown fox jumps over the lazy dog.");
 }
 
-/* A request that reaches an OfflineWiki* node: HTTP 501 whose message
- * names the type, streamed or not, after the calls before it. */
-static void
-expect_501(const char *model, bool stream, const char *user_text,
-    size_t calls_before)
+/* True when a request of log sent text somewhere in its messages. */
+static bool
+log_has(json_t *log, const char *text)
 {
-	json_t		*b = json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "model", model,
-			    "stream", stream, "messages", "role", "user",
-			    "content", user_text), *j, *log;
-	char		*body = json_dumps(b, 0);
-	struct it_resp	 r;
-	const char	*msg;
+	json_t	*req;
+	char	*s;
+	size_t	 i;
+	bool	 found = false;
 
+	json_array_foreach(log, i, req) {
+		s = json_dumps(json_object_get(req, "body"), 0);
+		found = found || (s != NULL && strstr(s, text) != NULL);
+		free(s);
+	}
+	return found;
+}
+
+/* A request whose workflow reaches the shipped OfflineWikiApiBestFull-
+ * Article node: 200, streamed or not; mock-wiki asked for the top
+ * article at least once more, with the prompt the workflow made; the
+ * article in a backend request after it. Returns the last query sent
+ * (caller frees). */
+static char *
+expect_wiki(bool stream, const char *user_text, const char *article)
+{
+	json_t		*b = json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "model", "x",
+			    "stream", stream, "messages", "role", "user",
+			    "content", user_text), *last, *seen, *log;
+	char		*body = json_dumps(b, 0), *prompt;
+	long		 before;
+	struct it_resp	 r;
+	struct sse_summary ss;
+
+	last = wiki_last();
+	before = json_integer_value(json_object_get(last, "count"));
+	json_decref(last);
 	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
 	    &r), 0);
-	ck_assert_msg(r.r_status == 501, "%s: %ld %s", model, r.r_status,
-	    r.r_body.b_data);
-	j = it_json(r.r_body.b_data);
-	msg = json_string_value(json_object_get(json_object_get(j, "error"),
-	    "message"));
-	ck_assert_msg(msg != NULL && strstr(msg, "'OfflineWikiApiBestFull"
-	    "Article'") != NULL, "%s", r.r_body.b_data);
-	json_decref(j);
+	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status, r.r_body.b_data);
+	if (stream) {
+		it_sse_parse(r.r_body.b_data, &ss);
+		ck_assert(ss.ss_done && !ss.ss_error);
+		free(ss.ss_text);
+	}
+	last = wiki_last();
+	ck_assert_int_gt(json_integer_value(json_object_get(last, "count")),
+	    before);
+	seen = json_object_get(last, "last");
+	ck_assert_str_eq(json_string_value(json_object_get(seen, "path")),
+	    "/top_article");
+	prompt = strdup(json_string_value(json_object_get(seen, "query")));
+	log = it_mock_log(&T, true);
+	ck_assert_msg(log_has(log, article), "article not passed on "
+	    "(searched %s)", prompt);
+	json_decref(log);
+	json_decref(last);
 	it_resp_free(&r);
 	free(body);
 	json_decref(b);
-	log = it_mock_log(&T, true);
-	ck_assert_uint_eq(json_array_size(log), calls_before);
-	json_decref(log);
+	return prompt;
 }
 
 /* The shared workflows of chat-ui, chosen by the model field. */
@@ -158,13 +239,13 @@ sent(json_t *log, size_t k, size_t i)
 /* Routing: the categoriser's two calls, then the route it names. */
 START_TEST(simple_router)
 {
-	json_t		*log, *j;
-	struct it_resp	 r;
-	char		*body;
+	json_t	*log;
+	int	 stream;
 
 	if (!find_shipped())
 		return;
 	start_as("_simple_router_no_memory");
+	wiki_start();
 	/* The mock's answer names no category: _DefaultWorkflow runs. */
 	log = chat_ok("x", false, "hello");
 	ck_assert_uint_eq(json_array_size(log), 3);
@@ -177,24 +258,12 @@ START_TEST(simple_router)
 	ck_assert_uint_eq(json_array_size(log), 3);
 	json_decref(log);
 	/* The analyser's reply scripts the categoriser to say WIKI: the
-	 * offline wiki workflow runs, whose node types Sluice does not run;
-	 * the error names them. */
-	j = json_pack("{s:s,s:[{s:s,s:s}]}", "model", "x", "messages", "role",
-	    "user", "content", "hi\n#mock {\"text\": \"#mock {\\\"text\\\": "
-	    "\\\"WIKI\\\"}\"}");
-	body = json_dumps(j, 0);
-	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
-	    &r), 0);
-	ck_assert_msg(r.r_status == 501, "%ld %s", r.r_status, r.r_body.b_data);
-	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "OfflineWiki"));
-	it_resp_free(&r);
-	free(body);
-	json_decref(j);
-	json_decref(it_mock_log(&T, true));
-	/* The same, streamed: two categoriser calls, three in the wiki
-	 * workflow before its search node. */
-	expect_501("x", true, "hi\n#mock {\"text\": \"#mock {\\\"text\\\": "
-	    "\\\"WIKI\\\"}\"}", 5);
+	 * offline wiki workflow runs and searches mock-wiki, streamed or
+	 * not. */
+	for (stream = 0; stream < 2; stream++)
+		free(expect_wiki(stream, "hi\n#mock {\"text\": \"#mock "
+		    "{\\\"text\\\": \\\"WIKI\\\"}\"}", WIKI_WIKI));
+	wiki_stop();
 	it_stop_clean(&T);
 }
 END_TEST
@@ -336,22 +405,32 @@ START_TEST(family_chat_ui_cot_discussionid)
 }
 END_TEST
 
-/* ---- what Sluice does not run: 501 naming the node type -------------- */
+/* ---- the offline Wikipedia examples -------------------------------- */
 
-START_TEST(wikipedia_users_501)
+START_TEST(wikipedia_users)
 {
 	static const char *const users[] = { "_wikipedia_quick_workflow",
 	    "_wikipedia_multi_step_workflow" };
 	size_t	 i;
 	int	 stream;
+	char	*q;
 
 	if (!find_shipped())
 		return;
 	for (i = 0; i < 2; i++) {
 		start_as(users[i]);
-		/* Three Rag-Fast-Endpoint calls, then the wiki search. */
-		for (stream = 0; stream < 2; stream++)
-			expect_501("x", stream, "Who was Ada Lovelace?", 3);
+		wiki_start();
+		/* The search prompt is what the workflow's LLM calls made
+		 * of the question (the mock's text), form-encoded. */
+		for (stream = 0; stream < 2; stream++) {
+			q = expect_wiki(stream, "Who was Ada Lovelace?",
+			    WIKI_FOX);
+			ck_assert_str_eq(q, "prompt=The+quick+brown+fox+jumps+"
+			    "over+the+lazy+dog.&percentile=0.5&"
+			    "num_results=10");
+			free(q);
+		}
+		wiki_stop();
 		it_stop_clean(&T);
 	}
 }
@@ -427,23 +506,6 @@ long_turn(int n, bool stream)
 	return it_mock_log(&T, true);
 }
 
-/* True when a request of log sent text somewhere in its messages. */
-static bool
-log_has(json_t *log, const char *text)
-{
-	json_t	*req;
-	char	*s;
-	size_t	 i;
-	bool	 found = false;
-
-	json_array_foreach(log, i, req) {
-		s = json_dumps(json_object_get(req, "body"), 0);
-		found = found || (s != NULL && strstr(s, text) != NULL);
-		free(s);
-	}
-	return found;
-}
-
 /* The file-memory game bot: no memory on the first turn (no ledger yet,
  * and few tokens), memories on the second (more than
  * maxMessagesBetweenChunks new messages), the summary tool workflow
@@ -512,7 +574,7 @@ wilmer_suite(void)
 	tcase_add_test(tc, family_chat_ui_cot);
 	tcase_add_test(tc, family_chat_ui_discussionid);
 	tcase_add_test(tc, family_chat_ui_cot_discussionid);
-	tcase_add_test(tc, wikipedia_users_501);
+	tcase_add_test(tc, wikipedia_users);
 	tcase_add_test(tc, game_bot_file_memory);
 	tcase_add_test(tc, assistant_vector_memory);
 	suite_add_tcase(s, tc);

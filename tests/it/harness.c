@@ -74,31 +74,61 @@ write_file(const char *dir, const char *rel, const char *text)
 }
 
 /* Read "mock-llm listening on 127.0.0.1:PORT" from the mock's stdout. */
-void
-it_mock_start(struct it *t)
+pid_t
+it_double_start(const char *name, const char *const *args, int *port)
 {
-	int	 p[2];
-	char	 bin[300], line[256];
-	FILE	*f;
+	const char	*b = getenv("SLUICE_BUILD");
+	const char	*argv[16];
+	char		 bin[300], line[256], want[96];
+	size_t		 n = 0;
+	int		 p[2];
+	pid_t		 pid;
+	FILE		*f;
 
-	build_dir(t);
-	snprintf(bin, sizeof(bin), "%s/tests/mock-llm", t->it_build);
+	snprintf(bin, sizeof(bin), "%s/tests/%s", b ? b : "build", name);
+	argv[n++] = bin;
+	while (args != NULL && *args != NULL && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
 	ck_assert_int_eq(pipe(p), 0);
-	t->it_mock = fork();
-	ck_assert_int_ge(t->it_mock, 0);
-	if (t->it_mock == 0) {
+	ck_assert_int_ge(pid = fork(), 0);
+	if (pid == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
-		execl(bin, bin, "--listen", "127.0.0.1:0", "--quiet", (char *)NULL);
+		execv(bin, (char *const *)(uintptr_t)argv);
 		_exit(127);
 	}
 	close(p[1]);
-	f = fdopen(p[0], "r");
+	ck_assert_ptr_nonnull(f = fdopen(p[0], "r"));
 	ck_assert_msg(fgets(line, sizeof(line), f) != NULL,
-	    "mock-llm did not start (%s)", bin);
-	ck_assert_msg(sscanf(line, "mock-llm listening on 127.0.0.1:%d",
-	    &t->it_mock_port) == 1, "unexpected mock output: %s", line);
+	    "%s did not start (%s)", name, bin);
+	snprintf(want, sizeof(want), "%s listening on 127.0.0.1:", name);
+	ck_assert_msg(strncmp(line, want, strlen(want)) == 0 &&
+	    (*port = atoi(line + strlen(want))) > 0,
+	    "unexpected %s output: %s", name, line);
 	fclose(f);
+	return pid;
+}
+
+void
+it_double_stop(pid_t pid)
+{
+	int	 st;
+
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "a test double ended with status %d", st);
+}
+
+void
+it_mock_start(struct it *t)
+{
+	static const char *const args[] = { "--listen", "127.0.0.1:0",
+	    "--quiet", NULL };
+
+	build_dir(t);
+	t->it_mock = it_double_start("mock-llm", args, &t->it_mock_port);
 }
 
 /* A TCP socket bound to 127.0.0.1, any port; that port into *port. */

@@ -27,6 +27,18 @@ struct it {
 /* Start the mock backend on a free port. Fails the test on error. */
 void	it_mock_start(struct it *);
 
+/* Start the test double $SLUICE_BUILD/tests/NAME (mock-llm, mock-wiki,
+ * mock-research) with the NULL-terminated args (NULL: none, at most
+ * 14); it prints "NAME listening on 127.0.0.1:PORT" once bound.
+ * Returns its pid, the port in *port; fails the test when it does not
+ * start. */
+pid_t	it_double_start(const char *name, const char *const *args,
+	    int *port);
+
+/* SIGTERM a test double and reap it; fails the test unless it exited
+ * 0 (an ASan build reports leaks through its exit status). */
+void	it_double_stop(pid_t);
+
 /* A port on 127.0.0.1 where nothing listens: connecting is refused. */
 int	it_dead_port(void);
 

@@ -367,13 +367,13 @@ END_TEST
 START_TEST(unsupported_types)
 {
 	put("Workflows/u/Main.json", "[{\"title\": \"Wiki\", \"type\": "
-	    "\"OfflineWikiApiFullArticle\"},\n"
+	    "\"WebFetch\"},\n"
 	    " {\"type\": \"Bogus\", \"endpointName\": \"Good\"},\n"
 	    " {\"endpointName\": \"Good\", \"jinja2\": true},\n"
 	    " {\"endpointName\": \"Good\", \"jinja2\": false},\n"
-	    " {\"type\": \"OfflineResearcherApiQuickSearch\"}]\n");
+	    " {\"type\": \"MCPToolCall\"}]\n");
 	assert_check(0, "warning: @/Workflows/u/Main.json:1:20: node 1 "
-	    "\"Wiki\" (OfflineWikiApiFullArticle) is not run by this version "
+	    "\"Wiki\" (WebFetch) is not run by this version "
 	    "of Sluice; requests reaching it get HTTP 501\n"
 	    "warning: @/Workflows/u/Main.json:2:3: node 2: unknown node type "
 	    "'Bogus': WilmerAI runs it as a Standard node, and so does "
@@ -381,9 +381,9 @@ START_TEST(unsupported_types)
 	    "warning: @/Workflows/u/Main.json:3:27: node 3: \"jinja2\" prompt "
 	    "templates are not supported by Sluice; requests reaching this "
 	    "node get HTTP 501\n"
-	    "warning: @/Workflows/u/Main.json:5:3: node 5 "
-	    "(OfflineResearcherApiQuickSearch) is not run by this version of "
-	    "Sluice; requests reaching it get HTTP 501\n");
+	    "warning: @/Workflows/u/Main.json:5:3: node 5 (MCPToolCall) is "
+	    "not run by this version of Sluice; requests reaching it get "
+	    "HTTP 501\n");
 	ck_assert_int_eq(nproblems, 0);
 }
 END_TEST
@@ -569,8 +569,9 @@ START_TEST(node_types)
 	ck_assert(ti->ti_runs);
 	ck_assert(nodetype_find("PythonModule")->ti_runs);
 	ck_assert(nodetype_find("DelimitedChunker")->ti_runs);
-	ck_assert(!nodetype_find("OfflineWikiApiFullArticle")->ti_runs);
-	ck_assert(!nodetype_find("OfflineWikiApiPartialArticle")->ti_runs);
+	ck_assert(nodetype_find("OfflineWikiApiFullArticle")->ti_runs);
+	ck_assert(nodetype_find("OfflineWikiApiPartialArticle")->ti_runs);
+	ck_assert(!nodetype_find("WebFetch")->ti_runs);
 	ck_assert(!nodetype_find("MCPToolCall")->ti_runs);
 	ck_assert_ptr_null(nodetype_find("standard"));
 	ck_assert_ptr_null(nodetype_find("Bogus"));
@@ -618,14 +619,9 @@ static const struct shipped_user shipped_users_tab[] = {
 	{ "chat-ui-cot", 1, { NO_ROUTE }, { 1 } },
 	{ "chat-ui-discussionid", 1, { NO_ROUTE }, { 1 } },
 	{ "chat-ui-cot-discussionid", 1, { NO_ROUTE }, { 1 } },
-	{ "_simple_router_no_memory", 1,
-	    { "(OfflineWikiApiBestFullArticle) " NOT_RUN }, { 1 } },
-	{ "_wikipedia_quick_workflow", 6,
-	    { "(OfflineWikiApiBestFullArticle) " NOT_RUN, UNLISTED },
-	    { 1, 5 } },
-	{ "_wikipedia_multi_step_workflow", 6,
-	    { "(OfflineWikiApiBestFullArticle) " NOT_RUN, UNLISTED },
-	    { 1, 5 } },
+	{ "_simple_router_no_memory", 0, { NULL }, { 0 } },
+	{ "_wikipedia_quick_workflow", 5, { UNLISTED }, { 5 } },
+	{ "_wikipedia_multi_step_workflow", 5, { UNLISTED }, { 5 } },
 	{ "isevendays-openwebui-norouting-general-offline-mcp", 4,
 	    { "\"jinja2\" prompt templates are not supported", UNLISTED },
 	    { 1, 3 } },

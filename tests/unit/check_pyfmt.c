@@ -322,6 +322,32 @@ START_TEST(string_repr)
 }
 END_TEST
 
+/* bool() of what json.loads gives: Python's truth table, and a
+ * missing key false. */
+START_TEST(truthiness)
+{
+	static const struct { const char *json; bool want; } t[] = {
+		{ "null", false }, { "false", false }, { "true", true },
+		{ "0", false }, { "0.0", false }, { "-0.0", false },
+		{ "1", true }, { "-2", true }, { "0.5", true },
+		{ "\"\"", false }, { "\"false\"", true }, { "\"0\"", true },
+		{ "[]", false }, { "[0]", true }, { "{}", false },
+		{ "{\"a\": null}", true },
+	};
+	json_t	*v;
+	size_t	 i;
+
+	ck_assert(!pyfmt_truthy(NULL));
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		v = json_loads(t[i].json, JSON_DECODE_ANY, NULL);
+		ck_assert_ptr_nonnull(v);
+		ck_assert_msg(pyfmt_truthy(v) == t[i].want, "bool(%s)",
+		    t[i].json);
+		json_decref(v);
+	}
+}
+END_TEST
+
 START_TEST(value_str)
 {
 	json_t	*v = json_pack("{s:i, s:[b, n, s]}", "a", 1, "b", 1, "x");
@@ -481,6 +507,7 @@ pyfmt_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("value");
 	tcase_add_test(tc, value_str);
+	tcase_add_test(tc, truthiness);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@
 
 #include "../../common/buf.h"
 #include "../../common/conf.h"
+#include "../../common/pyfmt.h"
 #include "../../common/tokens.h"
 #include "../../common/xmem.h"
 #include "msgs.h"
@@ -408,30 +409,6 @@ set_messages(struct vars *vs, const struct wmsgs *l)
 
 /* ---- the node's settings -------------------------------------------- */
 
-/* Python's truth value of a JSON value (NULL: missing, false). */
-static bool
-truthy(const json_t *v)
-{
-	if (v == NULL)
-		return false;
-	switch (json_typeof(v)) {
-	case JSON_TRUE:
-		return true;
-	case JSON_INTEGER:
-		return json_integer_value(v) != 0;
-	case JSON_REAL:
-		return json_real_value(v) != 0.0;
-	case JSON_STRING:
-		return json_string_length(v) > 0;
-	case JSON_ARRAY:
-		return json_array_size(v) > 0;
-	case JSON_OBJECT:
-		return json_object_size(v) > 0;
-	default:
-		return false;
-	}
-}
-
 /* s as Python's int() reads it (whitespace around, sign, digits). */
 static bool
 parse_long(const char *s, long *out)
@@ -542,7 +519,7 @@ separator(const struct conf_user *u)
 		return "\n";
 	root = u->u_file.jf_root;
 	d = json_object_get(root, "conversationSeparationDelimiter");
-	if (!truthy(json_object_get(root, "separateConversationInVariables")) ||
+	if (!pyfmt_truthy(json_object_get(root, "separateConversationInVariables")) ||
 	    !json_is_string(d))
 		return "\n";
 	return json_string_value(d);
@@ -588,7 +565,7 @@ vars_conversation_node(struct vars *vs, const struct wmsgs *l,
 	c.c_l = l;
 	c.c_completion = vc->vc_completion;
 	c.c_tmpl = vc->vc_template;
-	c.c_tags = truthy(json_object_get(vc->vc_node, "addUserAssistantTags"));
+	c.c_tags = pyfmt_truthy(json_object_get(vc->vc_node, "addUserAssistantTags"));
 	c.c_sep = separator(vc->vc_user);
 	conv_lists(&c, l, vc->vc_completion);
 	settings(vs, vc, &cs);

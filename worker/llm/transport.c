@@ -176,6 +176,13 @@ oom:
 	return NULL;
 }
 
+/* A read timeout in libcurl's whole seconds, rounded up, at least 1. */
+static long
+tp_secs(long ms)
+{
+	return ms < 1000 ? 1 : (ms + 999) / 1000;
+}
+
 static CURLcode
 tp_setopts(struct xfer_state *x)
 {
@@ -202,6 +209,10 @@ tp_setopts(struct xfer_state *x)
 		return rc;
 	if (c->total_timeout_ms > 0 && (rc = curl_easy_setopt(e,
 	    CURLOPT_TIMEOUT_MS, c->total_timeout_ms)))
+		return rc;
+	if (c->read_timeout_ms > 0 && ((rc = curl_easy_setopt(e,
+	    CURLOPT_LOW_SPEED_LIMIT, 1L)) || (rc = curl_easy_setopt(e,
+	    CURLOPT_LOW_SPEED_TIME, tp_secs(c->read_timeout_ms)))))
 		return rc;
 	if (c->body == NULL)
 		return curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);

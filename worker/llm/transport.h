@@ -19,6 +19,11 @@ struct transport_call {
 	 * 0 to go on, -1 to abort the transfer (result: XFER_ABORTED). */
 	int			(*on_data)(void *arg, const char *p, size_t n);
 	void			 *arg;
+	long			  read_timeout_ms;	/* 0: none; else the
+						   transfer fails (XFER_TIMEOUT)
+						   once no byte came for this
+						   long (whole seconds, at
+						   least 1) */
 };
 
 /* How the caller stays responsive while a transfer runs: transport_perform
