@@ -146,7 +146,7 @@ W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
-		   adapter_openai.c sse.c lines.c ask.c attempt.c \
+		   adapter_openai.c sse.c lines.c ask.c ask_node.c attempt.c \
 		   build.c target.c url.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c)
@@ -347,7 +347,8 @@ check_origin_OBJS	:= $(call obj,gateway/origin.c)
 # Memory writing, the memory nodes, and the nodes that call an LLM, run
 # a workflow or take a lock: the LLM call stubbed (stubs_ask.c), the
 # request a fake loop and engine with a scratch store (nodectx.c).
-NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c)
+NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c) \
+		   $(call obj,worker/llm/ask_node.c)
 check_memgen_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
 			   memgen.c mem_file.c mem_condense.c mem_state.c \
 			   mem_vector.c)) $(NODECTX)
@@ -378,7 +379,7 @@ check_research_OBJS	:= $(call obj,worker/nodes/node_research.c \
 			   $(W_TOOLS)) $(call u,fakerq.c nodefix.c) $(HARNESS)
 check_research_A	:= LLM CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
-			   attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
+			   ask_node.c attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE
 # The engine with test node handlers (stubs_engine.c), the loop with a
 # fake engine (stubs_loop.c) and a fake gateway on its channel
@@ -388,7 +389,7 @@ check_msgs_norm_A	:= CORE
 check_fault_OBJS	:= $(call obj,worker/fault.c) \
 			   $(call u,fakegw.c scratchdir.c)
 check_engine_OBJS	:= $(call obj,$(W_ENGINE) \
-			   worker/nodes/node_unsupported.c) \
+			   worker/nodes/node_unsupported.c worker/llm/ask_node.c) \
 			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
 			   scratchdb.c scratchdir.c)
 check_engine_A		:= MEMORY STORE CORE

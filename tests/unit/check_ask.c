@@ -8,7 +8,7 @@
 #include "../../common/tokens.h"
 #include "../../worker/core/msgs_edit.h"
 #include "../../worker/core/vars.h"
-#include "../../worker/llm/ask.h"
+#include "../../worker/llm/ask_node.h"
 #include "../../worker/llm/transport.h"
 #include "../testmain.h"
 #include "nodefix.h"

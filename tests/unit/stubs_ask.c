@@ -1,4 +1,4 @@
-/* stubs_ask.c - unit suites above the LLM call: ask_run, ask_node, ask_of_node and ask_clear (worker/llm/ask.h) answering what the test queued, recording every call. */
+/* stubs_ask.c - unit suites above the LLM call: ask_run (worker/llm/ask.h; ask_node.c, linked for real, calls it) answering what the test queued, recording every call. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,45 +166,4 @@ ask_run(struct node_ctx *x, const struct llm_ask *a, struct buf *out,
 		rq_emit(x->nx_rq, (struct str){ r->r_text, strlen(r->r_text) },
 		    (struct str){ NULL, 0 });
 	return 0;
-}
-
-/* As the real one: endpointName and preset see the early variables. */
-int
-ask_of_node(struct node_ctx *x, struct llm_ask *a, struct wresult *res)
-{
-	const char	*ep = node_raw(x, "endpointName");
-	const char	*pre = node_raw(x, "preset");
-
-	memset(a, 0, sizeof(*a));
-	a->la_own[0] = x->nx_early != NULL ? vars_format(x->nx_early,
-	    ep != NULL ? ep : "") : xstrdup(ep != NULL ? ep : "");
-	a->la_own[1] = x->nx_early != NULL ? vars_format(x->nx_early,
-	    pre != NULL ? pre : "") : xstrdup(pre != NULL ? pre : "");
-	a->la_endpoint = a->la_own[0];
-	a->la_preset = a->la_own[1];
-	a->la_system = node_raw(x, "systemPrompt");
-	a->la_prompt = node_raw(x, "prompt");
-	a->la_max_tokens = node_long(x, "maxResponseSizeInTokens", 400);
-	a->la_opts = x->nx_node;
-	return 0;
-}
-
-void
-ask_clear(struct llm_ask *a)
-{
-	free(a->la_own[0]);
-	free(a->la_own[1]);
-	memset(a, 0, sizeof(*a));
-}
-
-int
-ask_node(struct node_ctx *x, struct buf *out, struct wresult *res)
-{
-	struct llm_ask	 a;
-	int		 rc;
-
-	if ((rc = ask_of_node(x, &a, res)) == 0)
-		rc = ask_run(x, &a, out, res);
-	ask_clear(&a);
-	return rc;
 }

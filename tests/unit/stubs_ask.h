@@ -1,4 +1,4 @@
-/* stubs_ask.h - unit suites above the LLM call: ask_run, ask_node, ask_of_node and ask_clear (worker/llm/ask.h) answering what the test queued, recording every call. */
+/* stubs_ask.h - unit suites above the LLM call: ask_run (worker/llm/ask.h; ask_node.c, linked for real, calls it) answering what the test queued, recording every call. */
 #ifndef SLUICE_STUBS_ASK_H
 #define SLUICE_STUBS_ASK_H
 

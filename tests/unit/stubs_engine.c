@@ -168,19 +168,6 @@ const struct node_type node_custom = { "CustomWorkflow", tcustom, false };
 /* worker/memory/memory.c (linked for the discussion's key) calls the
  * LLM; no engine test gets there. */
 int
-ask_of_node(struct node_ctx *x, struct llm_ask *a, struct wresult *res)
-{
-	ck_abort_msg("ask_of_node called");
-	return -1;
-}
-
-void
-ask_clear(struct llm_ask *a)
-{
-	ck_abort_msg("ask_clear called");
-}
-
-int
 ask_run(struct node_ctx *x, const struct llm_ask *a, struct buf *out,
     struct wresult *res)
 {

@@ -22,14 +22,6 @@ struct llm_ask {
 	char		*la_own[2];	/* what ask_of_node allocated */
 };
 
-/* The call node x's own fields ask for: endpointName and preset (their
- * early variables filled in), systemPrompt, prompt,
- * maxResponseSizeInTokens, the rest as la_opts. Returns 0, or -1 with
- * res filled (no endpointName; jinja2, which Sluice does not run).
- * ask_clear releases it either way. */
-int	ask_of_node(struct node_ctx *x, struct llm_ask *a, struct wresult *res);
-void	ask_clear(struct llm_ask *a);
-
 /* Ask a's endpoint, in x's request and workflow (its variables,
  * conversation, responder and streaming flags, image), with WilmerAI's
  * retries, then along backupEndpointName without cycles; a stream only
@@ -38,8 +30,5 @@ void	ask_clear(struct llm_ask *a);
  * 0, or -1 with res filled. */
 int	ask_run(struct node_ctx *x, const struct llm_ask *a, struct buf *out,
 	    struct wresult *res);
-
-/* ask_of_node, then ask_run, then ask_clear. */
-int	ask_node(struct node_ctx *x, struct buf *out, struct wresult *res);
 
 #endif

@@ -9,7 +9,7 @@
 #include "../../common/log.h"
 #include "../../common/names.h"
 #include "../../common/xmem.h"
-#include "../llm/ask.h"
+#include "../llm/ask_node.h"
 #include "../store/store_lock.h"
 #include "memory.h"
 

@@ -7,7 +7,7 @@
 #include "../core/msgs_edit.h"
 #include "../core/node.h"
 #include "../core/vars.h"
-#include "../llm/ask.h"
+#include "../llm/ask_node.h"
 
 #define NO_IMAGES	"There were no images attached to the message"
 #define SEPARATOR	"\n-------------\n"

@@ -1,5 +1,5 @@
 /* node_standard.c - Standard: one LLM call through the node's endpoint, failing over along backupEndpointName. */
-#include "../llm/ask.h"
+#include "../llm/ask_node.h"
 #include "nodes.h"
 
 static int
