@@ -279,7 +279,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_clients check_store_it check_memory_it \
 		   check_vecmem_it check_timestamps_it check_import \
 		   check_memory_chaos check_cache_it check_hostile \
-		   check_security check_browser
+		   check_security check_browser check_tools
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -414,6 +414,7 @@ check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
+$(O)/tests/it/check_tools: | $(MOCK_RESEARCH)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
