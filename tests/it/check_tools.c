@@ -18,13 +18,13 @@ static int	 research_port;
 /* User "it" whose workflow is one researcher node of type type (a
  * responder), with the service at tests/mock-research. */
 static void
-research_start(const char *type)
+research_start(const char *type, const char *settings)
 {
 	char	 wf[512];
 
 	memset(&T, 0, sizeof(T));
 	it_mock_start(&T);
-	it_config(&T, NULL, NULL);
+	it_config(&T, settings, NULL);
 	research = it_double_start("mock-research", NULL, &research_port);
 	snprintf(wf, sizeof(wf), "[{\"type\": \"%s\", \"promptToSearch\": "
 	    "\"{chat_user_prompt_last_one}\", \"includeSources\": true}]",
@@ -130,7 +130,7 @@ START_TEST(researcher_answers)
 	char	*text;
 	int	 stream;
 
-	research_start(types[_i]);
+	research_start(types[_i], NULL);
 	research_script("{\"body\": \"{\\\"status\\\": \\\"answered\\\", "
 	    "\\\"answer\\\": \\\"Ada wrote the first program.\\\", "
 	    "\\\"sources\\\": [{\\\"book\\\": \\\"Notes\\\", \\\"title\\\": "
@@ -160,42 +160,90 @@ START_TEST(researcher_answers)
 }
 END_TEST
 
-/* A client that leaves while the researcher is still searching: the
- * worker drops the search at once (the double sees its client go) and
- * serves the next request. */
-START_TEST(researcher_cancelled_with_client)
+/* Wait until the double's figure name (its /_stats) is at least n;
+ * false after ms. */
+static bool
+research_wait(const char *name, long n, int ms)
 {
 	json_t		*st;
-	char		*body;
+	uint64_t	 t0;
+	bool		 ok = false;
+
+	for (t0 = it_now(); !ok && it_now() - t0 < (uint64_t)ms;
+	    usleep(20000)) {
+		st = research_get("/_stats");
+		ok = json_integer_value(json_object_get(st, name)) >= n;
+		json_decref(st);
+	}
+	return ok;
+}
+
+/* DELETE the request the one busy worker runs, after checking it says
+ * it is waiting for the researcher. */
+static void
+delete_busy(void)
+{
+	json_t		*j = it_get_json(&T, "/admin/workers"), *w;
+	struct it_resp	 r;
+	char		 body[160], *text;
+	size_t		 i;
+	const char	*rid = NULL;
+
+	json_array_foreach(json_object_get(j, "workers"), i, w) {
+		text = json_dumps(w, 0);
+		if (json_is_string(json_object_get(w, "request_id")) &&
+		    strstr(text, "offline researcher (deep)") != NULL)
+			rid = json_string_value(json_object_get(w,
+			    "request_id"));
+		free(text);
+	}
+	ck_assert_msg(rid != NULL, "no worker in the researcher's phase");
+	snprintf(body, sizeof(body), "{\"request_id\":\"%s\"}", rid);
+	ck_assert_int_eq(it_request(&T, "DELETE", "/api/chat", body, &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	it_resp_free(&r);
+	json_decref(j);
+}
+
+/* A search that hangs, ended the three ways a request ends early: its
+ * client leaves, a DELETE names it, its deadline passes. The worker
+ * drops the search at once (the double sees its client go), the
+ * client (if still there) gets the matching error, and the worker
+ * serves the next request. */
+START_TEST(researcher_stops_with_request)
+{
+	static const char *const want[] = { NULL, "cancelled by DELETE",
+	    "504" };
+	struct buf	 out = BUF_INIT;
 	uint64_t	 t0;
 	int		 fd;
-	bool		 gone = false;
 
-	research_start("OfflineResearcherApiDeepResearch");
+	research_start("OfflineResearcherApiDeepResearch",
+	    _i == 2 ? "\"request_timeout_s\": 2" : NULL);
 	research_script("{\"hang\": true}");
-	body = strdup("{\"model\": \"x\", \"stream\": true, \"messages\": "
-	    "[{\"role\": \"user\", \"content\": \"slow\"}]}");
 	fd = it_connect(&T);
-	it_send_post(fd, "/v1/chat/completions", body, NULL);
-	for (t0 = it_now(); it_now() - t0 < 5000; usleep(20000)) {
-		st = research_get("/_stats");
-		gone = json_integer_value(json_object_get(st, "pending")) > 0;
-		json_decref(st);
-		if (gone)
-			break;
+	it_send_post(fd, _i == 2 ? "/v1/chat/completions" : "/api/chat",
+	    "{\"model\": \"x\", \"stream\": true, \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"slow\"}]}", NULL);
+	ck_assert_msg(research_wait("pending", 1, 5000),
+	    "the search never reached the double");
+	t0 = it_now();
+	if (_i == 0)
+		close(fd);
+	else if (_i == 1)
+		delete_busy();
+	ck_assert_msg(research_wait("gone", 1, 4000),
+	    "the search outlived its request");
+	if (_i == 2)
+		ck_assert_uint_ge(it_now() - t0, 1000);
+	if (want[_i] != NULL) {
+		ck_assert_msg(it_read_until(fd, &out, want[_i], 3000),
+		    "the client got %s", out.b_data);
+		close(fd);
 	}
-	ck_assert_msg(gone, "the search never reached the double");
-	close(fd);
-	gone = false;
-	for (t0 = it_now(); !gone && it_now() - t0 < 3000; usleep(20000)) {
-		st = research_get("/_stats");
-		gone = json_integer_value(json_object_get(st, "gone")) == 1;
-		json_decref(st);
-	}
-	ck_assert_msg(gone, "the search outlived its client");
 	research_script("{}");
 	free(chat_text(false, "fast"));
-	free(body);
+	buf_free(&out);
 	research_stop();
 }
 END_TEST
@@ -207,7 +255,7 @@ tools_suite(void)
 	TCase	*tc = test_case(s, "researcher", NULL, 60);
 
 	tcase_add_loop_test(tc, researcher_answers, 0, 2);
-	tcase_add_test(tc, researcher_cancelled_with_client);
+	tcase_add_loop_test(tc, researcher_stops_with_request, 0, 3);
 	return s;
 }
 
