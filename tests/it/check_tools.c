@@ -198,7 +198,8 @@ delete_busy(void)
 		free(text);
 	}
 	ck_assert_msg(rid != NULL, "no worker in the researcher's phase");
-	snprintf(body, sizeof(body), "{\"request_id\":\"%s\"}", rid);
+	snprintf(body, sizeof(body), "{\"request_id\":\"%s\"}",
+	    rid != NULL ? rid : "");
 	ck_assert_int_eq(it_request(&T, "DELETE", "/api/chat", body, &r), 0);
 	ck_assert_int_eq(r.r_status, 200);
 	it_resp_free(&r);
