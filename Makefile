@@ -414,7 +414,7 @@ check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
-$(O)/tests/it/check_tools: | $(MOCK_RESEARCH)
+$(O)/tests/it/check_tools: | $(MOCK_RESEARCH) $(MOCK_WIKI)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
