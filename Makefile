@@ -125,6 +125,8 @@ SUP_SRCS	:= $(addprefix gateway/,sup.c sup_backoff.c sup_frames.c \
 GATEWAY_SRCS	+= $(SUP_SRCS)
 # what a web page may do here: the Host and Origin rules
 GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
+# Open WebUI's tool-choosing requests (interceptOpenWebUIToolRequests)
+GATEWAY_SRCS	+= gateway/owui.c
 # The worker, one folder per layer, top first (docs/HACKING.md): each
 # uses only the folders below it (scripts/layers.py checks the link).
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
@@ -300,7 +302,7 @@ check_lines_OBJS	:= $(call obj,worker/llm/lines.c)
 check_conf_OBJS		:=
 check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
-			   gateway/begtags.c)
+			   gateway/begtags.c gateway/owui.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
 			   $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
