@@ -162,7 +162,8 @@ W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_toolparse.c clean_tools.c filter.c)
 W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 		   store_stmt.c cache.c)
-W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c vars.c \
+W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
+		   msgs_tooltext.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
 WORKER_SRCS	:= worker/main.c worker/fault.c $(W_LOOP) $(W_ENGINE) \
 		   $(W_NODES) $(W_TOOLS) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
@@ -337,7 +338,7 @@ check_registry_A	:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
-			   vars_conv.c vars_json.c))
+			   vars_conv.c vars_json.c msgs_tooltext.c))
 check_vars_A		:= CORE
 check_store_OBJS	:= $(call obj,$(filter-out worker/store/cache.c, \
 			   $(W_STORE)))
