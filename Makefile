@@ -153,7 +153,7 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
 		   adapter_openai.c sse.c lines.c ask.c ask_node.c attempt.c \
-		   build.c target.c url.c)
+		   build.c target.c url.c structured.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c)
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
@@ -279,7 +279,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_llmnodes check_transport check_backend check_build \
 		   check_ask check_msgs_norm check_fault check_engine \
 		   check_loop check_imp check_wiki check_research \
-		   check_xfield check_netguard
+		   check_xfield check_netguard check_structured
 UNIT_TESTS	+= check_child
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
@@ -308,7 +308,8 @@ check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
 			   $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
-			   worker/llm/gen_input.c worker/llm/adapter.c) \
+			   worker/llm/gen_input.c worker/llm/adapter.c \
+			   worker/llm/structured.c) \
 			   $(call u,stubs_worker.c)
 check_worker_A		:= CORE
 check_clean_OBJS	:= $(call obj,$(W_CLEAN))
@@ -322,7 +323,7 @@ check_users_OBJS	:= $(call obj,gateway/users.c)
 check_adapters_OBJS	:= $(call obj,$(addprefix worker/llm/,adapter.c \
 			   adapter_openai.c adapter_completion.c \
 			   adapter_ollama.c adapter_kobold.c adapter_claude.c \
-			   gen_input.c)) $(call u,stubs_worker.c)
+			   gen_input.c structured.c)) $(call u,stubs_worker.c)
 check_adapters_A	:= CORE
 check_nodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   $(addprefix worker/nodes/,node_unsupported.c \
@@ -392,6 +393,10 @@ check_xfield_OBJS	:= $(call obj,worker/tools/xfield.c)
 check_xfield_A		:= CORE
 check_netguard_OBJS	:= $(call obj,worker/tools/netguard.c)
 check_netguard_A	:= LLM
+# Structured output: the block, the schema file, where it lands.
+check_structured_OBJS	:= $(call obj,worker/llm/structured.c) \
+			   $(call u,scratchdir.c)
+check_structured_A	:= CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   ask_node.c attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE
@@ -511,7 +516,7 @@ FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		   -I$(LLHTTP_INC)
 FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c)
 FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
-		   jsonw.c conf.c names.c) $(PYFMT_SRCS)
+		   jsonw.c conf.c names.c utf8.c) $(PYFMT_SRCS)
 fuzz_clean_SRCS	:= $(W_CLEAN) \
 		   $(FUZZ_JSON)
 fuzz_frame_SRCS	:= proto/frame.c $(FUZZ_BASE)
@@ -523,7 +528,8 @@ fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
 		   $(FUZZ_JSON)
 fuzz_backend_SRCS := $(addprefix worker/llm/,sse.c lines.c adapter_openai.c \
 		   adapter_completion.c adapter_ollama.c adapter_kobold.c \
-		   adapter_claude.c gen_input.c adapter.c) worker/core/prompt.c \
+		   adapter_claude.c gen_input.c adapter.c structured.c) \
+		   worker/core/prompt.c \
 		   worker/core/msgs.c common/base64.c common/conf_template.c \
 		   $(PROTO_SRCS) $(FUZZ_JSON)
 fuzz_conf_SRCS	:= $(FUZZ_JSON)

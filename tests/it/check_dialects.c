@@ -552,6 +552,119 @@ START_TEST(think_reaches_ollama_only)
 }
 END_TEST
 
+/* ---- structured output (addendum A8.5) ----------------------------- */
+
+/* A shared workflow "so-<name>" whose one node, on api type <at> (the
+ * mock, with at_extra), asks for the schema file schema. */
+static void
+write_so(const char *name, const char *type, const char *at_extra,
+    const char *schema)
+{
+	char	 rel[256], text[1024];
+
+	snprintf(rel, sizeof(rel), "ApiTypes/So-%s.json", name);
+	snprintf(text, sizeof(text), "{\"type\": \"%s\", \"presetType\": "
+	    "\"OpenAiCompatibleApis\", \"truncateLengthPropertyName\": \"\","
+	    " \"maxNewTokensPropertyName\": \"max_tokens\", "
+	    "\"streamPropertyName\": \"stream\"%s}\n", type, at_extra);
+	it_file(&T, rel, text);
+	snprintf(rel, sizeof(rel), "Endpoints/it/So-%s.json", name);
+	snprintf(text, sizeof(text), "{\"endpoint\": \"http://127.0.0.1:%d/\","
+	    " \"apiTypeConfigFileName\": \"So-%s\", \"modelNameToSendToAPI\":"
+	    " \"m\", \"promptTemplate\": null, \"maxContextTokenSize\": "
+	    "4096}\n", T.it_mock_port, name);
+	it_file(&T, rel, text);
+	snprintf(rel, sizeof(rel), "Workflows/_shared/so-%s/_DefaultWorkflow.json",
+	    name);
+	snprintf(text, sizeof(text), "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"So-%s\", \"prompt\": \"\", "
+	    "\"lastMessagesToSendInsteadOfPrompt\": 2, "
+	    "\"structuredOutputFile\": \"%s\"}]\n", name, schema);
+	it_file(&T, rel, text);
+}
+
+/* POST a chat for model; 200 and the one backend request it made, or
+ * the status when it is not 200 (the request record NULL then). */
+static json_t *
+so_ask(const char *model, long want)
+{
+	struct it_resp	 r;
+	char		 body[256];
+	json_t		*log, *rec;
+
+	snprintf(body, sizeof(body), "{\"model\": \"%s\", \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"Weather?\"}]}", model);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == want, "%s: %ld %s", model, r.r_status,
+	    r.r_body.b_data);
+	if (want != 200) {
+		ck_assert_ptr_nonnull(strstr(r.r_body.b_data,
+		    "structuredOutputFile"));
+		it_resp_free(&r);
+		return NULL;
+	}
+	it_resp_free(&r);
+	log = it_mock_log(&T, true);
+	ck_assert_uint_eq(json_array_size(log), 1);
+	rec = json_incref(json_array_get(log, 0));
+	json_decref(log);
+	return rec;
+}
+
+/* The schema a node names reaches the backend where its api type says,
+ * as tests/golden/structured.<name>.json shows: OpenAI's wrapper,
+ * strict or not, Ollama's raw "format", a dotted path through a value
+ * that was not an object. The user's sub-folder comes first. */
+START_TEST(structured_output_attached)
+{
+	json_t	*rec;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 1, \"max_workers\": 1", NULL);
+	it_allow_shared(&T);
+	it_file(&T, "StructuredOutputs/weather.json", "{\"type\": \"object\","
+	    " \"properties\": {\"root\": {\"type\": \"string\"}}}");
+	it_file(&T, "StructuredOutputs/it/weather.json", "{\"type\": "
+	    "\"object\", \"properties\": {\"city\": {\"type\": "
+	    "\"string\"}}, \"required\": [\"city\"]}");
+	it_file(&T, "StructuredOutputs/empty.json", "{}");
+	write_so("openai", "openAIChatCompletion", ", \"structuredOutput\": "
+	    "{\"field\": \"response_format\", \"style\": "
+	    "\"openaiJsonSchema\", \"strict\": false}", "weather");
+	write_so("ollama", "ollamaApiChat", ", \"structuredOutput\": "
+	    "{\"field\": \"format\", \"style\": \"raw\"}", "weather");
+	write_so("dotted", "openAIChatCompletion", ", \"structuredOutput\": "
+	    "{\"field\": \"stream.extra.schema\", \"style\": "
+	    "\"openaiJsonSchema\"}", "weather");
+	write_so("noblock", "openAIChatCompletion", "", "weather");
+	write_so("missing", "openAIChatCompletion", "", "nope");
+	write_so("empty", "openAIChatCompletion", "", "empty");
+	write_so("unsafe", "openAIChatCompletion", "", "../weather");
+	it_gateway_start(&T, NULL);
+	rec = so_ask("so-openai", 200);
+	assert_golden(json_object_get(rec, "body"), "structured.openai");
+	json_decref(rec);
+	rec = so_ask("so-ollama", 200);
+	assert_golden(json_object_get(rec, "body"), "structured.ollama");
+	json_decref(rec);
+	rec = so_ask("so-dotted", 200);
+	assert_golden(json_object_get(rec, "body"), "structured.dotted");
+	json_decref(rec);
+	/* no block: the request goes out without the schema */
+	rec = so_ask("so-noblock", 200);
+	ck_assert_ptr_null(json_object_get(json_object_get(rec, "body"),
+	    "response_format"));
+	json_decref(rec);
+	so_ask("so-missing", 500);
+	so_ask("so-empty", 500);
+	so_ask("so-unsafe", 500);
+	ck_assert_int_eq(json_array_size(it_mock_log(&T, true)), 0);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 dialects_suite(void)
 {
@@ -570,6 +683,7 @@ dialects_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, think_reaches_ollama_only);
 	suite_add_tcase(s, tc);
+	test_case(s, "structured", structured_output_attached, 30);
 	return s;
 }
 

@@ -48,6 +48,12 @@ struct node_call {
 	struct gchat			*nc_gchat;	/* group-chat speaker
 							   rule after the
 							   cleaner, or NULL */
+	json_t				*nc_schema;	/* the node's
+							   structuredOutputFile
+							   schema (borrowed),
+							   or NULL; the chat
+							   adapters attach it
+							   (structured.h) */
 	bool				 nc_deliver;	/* a non-streamed answer:
 							   reasoning is sent as
 							   chunks the gateway

@@ -8,6 +8,7 @@
 #include "adapter.h"
 #include "gen_input.h"
 #include "output.h"
+#include "structured.h"
 
 /* ---- request ---------------------------------------------------------- */
 
@@ -97,6 +98,7 @@ chat_body(const struct node_call *nc)
 		else
 			json_decref(t);
 	}
+	structured_attach(root, nc->nc_at, nc->nc_schema);
 	return adapter_dump(root);
 }
 

@@ -8,6 +8,7 @@
 #include "adapter.h"
 #include "gen_input.h"
 #include "output.h"
+#include "structured.h"
 
 static json_t *
 content_json(const struct wmsg *m)
@@ -79,6 +80,7 @@ chat_body(const struct node_call *nc)
 	if (nc->nc_tool_choice != NULL &&
 	    (t = json_loads(nc->nc_tool_choice, JSON_DECODE_ANY, NULL)))
 		json_object_set_new(root, "tool_choice", t);
+	structured_attach(root, nc->nc_at, nc->nc_schema);
 	/* Byte for byte what WilmerAI's requests.post(json=...) sends. */
 	s = jsonw_dumps(root, JSONW_PYTHON);
 	json_decref(root);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/log.h"
 #include "../../common/pyfmt.h"
 #include "../../common/tokens.h"
 #include "../../common/utf8.h"
@@ -12,6 +13,7 @@
 #include "attempt.h"
 #include "backend.h"
 #include "build.h"
+#include "structured.h"
 
 /* The responder's figures become the request's usage: the backend's
  * own when it reported them, estimated otherwise. */
@@ -144,6 +146,32 @@ fill_call(struct node_ctx *x, const struct llm_ask *a,
 	nc->nc_deliver = x->nx_deliver;
 }
 
+/* The node's structuredOutputFile schema into nc (addendum A8.5),
+ * re-read for every call: 0 (none, or a completion backend, which
+ * cannot take one: a warning), or -1 with res filled. The caller
+ * decrefs nc->nc_schema. */
+static int
+load_schema(struct node_ctx *x, const struct llm_ask *a,
+    const struct llm_target *t, struct node_call *nc, struct wresult *res)
+{
+	const char	*name = field_raw(a->la_opts, "structuredOutputFile");
+	char		 err[CONF_ERRLEN];
+
+	if (name == NULL)
+		return 0;
+	if (t->tg_completion) {
+		log_warnx("workflow '%s' node %zu: structuredOutputFile is for "
+		    "chat backends; %s takes a prompt, so it is not sent",
+		    x->nx_workflow, x->nx_index + 1, t->tg_name);
+		return 0;
+	}
+	if (x->nx_user == NULL || structured_file(x->nx_confdir, x->nx_user,
+	    name, &nc->nc_schema, err) == -1)
+		return node_fail(x, res, 500, "%s", x->nx_user == NULL ?
+		    "structuredOutputFile needs a user" : err);
+	return 0;
+}
+
 /* ImageProcessor: the call carries exactly one image, on the last user
  * message (chat) or on a message of its own that only KoboldCpp's
  * completion adapter reads. */
@@ -181,6 +209,12 @@ attempt_run(struct node_ctx *x, const struct llm_ask *a, struct llm_target *t,
 	if (build_request(x, a, t, &sent, &prompt, res) == -1)
 		return -1;
 	fill_call(x, a, t, &nc, &sent, prompt);
+	if (load_schema(x, a, t, &nc, res) == -1) {
+		json_decref(nc.nc_tool_calls);
+		wmsgs_free(&sent);
+		free(prompt);
+		return -1;
+	}
 	if (x->nx_image != NULL)
 		only_image(x, t, &sent, &nc);
 	if (x->nx_responder && field_bool(a->la_opts,
@@ -201,6 +235,7 @@ attempt_run(struct node_ctx *x, const struct llm_ask *a, struct llm_target *t,
 		emit_tools(x, a, nc.nc_tool_calls);
 	}
 	json_decref(nc.nc_tool_calls);
+	json_decref(nc.nc_schema);
 	clean_free(nc.nc_clean);
 	clean_conf_free(&cs);
 	gchat_free(&g);
