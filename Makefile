@@ -153,7 +153,7 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
 		   adapter_openai.c sse.c lines.c ask.c ask_node.c attempt.c \
-		   build.c target.c url.c structured.c)
+		   build.c target.c url.c structured.c exchange.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c)
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
@@ -381,7 +381,8 @@ check_backend_OBJS	:= $(call obj,$(addprefix worker/llm/,backend.c \
 			   output.c callcache.c)) $(call u,fakerq.c) \
 			   $(SCRATCHDB) $(HARNESS)
 check_backend_A		:= LLM CLEAN STORE CORE
-check_build_OBJS	:= $(call obj,worker/llm/build.c worker/llm/target.c) \
+check_build_OBJS	:= $(call obj,worker/llm/build.c worker/llm/target.c \
+			   worker/llm/exchange.c) \
 			   $(call u,fakerq.c nodefix.c) $(HARNESS)
 check_build_A		:= CORE
 # The Offline Researcher nodes and client against tests/mock-research.

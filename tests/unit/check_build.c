@@ -8,6 +8,7 @@
 #include "../../worker/core/msgs_edit.h"
 #include "../../worker/core/vars.h"
 #include "../../worker/llm/build.h"
+#include "../../worker/llm/exchange.h"
 #include "../../worker/llm/target.h"
 #include "../testmain.h"
 #include "nodefix.h"
@@ -524,6 +525,125 @@ START_TEST(completion_generation_prompt)
 }
 END_TEST
 
+/* ---- appendNativeToolExchange (addendum A8.2) ------------------------ */
+
+/* Give message i of the fixture's conversation tool calls (JSON) or a
+ * tool_call_id. */
+static void
+calls_on(size_t i, const char *calls)
+{
+	F.nf_msgs.v[i].m_tool_calls = strdup(calls);
+}
+
+#define CALL	"[{\"id\": \"c1\", \"type\": \"function\", \"function\": " \
+		"{\"name\": \"ls\", \"arguments\": \"{}\"}}]"
+
+/* exchange_find on WilmerAI's cases: where the exchange starts and ends,
+ * or -1 when there is none. */
+START_TEST(exchange_detection)
+{
+	size_t	 start = 99, end = 99;
+
+	/* basic, with a generation-prompt filler after it */
+	nodefix_conv(&F, "user", "u", "assistant", "", "tool", "r1", "tool",
+	    "r2", "assistant", " Assistant: ", "assistant", "", (char *)NULL);
+	calls_on(1, CALL);
+	ck_assert(exchange_find(&F.nf_msgs, &start, &end));
+	ck_assert_uint_eq(start, 1);
+	ck_assert_uint_eq(end, 3);
+	/* a substantive assistant turn after it: none */
+	wmsgs_add(&F.nf_msgs, "assistant", "Here you go.");
+	ck_assert(!exchange_find(&F.nf_msgs, &start, &end));
+	wmsgs_free(&F.nf_msgs);
+	/* an unanswered call; results without a caller; empty calls */
+	nodefix_conv(&F, "user", "u", "assistant", "", (char *)NULL);
+	calls_on(1, CALL);
+	ck_assert(!exchange_find(&F.nf_msgs, &start, &end));
+	wmsgs_free(&F.nf_msgs);
+	nodefix_conv(&F, "user", "u", "tool", "r", (char *)NULL);
+	ck_assert(!exchange_find(&F.nf_msgs, &start, &end));
+	wmsgs_free(&F.nf_msgs);
+	nodefix_conv(&F, "user", "u", "assistant", "", "tool", "r",
+	    (char *)NULL);
+	calls_on(1, "[]");
+	ck_assert(!exchange_find(&F.nf_msgs, &start, &end));
+	wmsgs_free(&F.nf_msgs);
+	/* buried under a later user turn */
+	nodefix_conv(&F, "assistant", "", "tool", "r", "user", "next",
+	    (char *)NULL);
+	calls_on(0, CALL);
+	ck_assert(!exchange_find(&F.nf_msgs, &start, &end));
+	ck_assert(!exchange_find(&(struct wmsgs){ NULL, 0 }, &start, &end));
+}
+END_TEST
+
+/* The messages sent, with "+calls" after a message with tool calls and
+ * "@id" after one answering a call; the variables first, as a call
+ * sets them. Caller frees. */
+static char *
+exchange_sent(const char *ep, const char *prompt)
+{
+	struct llm_target	 t;
+	struct llm_ask		 a;
+	struct wmsgs		 sent;
+	struct wresult		 res;
+	struct buf		 b = BUF_INIT;
+	char			*p = NULL;
+	size_t			 i;
+
+	target(ep, "", &t);
+	ask_init(&a, "S", prompt);
+	a.la_endpoint = ep;
+	memset(&res, 0, sizeof(res));
+	build_conv_vars(&F.nf_x, &a, &t);
+	ck_assert_msg(build_request(&F.nf_x, &a, &t, &sent, &p, &res) == 0,
+	    "%s", res.r_message);
+	for (i = 0; i < sent.n; i++)
+		buf_printf(&b, "%s:%s%s%s%s\n", sent.v[i].m_role,
+		    sent.v[i].m_content, sent.v[i].m_tool_calls ? "+calls" : "",
+		    sent.v[i].m_tool_call_id ? "@" : "",
+		    sent.v[i].m_tool_call_id ? sent.v[i].m_tool_call_id : "");
+	buf_addc(&b, '\0');
+	wmsgs_free(&sent);
+	free(p);
+	target_free(&t);
+	return buf_take(&b);
+}
+
+/* The exchange follows the node's prompt as native turns; the prompt's
+ * variables see only what came before it. Off, without a prompt, with
+ * backendSupportsToolTurns false or on a completion backend: as
+ * before. */
+START_TEST(exchange_appended)
+{
+	char	*s;
+
+	nodefix_conv(&F, "user", "old", "user", "list files", "assistant", "",
+	    "tool", "a.txt", "assistant", "", (char *)NULL);
+	calls_on(2, CALL);
+	F.nf_msgs.v[3].m_tool_call_id = strdup("c1");
+	nodefix_set(&F, "{s:b}", "appendNativeToolExchange", 1);
+	s = exchange_sent("Mock", "Q: {chat_user_prompt_last_one}");
+	ck_assert_str_eq(s, "system:S\nuser:Q: list files\nassistant:+calls\n"
+	    "tool:a.txt@c1\n");
+	free(s);
+	/* no prompt: the last-N path, untouched */
+	s = exchange_sent("Mock", "");
+	ck_assert_str_eq(s, "system:S\nuser:old\nuser:list files\n"
+	    "assistant:+calls\ntool:a.txt@c1\nassistant:\n");
+	free(s);
+	nodefix_backend(&F, "NoTurns", "openAIChatCompletion", "",
+	    ", \"backendSupportsToolTurns\": false");
+	s = exchange_sent("NoTurns", "Q: {chat_user_prompt_last_one}");
+	ck_assert_str_eq(s, "system:S\nuser:Q: \n");
+	free(s);
+	nodefix_set(&F, "{s:b}", "appendNativeToolExchange", 0);
+	s = exchange_sent("Mock", "Q: {chat_user_prompt_last_one}");
+	ck_assert_str_eq(s, "system:S\nuser:Q: \n");
+	free(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -544,6 +664,8 @@ main(void)
 		{ "completion_prompt", completion_prompt },
 		{ "completion_generation_prompt",
 		    completion_generation_prompt },
+		{ "exchange_detection", exchange_detection },
+		{ "exchange_appended", exchange_appended },
 	};
 
 	return it_main(it_suite_fixture("build", cases,

@@ -10,6 +10,7 @@
 #include "../core/vars.h"
 #include "../core/vars_conv.h"
 #include "build.h"
+#include "exchange.h"
 
 #define CLAMP_HEADROOM		512	/* WilmerAI's template framing reserve */
 #define CLAMP_PER_MESSAGE	8	/* role tokens around each message */
@@ -54,6 +55,8 @@ build_conv_vars(struct node_ctx *x, const struct llm_ask *a,
 {
 	struct vars_conv	 vc;
 	bool			 clamp = clamp_on(x, a, t);
+	struct wmsgs		 before = *x->nx_msgs;
+	size_t			 start, end;
 
 	memset(&vc, 0, sizeof(vc));
 	vc.vc_node = a->la_opts;
@@ -65,7 +68,11 @@ build_conv_vars(struct node_ctx *x, const struct llm_ask *a,
 	vc.vc_window = t->tg_ep->e_max_context;
 	vc.vc_max_response = a->la_max_tokens;
 	vc.vc_level = clamp ? level(t) : 1.0;
-	vars_conversation_node(x->nx_vars, x->nx_msgs, &vc);
+	/* appendNativeToolExchange: the prompt speaks of what came before
+	 * the exchange, which follows it as it is. */
+	if (exchange_engaged(x, a, t, &start, &end))
+		before.n = start;
+	vars_conversation_node(x->nx_vars, &before, &vc);
 }
 
 /* Spec 3.2 item 6: the generation prompt is off for a top-level
@@ -236,13 +243,17 @@ build_chat(struct node_ctx *x, const struct llm_ask *a,
 	long	 last_n = field_long(x->nx_vars, a->la_opts,
 		    "lastMessagesToSendInsteadOfPrompt", 5), budget;
 	char	 err[CONF_ERRLEN];
+	size_t	 start, end;
 
 	memset(sent, 0, sizeof(*sent));
 	if (*sys != '\0')
 		wmsgs_add(sent, "system", sys);
-	if (prompt != NULL)
+	if (prompt != NULL) {
 		prompt_message(x, a->la_opts, prompt, last_n, sent);
-	else {
+		if (exchange_engaged(x, a, t, &start, &end))
+			for (; start <= end; start++)
+				wmsgs_add_copy(sent, &x->nx_msgs->v[start]);
+	} else {
 		last_turns(x->nx_msgs, last_n, sent);
 		limit_images(x, a->la_opts, sent);
 		fix_assistant_runs(a->la_opts, sent);
