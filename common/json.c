@@ -926,3 +926,26 @@ json_escape(struct buf *out, const char *s, size_t n)
 		}
 	}
 }
+
+void
+utf8_repair(struct buf *out, const char *s, size_t n)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, run, len;
+	bool			 ok;
+
+	buf_reserve(out, n);
+	while (i < n) {
+		for (run = i; run < n && p[run] < 0x80; run++)
+			;
+		buf_add(out, s + i, run - i);
+		if ((i = run) >= n)
+			break;
+		len = utf8_seq(p + i, n - i, &ok);
+		if (ok)
+			buf_add(out, s + i, len);
+		else
+			buf_add(out, "\xef\xbf\xbd", 3);
+		i += len;
+	}
+}
