@@ -285,6 +285,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_vecmem_it check_timestamps_it check_import \
 		   check_memory_chaos check_cache_it check_hostile \
 		   check_security check_browser check_tools
+IT_TESTS	+= check_curlcmd
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -430,6 +431,7 @@ check_curl_A		:= TOOLS LLM CORE
 $(O)/tests/unit/check_curl: | $(MOCK_WIKI)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
 $(O)/tests/it/check_tools: | $(MOCK_RESEARCH)
+$(O)/tests/it/check_curlcmd: | $(MOCK_WIKI)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)

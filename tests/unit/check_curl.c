@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,20 +468,6 @@ ck_err(const char *msg, bool prefix)
 	free(got);
 }
 
-static void
-args(const char *fmt, ...)
-{
-	json_error_t	 e;
-	json_t		*a;
-	va_list		 ap;
-
-	va_start(ap, fmt);
-	a = json_vpack_ex(&e, 0, fmt, ap);
-	va_end(ap);
-	ck_assert_msg(a != NULL, "%s", e.text);
-	json_object_set_new(F.nf_node, "args", a);
-}
-
 /* A "curl" in t_bin, alone on PATH, that prints its arguments one a
  * line and what its stdin is, and leaves t_bin/ran behind. */
 static void
@@ -512,7 +497,8 @@ fake_ran(void)
 START_TEST(node_no_shell)
 {
 	fake_curl();
-	args("[s,s,s,s,s,s]", "-sS", "a b", "$(id)", "; echo hi", "*",
+	nodefix_set(&F, "{s:[s,s,s,s,s,s]}", "args", "-sS", "a b", "$(id)",
+	    "; echo hi", "*",
 	    "{name}'s");
 	ck_out("--max-filesize\n10485760\n-sS\na b\n$(id)\n; echo hi\n*\n"
 	    "Ann's\n/dev/null\n");
@@ -524,12 +510,12 @@ END_TEST
 START_TEST(node_guard_before_curl)
 {
 	fake_curl();
-	args("[s,s]", "-sS", "http://10.0.0.1/");
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sS", "http://10.0.0.1/");
 	nodefix_set(&F, "{s:b, s:s}", "blockPrivateAddresses", 1, "onError",
 	    "return");
 	ck_err("CurlCommand blocked a request to a disallowed address: host "
 	    "'10.0.0.1' is a private address" ADDR_END, false);
-	args("[s]", "169.254.169.254");
+	nodefix_set(&F, "{s:[s]}", "args", "169.254.169.254");
 	ck_err("CurlCommand blocked a request to a disallowed address: host "
 	    "'169.254.169.254' is a link-local address" ADDR_END, false);
 	ck_assert(!fake_ran());
@@ -542,7 +528,7 @@ END_TEST
 START_TEST(node_no_curl)
 {
 	setenv("PATH", t_bin, 1);	/* no curl there */
-	args("[s]", "http://x");
+	nodefix_set(&F, "{s:[s]}", "args", "http://x");
 	nodefix_set(&F, "{s:s}", "onError", "return");
 	ck_err("curl was not found on PATH", false);
 }
@@ -636,7 +622,8 @@ START_TEST(real_formats)
 	char	 u[128];
 
 	url(u, sizeof(u), port, "/articles?prompt=python");
-	args("[s,s,s,s,s,s]", "-sS", "-o", "/dev/null", "-w",
+	nodefix_set(&F, "{s:[s,s,s,s,s,s]}", "args", "-sS", "-o", "/dev/null",
+	    "-w",
 	    "%{http_code}%{stderr}warn\n", u);
 	ck_out("200");
 	nodefix_set(&F, "{s:s}", "outputFormat", "stdout+stderr");
@@ -648,10 +635,11 @@ START_TEST(real_formats)
 	 * mock saw it. */
 	nodefix_set(&F, "{s:s}", "outputFormat", "stdout");
 	url(u, sizeof(u), port, "/articles?prompt=zzz");
-	args("[s,s,s,s]", "-sS", "-H", "X-Probe: {name}", u);
+	nodefix_set(&F, "{s:[s,s,s,s]}", "args", "-sS", "-H",
+	    "X-Probe: {name}", u);
 	ck_out("{\"detail\":\"No results found for prompt\"}");
 	url(u, sizeof(u), port, "/_last");
-	args("[s,s]", "-sS", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sS", u);
 	{
 		char	*got = run(false);
 
@@ -669,12 +657,12 @@ START_TEST(real_exit_status)
 	char	 u[128], msg[256];
 
 	url(u, sizeof(u), port, "/");
-	args("[s,s]", "-sS", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sS", u);
 	snprintf(msg, sizeof(msg), "CurlCommand exited with status 7: curl: "
 	    "(7) Failed to connect to 127.0.0.1 port %d", port);
 	ck_err(msg, true);
 	nodefix_set(&F, "{s:s}", "onError", "return");
-	args("[s,s,s,s]", "-sS", "-w", "partial", u);
+	nodefix_set(&F, "{s:[s,s,s,s]}", "args", "-sS", "-w", "partial", u);
 	ck_out("partial");
 	nodefix_set(&F, "{s:s}", "outputFormat", "stdout+stderr");
 	{
@@ -686,7 +674,7 @@ START_TEST(real_exit_status)
 		free(got);
 	}
 	nodefix_set(&F, "{s:s}", "outputFormat", "full");
-	args("[s,s]", "-s", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-s", u);
 	ck_out("{\"stdout\": \"\", \"stderr\": \"\", \"returncode\": 7}");
 	ck_assert_int_eq(curl_kids(), 0);
 }
@@ -701,7 +689,7 @@ START_TEST(real_max_filesize)
 	char	 u[128];
 
 	url(u, sizeof(u), port, "/articles?prompt=python");
-	args("[s,s]", "-sS", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sS", u);
 	nodefix_set(&F, "{s:i}", "maxResponseBytes", 20);
 	/* stderr is kept up to the same cap, silently. */
 	ck_err("CurlCommand exited with status 63: curl: (63) Maximum f",
@@ -724,7 +712,7 @@ START_TEST(real_cap)
 	char	 u[128];
 
 	url(u, sizeof(u), port, "/");
-	args("[s,s]", "-sS", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sS", u);
 	nodefix_set(&F, "{s:i}", "maxResponseBytes", 10);
 	ck_err("CurlCommand response exceeded the 10-byte cap "
 	    "(maxResponseBytes).", false);
@@ -753,7 +741,7 @@ START_TEST(real_utf8)
 	char	 u[128];
 
 	url(u, sizeof(u), port, "/");
-	args("[s,s]", "-sS", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sS", u);
 	ck_out("a\xef\xbf\xbd" "b\xef\xbf\xbd");
 	nodefix_set(&F, "{s:s}", "outputFormat", "full");
 	ck_out("{\"stdout\": \"a\\ufffdb\\ufffd\", \"stderr\": \"\", "
@@ -772,7 +760,7 @@ START_TEST(real_timeout)
 	uint64_t	 t0 = clock_mono_ms();
 
 	url(u, sizeof(u), port, "/");
-	args("[s,s]", "-sS", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sS", u);
 	nodefix_set(&F, "{s:i}", "timeout", 1);
 	ck_err("curl timed out after 1 seconds", false);
 	ck_assert_uint_ge(clock_mono_ms() - t0, 1000);
@@ -782,7 +770,7 @@ START_TEST(real_timeout)
 	ck_out("curl timed out after 1.0 seconds");
 	/* What curl wrote before it was killed (-N: it does not keep
 	 * it in its buffer). */
-	args("[s,s]", "-sSN", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sSN", u);
 	nodefix_set(&F, "{s:f, s:s}", "timeout", 0.5, "outputFormat", "full");
 	ck_out("{\"stdout\": \"partial\", \"stderr\": \"\", \"returncode\": "
 	    "null, \"error\": \"curl timed out after 0.5 seconds\"}");
@@ -805,7 +793,7 @@ START_TEST(real_cancel)
 	const struct node_type *t = node_type_find("CurlCommand");
 
 	url(u, sizeof(u), port, "/");
-	args("[s,s]", "-sS", u);
+	nodefix_set(&F, "{s:[s,s]}", "args", "-sS", u);
 	F.nf_rq.fr_cancel_at = 3;
 	memset(&res, 0, sizeof(res));
 	ck_assert_int_eq(t->nt_run(&F.nf_x, &out, &streamed, &res), -1);

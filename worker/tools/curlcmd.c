@@ -355,7 +355,8 @@ curlcmd_build(struct curlcmd *cc, const json_t *node, const struct vars *vs,
 		buf_adds(err, CC_NODE " node requires an 'args' field (a JSON "
 		    "list).");
 	else if (!json_is_array(args))
-		buf_adds(err, CC_NODE " 'args' must be a JSON list of strings.");
+		buf_adds(err, CC_NODE " 'args' must be a JSON list of "
+		    "strings.");
 	else if (cc_fields(cc, &a, node, vs, err) == 0 &&
 	    cc_resolve(&a, args, vs, err) == 0 &&
 	    (!netguard_active(&a.ca_guard) || cc_guard_urls(&a, err) == 0) &&
