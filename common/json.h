@@ -103,8 +103,4 @@ int	jget_strlist(const struct jfile *jf, json_t *obj, const char *key,
 struct buf;
 void	json_escape(struct buf *out, const char *s, size_t n);
 
-/* Append s (n bytes) with each maximal invalid UTF-8 subsequence
- * replaced by U+FFFD: Python's bytes.decode('utf-8', 'replace'). */
-void	utf8_repair(struct buf *out, const char *s, size_t n);
-
 #endif

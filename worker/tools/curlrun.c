@@ -4,9 +4,9 @@
 #include <sys/wait.h>
 
 #include "../../common/clock.h"
-#include "../../common/json.h"
 #include "../../common/jsonw.h"
 #include "../../common/pystr.h"
+#include "../../common/utf8.h"
 #include "child.h"
 #include "childrun.h"
 #include "curlrun.h"
