@@ -140,11 +140,13 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_static.c node_sub.c node_summary.c node_tagtext.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
 		   node_research.c)
+W_NODES	+= worker/nodes/node_curl.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 		   netguard.c)
 # child processes (PythonModule, CurlCommand, MCP's stdio transport)
 W_TOOLS	+= $(addprefix worker/tools/,child.c childrun.c)
+W_TOOLS	+= $(addprefix worker/tools/,curlcmd.c curlrun.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -280,13 +282,14 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_ask check_msgs_norm check_fault check_engine \
 		   check_loop check_imp check_wiki check_research \
 		   check_xfield check_netguard check_structured
-UNIT_TESTS	+= check_child
+UNIT_TESTS	+= check_child check_curl
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
 		   check_vecmem_it check_timestamps_it check_import \
 		   check_memory_chaos check_cache_it check_hostile \
 		   check_security check_browser check_tools
+IT_TESTS	+= check_curlcmd
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -429,8 +432,16 @@ $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
 # Child processes: spawning, pipes, the group killed (tools/child.c).
 check_child_OBJS	:= $(call obj,worker/tools/child.c \
 			   worker/tools/childrun.c)
+# CurlCommand: its command line, guards and real curl runs against
+# tests/mock-wiki and doubles of the suite's own.
+check_curl_OBJS		:= $(call obj,worker/engine/registry.c \
+			   worker/nodes/node_curl.c worker/nodes/node_unsupported.c) \
+			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
+check_curl_A		:= TOOLS LLM CORE
+$(O)/tests/unit/check_curl: | $(MOCK_WIKI)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
 $(O)/tests/it/check_tools: | $(MOCK_RESEARCH) $(MOCK_WIKI)
+$(O)/tests/it/check_curlcmd: | $(MOCK_WIKI)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)

@@ -81,6 +81,29 @@ utf8_put(struct buf *b, uint32_t c)
 	}
 }
 
+void
+utf8_repair(struct buf *b, const char *s, size_t n)
+{
+	size_t	 i = 0, run, len;
+
+	buf_reserve(b, n);
+	while (i < n) {
+		/* ASCII in one go. */
+		for (run = i; run < n && (unsigned char)s[run] < 0x80; run++)
+			;
+		buf_add(b, s + i, run - i);
+		if ((i = run) >= n)
+			break;
+		/* A valid sequence copied, a bad one U+FFFD (which a
+		 * valid U+FFFD also reads as: the same bytes). */
+		if (utf8_next(s + i, n - i, &len) == UTF8_BAD)
+			utf8_put(b, UTF8_BAD);
+		else
+			buf_add(b, s + i, len);
+		i += len;
+	}
+}
+
 bool
 utf8_isalnum(uint32_t c)
 {

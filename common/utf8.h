@@ -17,6 +17,11 @@
  * Unicode's substitution practice and Python's 'replace' count it. */
 uint32_t	utf8_next(const char *s, size_t n, size_t *len);
 
+/* s[0..n) appended to b with each invalid sequence (as utf8_next
+ * counts it) replaced by U+FFFD: Python's decode('utf-8',
+ * 'replace'). */
+void		utf8_repair(struct buf *b, const char *s, size_t n);
+
 /* Append code point c (at most U+10FFFF) to b. */
 void		utf8_put(struct buf *b, uint32_t c);
 

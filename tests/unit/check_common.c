@@ -251,6 +251,37 @@ START_TEST(jsonw_matches_python)
 }
 END_TEST
 
+/* utf8_repair is Python's bytes.decode('utf-8', 'replace'). */
+START_TEST(utf8_repair_matches_python)
+{
+	static const struct { const char *in; size_t n; const char *want; }
+	    t[] = {
+		{ "a\xff" "b", 3, "a\xef\xbf\xbd" "b" },
+		{ "\xe2\x82", 2, "\xef\xbf\xbd" },
+		{ "\xe2\x82\xac", 3, "\xe2\x82\xac" },
+		{ "\xed\xa0\x80x", 4, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx" },
+		{ "\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80" },
+		{ "\xf0\x9f\x98", 3, "\xef\xbf\xbd" },
+		{ "\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xf4\x90\x80\x80", 4, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+		    "\xef\xbf\xbd" },
+	};
+	struct buf	 b = BUF_INIT;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		buf_reset(&b);
+		utf8_repair(&b, t[i].in, t[i].n);
+		ck_assert_msg(b.b_len == strlen(t[i].want) &&
+		    memcmp(b.b_data, t[i].want, b.b_len) == 0, "case %zu", i);
+	}
+	buf_reset(&b);
+	utf8_repair(&b, "ok\0z", 4);
+	ck_assert(b.b_len == 4 && memcmp(b.b_data, "ok\0z", 4) == 0);
+	buf_free(&b);
+}
+END_TEST
+
 START_TEST(model_field_names)
 {
 	char	*e;
@@ -344,6 +375,7 @@ common_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("jsonw");
 	tcase_add_test(tc, jsonw_matches_python);
+	tcase_add_test(tc, utf8_repair_matches_python);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tokens");
 	tcase_add_test(tc, token_estimates_match_wilmer);

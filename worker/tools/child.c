@@ -229,6 +229,13 @@ child_closeall(struct child *c)
 }
 
 void
+child_signal(struct child *c, int sig)
+{
+	if (c->ch_pid != -1)
+		(void)kill(-c->ch_pid, sig);
+}
+
+void
 child_kill(struct child *c)
 {
 	if (c == NULL)
@@ -288,7 +295,7 @@ child_stop(struct child *c, unsigned grace_ms)
 	child_close_in(c);
 	if (c->ch_pid != -1) {
 		if ((gentle = child_wait(c, grace_ms)) == false) {
-			(void)kill(-c->ch_pid, SIGTERM);
+			child_signal(c, SIGTERM);
 			(void)child_wait(c, grace_ms);
 		}
 	}

@@ -54,6 +54,10 @@ void	child_close_in(struct child *c);
  * reaped (ch_status set, ch_pid -1). Never blocks. */
 bool	child_exited(struct child *c);
 
+/* Send sig to its group; no-op once reaped (so never to a group id
+ * that may have been reused). */
+void	child_signal(struct child *c, int sig);
+
 /* End it now: SIGKILL to its group, reap. NULL-safe; no-op when
  * already reaped. Closes every descriptor. */
 void	child_kill(struct child *c);

@@ -1,6 +1,7 @@
 /* childrun.c - a child's whole run: its stdin fed, stdout and stderr gathered under caps, a deadline, cancellation. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -121,4 +122,24 @@ child_run(struct child *c, struct child_io *io, uint64_t deadline,
 		    hooks->on_wake(hooks->arg, readable) == 1)
 			return CHILD_CANCELLED;
 	}
+}
+
+void
+child_run_end(struct child *c, struct child_io *io)
+{
+	struct pollfd	 pfd[4];
+	uint64_t	 end = clock_mono_ms() + 1000;
+	size_t		 off = io->ci_inlen;
+	bool		 over = false;
+
+	child_signal(c, SIGKILL);
+	child_close_in(c);
+	/* Past a cap, reads go on and are dropped. */
+	while ((c->ch_out != -1 || c->ch_err != -1) &&
+	    clock_mono_ms() < end) {
+		pfd[0] = (struct pollfd){ -1, 0, 0 };
+		if (cr_poll(c, io, &off, &over, pfd, 50) == -1)
+			break;
+	}
+	child_kill(c);
 }

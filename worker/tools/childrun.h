@@ -39,4 +39,10 @@ struct child_io {
 enum child_end	child_run(struct child *c, struct child_io *io,
 		    uint64_t deadline, const struct transport_hooks *hooks);
 
+/* End c now, after child_run: SIGKILL to its group, then what its
+ * pipes still hold read into io (within its caps; at most a second,
+ * should a descendant have left the group), then reaped with every
+ * descriptor closed (child_kill). */
+void		child_run_end(struct child *c, struct child_io *io);
+
 #endif
