@@ -14,8 +14,8 @@
 static char		 dir[64];
 static struct gw	 G;
 static struct gw_user	 U[2] = {
-	{ "alice", "_shared", true },
-	{ "bob", "bobs", false },
+	{ "alice", "_shared", true, false },
+	{ "bob", "bobs", false, true },
 };
 
 static void
