@@ -136,9 +136,10 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_memwrite.c node_python.c node_standard.c \
 		   node_static.c node_sub.c node_summary.c node_tagtext.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
-		   node_research.c)
+		   node_research.c node_webfetch.c)
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c)
+W_TOOLS	+= $(addprefix worker/tools/,webfetch.c webtext.c htmlstrip.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -192,11 +193,12 @@ WORKER		:= $(O)/sluice-worker
 MOCK		:= $(O)/tests/mock-llm
 MOCK_WIKI	:= $(O)/tests/mock-wiki
 MOCK_RESEARCH	:= $(O)/tests/mock-research
+MOCK_WEB	:= $(O)/tests/mock-web
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 BINS		:= $(GATEWAY) $(WORKER)
 
-all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH)
+all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB)
 
 $(O)/%.o: %.c $(O)/cflags
 	@mkdir -p $(dir $@)
@@ -234,7 +236,8 @@ $(WORKER): $(call obj,worker/main.c worker/fault.c) $(W_ARCHIVES) \
 $(MOCK): $(call obj,tests/mock_llm.c)
 $(MOCK_WIKI): $(call obj,tests/mock_wiki.c)
 $(MOCK_RESEARCH): $(call obj,tests/mock_research.c)
-$(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH): $(A_COMMON) $(O)/ldflags
+$(MOCK_WEB): $(call obj,tests/mock_web.c)
+$(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB): $(A_COMMON) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) \
@@ -272,6 +275,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_llmnodes check_transport check_backend check_build \
 		   check_ask check_msgs_norm check_fault check_engine \
 		   check_loop check_imp check_wiki check_research
+UNIT_TESTS	+= check_webfetch
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -407,6 +411,13 @@ check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
+# WebFetch, its client and the address guard against tests/mock-web.
+check_webfetch_OBJS	:= $(call obj,worker/engine/registry.c \
+			   worker/nodes/node_webfetch.c \
+			   worker/nodes/node_unsupported.c) \
+			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
+check_webfetch_A	:= TOOLS LLM CORE
+$(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
