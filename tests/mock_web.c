@@ -1,5 +1,6 @@
 /* mock_web.c - a scripted web server for the WebFetch tests: any status, headers and body, redirects, big and slow bodies, and a log of what it was sent. */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,10 +319,11 @@ main(int argc, char *argv[])
 	    NULL || getsockname(evhttp_bound_socket_get_fd(bs),
 	    (struct sockaddr *)&sa, &len) != 0)
 		return 1;
-	printf("mock-web listening on 127.0.0.1:%d\n", ntohs(sa.sin_port));
-	fflush(stdout);
+	/* the handler first: a test may stop us as soon as we print */
 	ev = evsignal_new(base, SIGTERM, on_signal, NULL);
 	event_add(ev, NULL);
+	printf("mock-web listening on 127.0.0.1:%d\n", ntohs(sa.sin_port));
+	fflush(stdout);
 	event_base_dispatch(base);
 	event_free(ev);
 	evhttp_free(http);

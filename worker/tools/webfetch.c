@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "../llm/url.h"
@@ -40,6 +41,8 @@
  */
 
 #define WF_ENCODINGS	"gzip, deflate"	/* what requests accepts */
+#define WF_TICK_MS	100		/* how often the read timeout and
+					   the caller's hooks are looked at */
 
 /* One hop's transfer. */
 struct hop {
@@ -60,6 +63,11 @@ struct hop {
 	struct buf			 h_why;
 	const char			*h_method;
 	bool				 h_body;	/* one is sent */
+	const struct transport_hooks	*h_hooks;	/* the caller's */
+	uint64_t			 h_last;	/* connected, or the
+							   last byte came */
+	bool				 h_connected;
+	bool				 h_timedout;	/* read timeout */
 };
 
 /* ---- small helpers ---- */
@@ -174,6 +182,7 @@ hop_header(char *p, size_t size, size_t nmemb, void *arg)
 	size_t		 n = size * nmemb, len = n, k;
 	const char	*colon, *v;
 
+	h->h_last = clock_mono_ms();
 	while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == '\n'))
 		len--;
 	if (len >= 5 && memcmp(p, "HTTP/", 5) == 0) {
@@ -201,6 +210,7 @@ hop_data(void *arg, const char *p, size_t n)
 	long long		 cap = h->h_req->wq_cap;
 	size_t			 room;
 
+	h->h_last = clock_mono_ms();
 	if (!h->h_started) {
 		h->h_started = true;
 		h->h_skip = h->h_follow && is_redirect(r->wr_status) &&
@@ -240,6 +250,37 @@ hop_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 		return CURL_SOCKET_BAD;
 	}
 	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+/* Connected, the request about to go: the read timeout runs from now. */
+static int
+hop_prereq(void *arg, char *ip, char *local, int port, int lport)
+{
+	struct hop	*h = arg;
+
+	h->h_connected = true;
+	h->h_last = clock_mono_ms();
+	return CURL_PREREQFUNC_OK;
+}
+
+/* The caller's hooks, and requests' read timeout: once connected, no
+ * byte for wq_timeout_ms ends the transfer. libcurl's own low-speed
+ * limit averages over several seconds, so it would wait longer. */
+static int
+hop_wake(void *arg, bool readable)
+{
+	struct hop			*h = arg;
+	const struct transport_hooks	*o = h->h_hooks;
+
+	if (o != NULL && o->on_wake != NULL && o->on_wake(o->arg,
+	    readable) == 1)
+		return 1;
+	if (h->h_connected && clock_mono_ms() - h->h_last >
+	    (uint64_t)h->h_req->wq_timeout_ms) {
+		h->h_timedout = true;
+		return 1;
+	}
+	return 0;
 }
 
 /* The method: GET and POST as libcurl has them from the body, any
@@ -287,6 +328,8 @@ hop_easy(void *arg, void *easy)
 	    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, WF_ENCODINGS) ||
 	    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, hop_header) ||
 	    curl_easy_setopt(e, CURLOPT_HEADERDATA, h) ||
+	    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, hop_prereq) ||
+	    curl_easy_setopt(e, CURLOPT_PREREQDATA, h) ||
 	    (q->wq_proxy != NULL &&
 	    curl_easy_setopt(e, CURLOPT_PROXY, q->wq_proxy)))
 		return -1;
@@ -378,6 +421,9 @@ hop_failed(const struct hop *h, const struct transport_result *tr,
 	else if (h->h_over)
 		buf_printf(err, "WebFetch response exceeded the %lld-byte cap "
 		    "(maxResponseBytes).", h->h_req->wq_cap);
+	else if (h->h_timedout)
+		buf_printf(err, "WebFetch read timed out for url: %s (read "
+		    "timeout=%g)", h->h_url, h->h_req->wq_timeout_ms / 1000.0);
 	else if (tr->outcome == XFER_TIMEOUT)
 		buf_printf(err, "WebFetch timed out for url: %s (%s)", h->h_url,
 		    tr->error);
@@ -394,6 +440,7 @@ hop_run(struct hop *h, const struct chain *c,
 	const struct webfetch_req	*q = h->h_req;
 	struct transport_call		 call;
 	struct transport_result		 tr;
+	struct transport_hooks		 mine;
 	char				**lines = chain_lines(c);
 	const char			*body = c->c_body;
 
@@ -408,16 +455,19 @@ hop_run(struct hop *h, const struct chain *c,
 	call.body = body;
 	call.body_len = body != NULL ? strlen(body) : 0;
 	call.connect_timeout_ms = q->wq_timeout_ms;
-	call.read_timeout_ms = q->wq_timeout_ms;
 	call.on_data = hop_data;
 	call.on_easy = hop_easy;
 	call.arg = h;
 	memset(&tr, 0, sizeof(tr));
 	buf_init(&tr.err_body);
-	transport_perform(&call, hooks, &tr);
+	h->h_hooks = hooks;
+	h->h_last = clock_mono_ms();
+	mine = (struct transport_hooks){ hooks != NULL ? hooks->wake_fd : -1,
+	    WF_TICK_MS, hop_wake, h };
+	transport_perform(&call, &mine, &tr);
 	lines_free(lines);
 	buf_free(&tr.err_body);
-	if (tr.outcome == XFER_CANCELLED)
+	if (tr.outcome == XFER_CANCELLED && !h->h_timedout)
 		return WEBFETCH_CANCELLED;
 	if (tr.outcome == XFER_OK || (tr.outcome == XFER_ABORTED &&
 	    h->h_early)) {
