@@ -284,6 +284,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_vecmem_it check_timestamps_it check_import \
 		   check_memory_chaos check_cache_it check_hostile \
 		   check_security check_browser check_tools
+IT_TESTS	+= check_webfetch_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -426,6 +427,7 @@ check_webfetch_OBJS	:= $(call obj,worker/engine/registry.c \
 check_webfetch_A	:= TOOLS LLM CORE
 $(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
 $(O)/tests/it/check_tools: | $(MOCK_RESEARCH)
+$(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(BINS)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
