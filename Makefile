@@ -427,7 +427,7 @@ check_webfetch_OBJS	:= $(call obj,worker/engine/registry.c \
 check_webfetch_A	:= TOOLS LLM CORE
 $(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
 $(O)/tests/it/check_tools: | $(MOCK_RESEARCH)
-$(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(BINS)
+$(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(MOCK) $(BINS)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)

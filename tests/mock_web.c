@@ -38,15 +38,20 @@
 static struct event_base	*base;
 static json_t			*reqlog;
 static long			 gone;
+TAILQ_HEAD(pending_list, pending);
+static struct pending_list	 pendings;
 
 /* A slow or big body being sent. */
 struct pending {
+	TAILQ_ENTRY(pending)	 p_entry;
 	struct evhttp_request	*p_req;
 	struct event		*p_ev;
 	long			 p_left;
 	long			 p_ms;
 	bool			 p_slow;
-	bool			 p_done;
+	bool			 p_done;		/* ended, or the client
+						   left */
+	bool			 p_ended;	/* by us */
 };
 
 static const char *
@@ -155,9 +160,14 @@ on_chain(struct evhttp_request *req, const char *path)
 	evbuffer_free(b);
 }
 
+/* Forget p. A request whose client left was handed back to us by
+ * evhttp (detached from its connection): ending it frees it. */
 static void
 pending_free(struct pending *p)
 {
+	if (p->p_done && !p->p_ended)
+		evhttp_send_reply_end(p->p_req);
+	TAILQ_REMOVE(&pendings, p, p_entry);
 	event_free(p->p_ev);
 	free(p);
 }
@@ -186,7 +196,7 @@ on_tick(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	if (p->p_left <= 0) {
-		p->p_done = true;
+		p->p_done = p->p_ended = true;
 		evhttp_connection_set_closecb(evhttp_request_get_connection(
 		    p->p_req), NULL, NULL);
 		evhttp_send_reply_end(p->p_req);
@@ -221,6 +231,7 @@ on_stream(struct evhttp_request *req, struct evkeyvalq *q, bool slow)
 	p->p_left = (v = evhttp_find_header(q, "n")) ? atol(v) : 10;
 	p->p_ms = slow && (v = evhttp_find_header(q, "ms")) ? atol(v) : 0;
 	p->p_ev = evtimer_new(base, on_tick, p);
+	TAILQ_INSERT_TAIL(&pendings, p, p_entry);
 	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
 	    on_close, p);
 	evhttp_add_header(evhttp_request_get_output_headers(req),
@@ -308,6 +319,7 @@ main(int argc, char *argv[])
 	}
 	signal(SIGPIPE, SIG_IGN);
 	reqlog = json_array();
+	TAILQ_INIT(&pendings);
 	base = event_base_new();
 	http = evhttp_new(base);
 	evhttp_set_default_content_type(http, NULL);
@@ -325,6 +337,16 @@ main(int argc, char *argv[])
 	printf("mock-web listening on 127.0.0.1:%d\n", ntohs(sa.sin_port));
 	fflush(stdout);
 	event_base_dispatch(base);
+	/* bodies still going: those whose client left are ours to free,
+	 * the others go with their connections */
+	while (!TAILQ_EMPTY(&pendings)) {
+		struct pending	*p = TAILQ_FIRST(&pendings);
+
+		if (!p->p_done)
+			evhttp_connection_set_closecb(
+			    evhttp_request_get_connection(p->p_req), NULL, NULL);
+		pending_free(p);
+	}
 	event_free(ev);
 	evhttp_free(http);
 	event_base_free(base);

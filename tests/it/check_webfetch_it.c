@@ -36,53 +36,6 @@ web_stop(void)
 	it_double_stop(web);
 }
 
-/* A chat asking user_text, streamed or not: the HTTP status, and the
- * answer's text when 200 (caller frees; NULL otherwise). */
-static char *
-chat(bool stream, const char *user_text, long *status)
-{
-	json_t		*b = json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "model", "x",
-			    "stream", stream, "messages", "role", "user",
-			    "content", user_text), *j;
-	char		*body = json_dumps(b, 0), *out = NULL;
-	struct it_resp	 r;
-	struct sse_summary ss;
-
-	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
-	    &r), 0);
-	*status = r.r_status;
-	if (r.r_status == 200 && stream) {
-		it_sse_parse(r.r_body.b_data, &ss);
-		ck_assert(ss.ss_done && !ss.ss_error);
-		out = ss.ss_text;
-	} else if (r.r_status == 200) {
-		j = it_json(r.r_body.b_data);
-		out = strdup(json_string_value(json_object_get(json_object_get(
-		    json_array_get(json_object_get(j, "choices"), 0),
-		    "message"), "content")));
-		json_decref(j);
-	}
-	it_resp_free(&r);
-	free(body);
-	json_decref(b);
-	return out;
-}
-
-/* The last request tests/mock-web saw. Caller decrefs. */
-static json_t *
-web_last(void)
-{
-	char		 url[96];
-	struct it_resp	 r;
-	json_t		*v;
-
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/_last", web_port);
-	ck_assert_int_eq(it_request_url("GET", url, NULL, NULL, &r), 0);
-	v = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return v;
-}
-
 /* The page, stripped, is the answer, streamed word by word or whole;
  * the prompt went into the URL; nothing but the node's own headers
  * was sent, and the LLM was never asked. */
@@ -101,11 +54,11 @@ START_TEST(page_answers)
 	    ", \"outputFormat\": \"html-stripped\", "
 	    "\"headers\": {\"X-Asked\": \"{chat_user_prompt_last_one}\"}");
 	for (stream = 0; stream < 2; stream++) {
-		text = chat(stream, "ada", &st);
+		text = it_chat_text(&T, stream, "ada", &st);
 		ck_assert_int_eq(st, 200);
 		ck_assert_str_eq(text, "Fetched page\ntwo  words");
 		free(text);
-		last = web_last();
+		last = it_double_json(web_port, "/_last");
 		ck_assert_msg(strstr(json_string_value(json_object_get(last,
 		    "uri")), "&q=ada") != NULL, "%s", json_string_value(
 		    json_object_get(last, "uri")));
@@ -132,14 +85,14 @@ START_TEST(error_page)
 	int	 stream;
 
 	web_start("/r?status=404&reason=Not%20Found&body=gone%20away", "");
-	text = chat(false, "x", &st);
+	text = it_chat_text(&T, false, "x", &st);
 	ck_assert_int_eq(st, 500);
 	ck_assert_ptr_null(text);
 	web_stop();
 	web_start("/r?status=404&reason=Not%20Found&body=gone%20away",
 	    ", \"onError\": \"return\"");
 	for (stream = 0; stream < 2; stream++) {
-		text = chat(stream, "x", &st);
+		text = it_chat_text(&T, stream, "x", &st);
 		ck_assert_int_eq(st, 200);
 		ck_assert_str_eq(text, "gone away");
 		free(text);

@@ -61,15 +61,15 @@ url(const char *fmt, ...)
 static json_t *
 mock_get(const char *path)
 {
-	char		 u[128];
-	struct it_resp	 r;
-	json_t		*v;
+	return it_double_json(port, path);
+}
 
-	snprintf(u, sizeof(u), "http://127.0.0.1:%d%s", port, path);
-	ck_assert_int_eq(it_request_url("GET", u, NULL, NULL, &r), 0);
-	v = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return v;
+/* The mock as a proxy: "http://127.0.0.1:PORT", into px. */
+static const char *
+mock_proxy(char px[64])
+{
+	snprintf(px, 64, "http://127.0.0.1:%d", port);
+	return px;
 }
 
 static long
@@ -293,9 +293,8 @@ START_TEST(proxy)
 	char	 px[64];
 	json_t	*r;
 
-	snprintf(px, sizeof(px), "http://127.0.0.1:%d", port);
 	ck_out("via", "{s:s, s:s}", "url", "http://webfetch.invalid/r?body=via",
-	    "proxy", px);
+	    "proxy", mock_proxy(px));
 	r = mock_req(-1);
 	ck_assert_str_eq(json_string_value(json_object_get(r, "uri")),
 	    "http://webfetch.invalid/r?body=via");
@@ -488,6 +487,20 @@ START_TEST(connect_error)
 	ck_assert_msg(strstr(out.b_data, "\", \"status_code\": null, "
 	    "\"headers\": null, \"body\": null}") != NULL, "%s", out.b_data);
 	buf_free(&out);
+}
+END_TEST
+
+/* URLs requests has no adapter for fail as a request (onError). */
+START_TEST(bad_urls)
+{
+	ck_out("Invalid URL 'example.com/x': No scheme supplied. Perhaps you "
+	    "meant https://example.com/x?", "{s:s, s:s}", "url", "example.com/x",
+	    "onError", "return");
+	ck_out("No connection adapters were found for 'ftp://127.0.0.1/x'",
+	    "{s:s}", "url", "ftp://127.0.0.1/x");
+	ck_out("No connection adapters were found for 'localhost:80/x'",
+	    "{s:s}", "url", "localhost:80/x");
+	ck_assert_int_eq(mock_count(), 0);
 }
 END_TEST
 
@@ -690,9 +703,8 @@ START_TEST(guard_public)
 	char	 px[64];
 	json_t	*r;
 
-	snprintf(px, sizeof(px), "http://127.0.0.1:%d", port);
 	ck_out("pub", "{s:s, s:b, s:s}", "url", "http://93.184.216.34/r?body="
-	    "pub", "blockPrivateAddresses", 1, "proxy", px);
+	    "pub", "blockPrivateAddresses", 1, "proxy", mock_proxy(px));
 	r = mock_req(-1);
 	ck_assert_str_eq(json_string_value(json_object_get(r, "uri")),
 	    "http://93.184.216.34/r?body=pub");
@@ -952,6 +964,7 @@ main(void)
 		{ "format_html_stripped", format_html_stripped },
 		{ "http_errors", http_errors },
 		{ "connect_error", connect_error },
+		{ "bad_urls", bad_urls },
 		{ "read_timeout", read_timeout },
 		{ "validation", validation },
 		{ "cap", cap },

@@ -8,6 +8,7 @@
 
 #include "../../common/clock.h"
 #include "../../common/log.h"
+#include "../../common/pyfmt.h"
 #include "../../common/xmem.h"
 #include "../llm/url.h"
 #include "htmlstrip.h"
@@ -625,6 +626,26 @@ chain_check(const struct webfetch_req *q, const char *url, struct buf *err)
 	return r;
 }
 
+/* requests' refusals of a URL it has no adapter for: 0, or -1 with
+ * its message in err. */
+static int
+url_scheme(const char *url, struct buf *err)
+{
+	if (strncasecmp(url, "http://", 7) == 0 ||
+	    strncasecmp(url, "https://", 8) == 0)
+		return 0;
+	if (strchr(url, ':') != NULL && strncasecmp(url, "http", 4) != 0) {
+		buf_adds(err, "No connection adapters were found for ");
+		pyfmt_repr_str(err, url, strlen(url));
+		return -1;
+	}
+	buf_adds(err, "Invalid URL ");
+	pyfmt_repr_str(err, url, strlen(url));
+	buf_printf(err, ": No scheme supplied. Perhaps you meant https://%s?",
+	    url);
+	return -1;
+}
+
 /* One hop of the chain into resp. */
 static enum webfetch_result
 chain_hop(const struct webfetch_req *q, const struct chain *c, bool guard,
@@ -680,10 +701,12 @@ webfetch_run(const struct webfetch_req *q, const struct transport_hooks *hooks,
 	c.c_method = q->wq_method;
 	c.c_body = q->wq_body;
 	c.c_hdrs = xcalloc(q->wq_nhdrs + 1, sizeof(*c.c_hdrs));
-	memcpy(c.c_hdrs, q->wq_hdrs, q->wq_nhdrs * sizeof(*c.c_hdrs));
+	if (q->wq_nhdrs > 0)
+		memcpy(c.c_hdrs, q->wq_hdrs, q->wq_nhdrs * sizeof(*c.c_hdrs));
 	c.c_nhdrs = q->wq_nhdrs;
 	for (n = 0;; n++) {
-		if (guard && chain_check(q, c.c_url, err) == -1) {
+		if ((guard && chain_check(q, c.c_url, err) == -1) ||
+		    url_scheme(c.c_url, err) == -1) {
 			r = WEBFETCH_FAILED;
 			break;
 		}
