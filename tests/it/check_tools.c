@@ -249,6 +249,97 @@ START_TEST(researcher_stops_with_request)
 }
 END_TEST
 
+/* ---- the offline Wikipedia API (addendum A1) ---------------------- */
+
+#define FOX	"Foxes are small omnivores; the quick brown fox jumps."
+
+static pid_t	 wiki;
+static int	 wiki_port;
+
+/* User "it" whose workflow is one wiki node of type type (a responder,
+ * its prompt the user's text), the API at tests/mock-wiki over a
+ * corpus of two articles. */
+static void
+wiki_start(const char *type)
+{
+	char		 wf[512], corpus[300];
+	const char	*args[] = { "--corpus", corpus, NULL };
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, NULL, NULL);
+	it_file(&T, "wiki.json", "[{\"title\": \"Fox\", \"text\": \""
+	    FOX "\"}, {\"title\": \"Owl\", \"text\": \"Owls hunt at "
+	    "night.\"}]");
+	snprintf(corpus, sizeof(corpus), "%s/wiki.json", T.it_dir);
+	wiki = it_double_start("mock-wiki", args, &wiki_port);
+	snprintf(wf, sizeof(wf), "[{\"type\": \"%s\", \"promptToSearch\": "
+	    "\"{chat_user_prompt_last_one}\"}]", type);
+	it_file(&T, "Workflows/it/Main.json", wf);
+	it_user_set(&T, "useOfflineWikiApi", json_true());
+	it_user_set(&T, "offlineWikiApiPort", json_integer(wiki_port));
+	it_gateway_start(&T, NULL);
+}
+
+/* The path of the last search mock-wiki saw. Caller frees. */
+static char *
+wiki_path(void)
+{
+	char		 url[128], *p;
+	struct it_resp	 r;
+	json_t		*v;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/_last", wiki_port);
+	ck_assert_int_eq(it_request_url("GET", url, NULL, NULL, &r), 0);
+	v = it_json(r.r_body.b_data);
+	p = strdup(json_string_value(json_object_get(json_object_get(v,
+	    "last"), "path")));
+	json_decref(v);
+	it_resp_free(&r);
+	return p;
+}
+
+/* Each of the four types, streamed and not: the article the search
+ * found, as A1.4 words it, and A1.4's sentence when nothing matches. */
+START_TEST(wiki_answers)
+{
+	static const struct {
+		const char	*type, *path, *found, *none;
+	} w[] = {
+	    { "OfflineWikiApiFullArticle", "/articles", FOX,
+	      "No articles found for 'zebra'. The information may not be "
+	      "available in the offline database." },
+	    { "OfflineWikiApiBestFullArticle", "/top_article", FOX,
+	      "No article found for 'zebra'. The information may not be "
+	      "available in the offline database." },
+	    { "OfflineWikiApiTopNFullArticles", "/top_n_articles",
+	      "Title: Fox\n" FOX, "No articles found for 'zebra'. The "
+	      "information may not be available in the offline database." },
+	    { "OfflineWikiApiPartialArticle", "/summaries", "Title: Fox\n" FOX,
+	      "Title: Not Found\nNo summaries found for 'zebra'. The "
+	      "information may not be available in the offline database." },
+	};
+	char	*text, *path;
+	int	 stream;
+
+	wiki_start(w[_i].type);
+	for (stream = 0; stream < 2; stream++) {
+		text = chat_text(stream, "quick brown fox");
+		ck_assert_str_eq(text, w[_i].found);
+		free(text);
+		path = wiki_path();
+		ck_assert_str_eq(path, w[_i].path);
+		free(path);
+		text = chat_text(stream, "zebra");
+		ck_assert_str_eq(text, w[_i].none);
+		free(text);
+	}
+	ck_assert_int_eq(it_mock_requests(&T), 0);
+	it_stop_clean(&T);
+	it_double_stop(wiki);
+}
+END_TEST
+
 static Suite *
 tools_suite(void)
 {
@@ -257,6 +348,8 @@ tools_suite(void)
 
 	tcase_add_loop_test(tc, researcher_answers, 0, 2);
 	tcase_add_loop_test(tc, researcher_stops_with_request, 0, 3);
+	tc = test_case(s, "wiki", NULL, 60);
+	tcase_add_loop_test(tc, wiki_answers, 0, 4);
 	return s;
 }
 
