@@ -437,7 +437,6 @@ check_webfetch_OBJS	:= $(call obj,worker/engine/registry.c \
 			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
 check_webfetch_A	:= TOOLS LLM CORE
 $(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
-$(O)/tests/it/check_tools: | $(MOCK_RESEARCH)
 $(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(MOCK) $(BINS)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))

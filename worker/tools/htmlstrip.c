@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "../../common/pystr.h"
+#include "../../common/utf8.h"
 #include "htmlstrip.h"
 
 /*
@@ -53,31 +54,6 @@ htmlstrip_cp1252(unsigned long n)
 	return n;
 }
 
-void
-htmlstrip_utf8(struct buf *out, unsigned long cp)
-{
-	char	 u[4];
-
-	if (cp < 0x80) {
-		buf_addc(out, (char)cp);
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xc0 | (cp >> 6));
-		u[1] = (char)(0x80 | (cp & 0x3f));
-		buf_add(out, u, 2);
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xe0 | (cp >> 12));
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (cp & 0x3f));
-		buf_add(out, u, 3);
-	} else {
-		u[0] = (char)(0xf0 | (cp >> 18));
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (cp & 0x3f));
-		buf_add(out, u, 4);
-	}
-}
-
 /* Code points html.unescape drops: controls and non-characters. */
 static bool
 charref_dropped(unsigned long n)
@@ -110,7 +86,7 @@ charref_num(const char *s, size_t n, int base, struct buf *out)
 		v = 0xfffd;
 	else if (charref_dropped(v))
 		return;
-	htmlstrip_utf8(out, v);
+	utf8_put(out, (uint32_t)v);
 }
 
 static const struct ent *
@@ -137,12 +113,12 @@ charref_named(const char *s, size_t n, struct buf *out)
 	if (semi)
 		len--;
 	if ((e = ent_find(s, len, semi)) != NULL) {
-		htmlstrip_utf8(out, e->e_cp);
+		utf8_put(out, (uint32_t)e->e_cp);
 		return;
 	}
 	for (x = n - 1; x >= 2; x--)
 		if (x <= len && (e = ent_find(s, x, false)) != NULL) {
-			htmlstrip_utf8(out, e->e_cp);
+			utf8_put(out, (uint32_t)e->e_cp);
 			buf_add(out, s + x, n - x);
 			return;
 		}

@@ -18,9 +18,6 @@ void	htmlstrip(const char *html, size_t n, struct buf *out);
  * scripts/gen_entities.py) to out. */
 void	htmlstrip_unescape(const char *s, size_t n, struct buf *out);
 
-/* Append code point cp as UTF-8. */
-void	htmlstrip_utf8(struct buf *out, unsigned long cp);
-
 /* What Python's html.unescape makes of &#N; in the 0x80-0x9f range:
  * the windows-1252 character, or N itself where that has none. Also
  * the windows-1252 decoder's table. */

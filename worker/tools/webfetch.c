@@ -9,9 +9,9 @@
 #include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/pyfmt.h"
+#include "../../common/utf8.h"
 #include "../../common/xmem.h"
 #include "../llm/url.h"
-#include "htmlstrip.h"
 #include "webfetch.h"
 
 /*
@@ -88,7 +88,7 @@ latin1_dup(const char *s, size_t n)
 	size_t		 i;
 
 	for (i = 0; i < n; i++)
-		htmlstrip_utf8(&b, (unsigned char)s[i]);
+		utf8_put(&b, (unsigned char)s[i]);
 	if (b.b_data == NULL)
 		buf_adds(&b, "");
 	return buf_take(&b);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../../common/utf8.h"
 #include "htmlstrip.h"
 #include "webtext.h"
 
@@ -53,17 +54,17 @@ decode(const unsigned char *p, size_t n, enum charset cs, struct buf *out)
 
 	while (i < n) {
 		if (cs == CS_LATIN1 || (cs == CS_CP1252 && p[i] >= 0x80)) {
-			htmlstrip_utf8(out, cs == CS_CP1252 ?
-			    htmlstrip_cp1252(p[i]) : p[i]);
+			utf8_put(out, (uint32_t)(cs == CS_CP1252 ?
+			    htmlstrip_cp1252(p[i]) : p[i]));
 			i++;
 		} else if (cs == CS_ASCII && p[i] >= 0x80) {
-			htmlstrip_utf8(out, 0xfffd);
+			utf8_put(out, 0xfffd);
 			i++;
 		} else if ((k = utf8_len(p + i, n - i)) > 0) {
 			buf_add(out, p + i, (size_t)k);
 			i += (size_t)k;
 		} else {
-			htmlstrip_utf8(out, 0xfffd);
+			utf8_put(out, 0xfffd);
 			i += k == 0 ? 1 : (size_t)-k;
 		}
 	}
