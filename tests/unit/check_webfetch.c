@@ -200,6 +200,15 @@ req_header(json_t *r, const char *name)
 	return NULL;
 }
 
+/* Request r was method with body. */
+static void
+ck_req(json_t *r, const char *method, const char *body)
+{
+	ck_assert_str_eq(json_string_value(json_object_get(r, "method")),
+	    method);
+	ck_assert_str_eq(json_string_value(json_object_get(r, "body")), body);
+}
+
 /* ---- requests sent ---- */
 
 /* A GET sends nothing of its own: no body, no type, no credentials. */
@@ -209,8 +218,7 @@ START_TEST(get_default)
 
 	ck_out("hello", "{s:s}", "url", url("/r?body=hello"));
 	r = mock_req(-1);
-	ck_assert_str_eq(json_string_value(json_object_get(r, "method")), "GET");
-	ck_assert_str_eq(json_string_value(json_object_get(r, "body")), "");
+	ck_req(r, "GET", "");
 	ck_assert_ptr_null(req_header(r, "Content-Type"));
 	ck_assert_ptr_null(req_header(r, "Content-Length"));
 	ck_assert_ptr_null(req_header(r, "Authorization"));
@@ -231,10 +239,7 @@ START_TEST(post_substitution)
 	    "method", "post", "body", "a={name}", "headers", "X-{name}",
 	    "v-{name}");
 	r = mock_req(-1);
-	ck_assert_str_eq(json_string_value(json_object_get(r, "method")),
-	    "POST");
-	ck_assert_str_eq(json_string_value(json_object_get(r, "body")),
-	    "a=Ann");
+	ck_req(r, "POST", "a=Ann");
 	ck_assert_str_eq(req_header(r, "X-{name}"), "v-Ann");
 	ck_assert_str_eq(req_header(r, "Content-Length"), "5");
 	ck_assert_ptr_null(req_header(r, "Content-Type"));
@@ -254,9 +259,7 @@ START_TEST(methods_and_bodies)
 	ck_out("Ann", "{s:s, s:s, s:{s:i}, s:{s:s}}", "url", u, "method",
 	    "put", "body", "k", 1, "headers", "X-Empty", "");
 	r = mock_req(-1);
-	ck_assert_str_eq(json_string_value(json_object_get(r, "method")), "PUT");
-	ck_assert_str_eq(json_string_value(json_object_get(r, "body")),
-	    "{'k': 1}");
+	ck_req(r, "PUT", "{'k': 1}");
 	ck_assert_str_eq(req_header(r, "X-Empty"), "");
 	json_decref(r);
 	json_object_del(F.nf_node, "body");
@@ -267,8 +270,7 @@ START_TEST(methods_and_bodies)
 	json_decref(r);
 	ck_out("", "{s:s, s:s}", "url", url("/r?body=x"), "method", "HEAD");
 	r = mock_req(-1);
-	ck_assert_str_eq(json_string_value(json_object_get(r, "method")),
-	    "HEAD");
+	ck_req(r, "HEAD", "");
 	json_decref(r);
 }
 END_TEST
@@ -638,8 +640,7 @@ START_TEST(redirects_plain)
 	ck_assert_str_eq(req_header(r, "Cookie"), "c=1");
 	json_decref(r);
 	r = mock_req(1);
-	ck_assert_str_eq(json_string_value(json_object_get(r, "method")), "GET");
-	ck_assert_str_eq(json_string_value(json_object_get(r, "body")), "");
+	ck_req(r, "GET", "");
 	ck_assert_ptr_null(req_header(r, "Authorization"));
 	ck_assert_ptr_null(req_header(r, "Cookie"));
 	ck_assert_ptr_null(req_header(r, "Content-Type"));
@@ -650,9 +651,7 @@ START_TEST(redirects_plain)
 	json_decref(mock_get("/_reset"));
 	free(go("{s:s}", "url", url("/r?status=307&loc=/echo")));
 	r = mock_req(1);
-	ck_assert_str_eq(json_string_value(json_object_get(r, "method")),
-	    "POST");
-	ck_assert_str_eq(json_string_value(json_object_get(r, "body")), "data");
+	ck_req(r, "POST", "data");
 	ck_assert_str_eq(req_header(r, "Content-Type"), "text/plain");
 	ck_assert_str_eq(req_header(r, "Authorization"), "Bearer t");
 	ck_assert_ptr_null(req_header(r, "Cookie"));
@@ -764,17 +763,14 @@ START_TEST(guard_redirects)
 	ck_assert_ptr_null(req_header(r, "Cookie"));
 	ck_assert_ptr_null(req_header(r, "Proxy-Authorization"));
 	ck_assert_str_eq(req_header(r, "X-Keep"), "k");
-	ck_assert_str_eq(json_string_value(json_object_get(r, "method")),
-	    "POST");
-	ck_assert_str_eq(json_string_value(json_object_get(r, "body")), "data");
+	ck_req(r, "POST", "data");
 	ck_assert_str_eq(req_header(r, "Content-Type"), "text/plain");
 	json_decref(r);
 	/* same host, 303: credentials stay, the POST becomes a GET */
 	json_decref(mock_get("/_reset"));
 	free(go("{s:s}", "url", url("/r?status=303&loc=/echo")));
 	r = mock_req(1);
-	ck_assert_str_eq(json_string_value(json_object_get(r, "method")), "GET");
-	ck_assert_str_eq(json_string_value(json_object_get(r, "body")), "");
+	ck_req(r, "GET", "");
 	ck_assert_ptr_null(req_header(r, "Content-Type"));
 	ck_assert_str_eq(req_header(r, "Authorization"), "Bearer t");
 	ck_assert_str_eq(req_header(r, "Cookie"), "c=1");
