@@ -22,34 +22,38 @@ utf8_locale(void)
 uint32_t
 utf8_next(const char *s, size_t n, size_t *len)
 {
-	const unsigned char	*u = (const unsigned char *)s;
-	uint32_t		 c = u[0];
-	size_t			 k, i;
+	const unsigned char	*p = (const unsigned char *)s;
+	unsigned char		 c = p[0], lo = 0x80, hi = 0xbf;
+	uint32_t		 cp;
+	size_t			 need, i;
 
 	*len = 1;
 	if (c < 0x80)
 		return c;
 	if (c >= 0xc2 && c <= 0xdf)
-		k = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		k = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		k = 4;
-	else
+		need = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		need = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80;	/* not overlong */
+		hi = c == 0xed ? 0x9f : 0xbf;	/* no surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf;	/* at most U+10FFFF */
+	} else
 		return UTF8_BAD;
-	if (k > n)
-		return UTF8_BAD;
-	c &= 0x7fu >> k;		/* the lead byte's payload */
-	for (i = 1; i < k; i++) {
-		if ((u[i] & 0xc0) != 0x80)
+	cp = c & (0x7fu >> need);	/* the lead byte's payload */
+	for (i = 1; i < need; i++) {
+		if (i >= n || p[i] < lo || p[i] > hi) {
+			*len = i;
 			return UTF8_BAD;
-		c = (c << 6) | (u[i] & 0x3f);
+		}
+		cp = (cp << 6) | (p[i] & 0x3f);
+		lo = 0x80;
+		hi = 0xbf;
 	}
-	if ((k == 3 && c < 0x800) || (k == 4 && (c < 0x10000 ||
-	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		return UTF8_BAD;
-	*len = k;
-	return c;
+	*len = need;
+	return cp;
 }
 
 void
@@ -98,8 +102,8 @@ utf8_lower(struct buf *b, const char *s, size_t n)
 
 	while (s < end) {
 		c = utf8_next(s, (size_t)(end - s), &len);
-		if (c == UTF8_BAD && len == 1 && (unsigned char)*s >= 0x80)
-			buf_addc(b, *s);
+		if (c == UTF8_BAD && (len > 1 || (unsigned char)*s >= 0x80))
+			buf_add(b, s, len);
 		else if (c < 0x80)
 			buf_addc(b, (char)tolower((int)c));
 		else

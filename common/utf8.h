@@ -11,8 +11,10 @@
 #define UTF8_BAD	0xfffdu		/* what an invalid byte reads as */
 
 /* The code point at s[0..n) (n > 0; SIZE_MAX for a NUL-terminated s,
- * whose NUL ends any sequence) and its length in *len: 1 for an
- * invalid byte or a sequence cut short, which reads as UTF8_BAD. */
+ * whose NUL ends any sequence) and its length in *len. An invalid
+ * sequence (overlong, a surrogate, above U+10FFFF, cut short) reads as
+ * UTF8_BAD, *len being its maximal invalid prefix (at least 1), as
+ * Unicode's substitution practice and Python's 'replace' count it. */
 uint32_t	utf8_next(const char *s, size_t n, size_t *len);
 
 /* Append code point c (at most U+10FFFF) to b. */
@@ -24,8 +26,8 @@ void		utf8_put(struct buf *b, uint32_t c);
 bool		utf8_isalnum(uint32_t c);
 
 /* s[0..n) lower-cased onto b, each code point through towlower in
- * C.UTF-8 (ASCII only when that locale is missing); invalid bytes are
- * copied as they are. Python's few one-to-many lower cases (U+0130)
+ * C.UTF-8 (ASCII only when that locale is missing); invalid sequences
+ * are copied as they are. Python's few one-to-many lower cases (U+0130)
  * stay one code point. */
 void		utf8_lower(struct buf *b, const char *s, size_t n);
 
