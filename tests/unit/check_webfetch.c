@@ -380,6 +380,10 @@ START_TEST(decoding)
 	    url("/r?ctype=application/json&body=%%22%%C3%%A9%%22"));
 	ck_out("a\xef\xbf\xbd" "b", "{s:s}", "url",
 	    url("/r?ctype=application/json&body=a%%FFb"));
+	/* one U+FFFD per maximal invalid prefix, as Python's "replace" */
+	ck_out("\xef\xbf\xbdx\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy",
+	    "{s:s}", "url", url("/r?ctype=application/json&body=%%E2%%82x"
+	    "%%ED%%A0%%80y"));
 	ck_out("\xc3\xa9", "{s:s}", "url", url("/r?body=%%C3%%A9"));
 	ck_out("\xc3\xa9", "{s:s}", "url", url("/r?body=%%E9"));
 }

@@ -9,63 +9,23 @@
 
 enum charset { CS_UTF8, CS_LATIN1, CS_ASCII, CS_CP1252, CS_GUESS };
 
-/* How many bytes the UTF-8 sequence at p[0..n) is valid for: its length
- * when whole, else the maximal valid prefix (0 for a bad first byte),
- * negated. */
-static int
-utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned char	 lo = 0x80, hi = 0xbf;
-	int		 len, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i < len; i++) {
-		if ((size_t)i >= n || p[i] < lo || p[i] > hi)
-			return -i;
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return len;
-}
-
 /* Python's bytes.decode(cs, "replace"). */
 static void
 decode(const unsigned char *p, size_t n, enum charset cs, struct buf *out)
 {
-	size_t	 i = 0;
-	int	 k;
+	size_t	 i = 0, len;
 
 	while (i < n) {
-		if (cs == CS_LATIN1 || (cs == CS_CP1252 && p[i] >= 0x80)) {
-			utf8_put(out, (uint32_t)(cs == CS_CP1252 ?
-			    htmlstrip_cp1252(p[i]) : p[i]));
-			i++;
-		} else if (cs == CS_ASCII && p[i] >= 0x80) {
-			utf8_put(out, 0xfffd);
-			i++;
-		} else if ((k = utf8_len(p + i, n - i)) > 0) {
-			buf_add(out, p + i, (size_t)k);
-			i += (size_t)k;
+		if (p[i] < 0x80 || cs == CS_UTF8) {
+			/* invalid sequences read as U+FFFD, one per maximal
+			 * invalid prefix */
+			utf8_put(out, utf8_next((const char *)p + i, n - i,
+			    &len));
+			i += len;
 		} else {
-			utf8_put(out, 0xfffd);
-			i += k == 0 ? 1 : (size_t)-k;
+			utf8_put(out, cs == CS_LATIN1 ? p[i] : cs == CS_ASCII ?
+			    UTF8_BAD : (uint32_t)htmlstrip_cp1252(p[i]));
+			i++;
 		}
 	}
 }
@@ -73,13 +33,13 @@ decode(const unsigned char *p, size_t n, enum charset cs, struct buf *out)
 static bool
 utf8_valid(const unsigned char *p, size_t n)
 {
-	size_t	 i = 0;
-	int	 k;
+	size_t	 i = 0, len;
 
 	while (i < n) {
-		if ((k = utf8_len(p + i, n - i)) <= 0)
+		if (utf8_next((const char *)p + i, n - i, &len) == UTF8_BAD &&
+		    (len != 3 || memcmp(p + i, "\xef\xbf\xbd", 3) != 0))
 			return false;
-		i += (size_t)k;
+		i += len;
 	}
 	return true;
 }
