@@ -139,7 +139,7 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_memwrite.c node_python.c node_standard.c \
 		   node_static.c node_sub.c node_summary.c node_tagtext.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
-		   node_research.c)
+		   node_research.c node_webfetch.c)
 W_NODES	+= worker/nodes/node_curl.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
@@ -147,6 +147,7 @@ W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 # child processes (PythonModule, CurlCommand, MCP's stdio transport)
 W_TOOLS	+= $(addprefix worker/tools/,child.c childrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,curlcmd.c curlrun.c)
+W_TOOLS	+= $(addprefix worker/tools/,webfetch.c webtext.c htmlstrip.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -201,11 +202,12 @@ WORKER		:= $(O)/sluice-worker
 MOCK		:= $(O)/tests/mock-llm
 MOCK_WIKI	:= $(O)/tests/mock-wiki
 MOCK_RESEARCH	:= $(O)/tests/mock-research
+MOCK_WEB	:= $(O)/tests/mock-web
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 BINS		:= $(GATEWAY) $(WORKER)
 
-all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH)
+all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB)
 
 $(O)/%.o: %.c $(O)/cflags
 	@mkdir -p $(dir $@)
@@ -243,7 +245,8 @@ $(WORKER): $(call obj,worker/main.c worker/fault.c) $(W_ARCHIVES) \
 $(MOCK): $(call obj,tests/mock_llm.c)
 $(MOCK_WIKI): $(call obj,tests/mock_wiki.c)
 $(MOCK_RESEARCH): $(call obj,tests/mock_research.c)
-$(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH): $(A_COMMON) $(O)/ldflags
+$(MOCK_WEB): $(call obj,tests/mock_web.c)
+$(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB): $(A_COMMON) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) \
@@ -283,6 +286,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_loop check_imp check_wiki check_research \
 		   check_xfield check_netguard check_structured
 UNIT_TESTS	+= check_child check_curl
+UNIT_TESTS	+= check_webfetch
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -290,6 +294,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_memory_chaos check_cache_it check_hostile \
 		   check_security check_browser check_tools
 IT_TESTS	+= check_curlcmd
+IT_TESTS	+= check_webfetch_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -442,6 +447,14 @@ $(O)/tests/unit/check_curl: | $(MOCK_WIKI)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
 $(O)/tests/it/check_tools: | $(MOCK_RESEARCH) $(MOCK_WIKI)
 $(O)/tests/it/check_curlcmd: | $(MOCK_WIKI)
+# WebFetch, its client and the address guard against tests/mock-web.
+check_webfetch_OBJS	:= $(call obj,worker/engine/registry.c \
+			   worker/nodes/node_webfetch.c \
+			   worker/nodes/node_unsupported.c) \
+			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
+check_webfetch_A	:= TOOLS LLM CORE
+$(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
+$(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(MOCK) $(BINS)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)

@@ -658,6 +658,47 @@ it_get_json(struct it *t, const char *path)
 }
 
 json_t *
+it_double_json(int port, const char *path)
+{
+	char		 url[512];
+	struct it_resp	 r;
+	json_t		*j;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
+	ck_assert_int_eq(it_request_url("GET", url, NULL, NULL, &r), 0);
+	j = it_json(r.r_body.b_data);
+	it_resp_free(&r);
+	return j;
+}
+
+char *
+it_chat_text(struct it *t, bool stream, const char *user, long *status)
+{
+	enum it_way		 way = stream ? IT_OPENAI_STREAM : IT_OPENAI;
+	char			*body = it_way_body(way, "x", user), *out = NULL;
+	struct it_resp		 r;
+	struct sse_summary	 ss;
+	json_t			*j;
+
+	ck_assert_int_eq(it_request(t, "POST", it_way_path(way), body, &r), 0);
+	*status = r.r_status;
+	if (r.r_status == 200 && stream) {
+		it_sse_parse(r.r_body.b_data, &ss);
+		ck_assert(ss.ss_done && !ss.ss_error);
+		out = ss.ss_text;
+	} else if (r.r_status == 200) {
+		j = it_json(r.r_body.b_data);
+		out = strdup(json_string_value(json_object_get(json_object_get(
+		    json_array_get(json_object_get(j, "choices"), 0),
+		    "message"), "content")));
+		json_decref(j);
+	}
+	it_resp_free(&r);
+	free(body);
+	return out;
+}
+
+json_t *
 it_mock_log(struct it *t, bool clear)
 {
 	struct it_resp	 r;

@@ -243,6 +243,18 @@ long long	it_mock_requests(struct it *);
  * fails on a failed request or invalid JSON. Caller decrefs. */
 json_t	*it_get_json(struct it *, const char *path);
 
+/* GET http://127.0.0.1:port + path (a test double's) and its body as
+ * JSON; the test fails on a failed request or invalid JSON. Caller
+ * decrefs. */
+json_t	*it_double_json(int port, const char *path);
+
+/* Ask the gateway's OpenAI chat route, streamed or not, with one user
+ * message: the HTTP status in *status, and the answer's text when it
+ * is 200 (caller frees; NULL otherwise). A stream must end in [DONE]
+ * without an error. */
+char	*it_chat_text(struct it *, bool stream, const char *user,
+	    long *status);
+
 /* One figure of the mock's /mock/stats ("requests", "active",
  * "client_gone"); the test fails when it has none. */
 long long	it_mock_stat(struct it *, const char *name);

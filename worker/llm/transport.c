@@ -124,7 +124,7 @@ tp_write(char *p, size_t size, size_t nmemb, void *arg)
 		x->x_res->status = status;
 		x->x_have_status = true;
 	}
-	if (tp_is_2xx(x->x_res->status)) {
+	if (tp_is_2xx(x->x_res->status) || c->on_easy != NULL) {
 		if (c->on_data != NULL && c->on_data(c->arg, p, n) == -1) {
 			x->x_aborted = true;
 			return CURL_WRITEFUNC_ERROR;
@@ -163,8 +163,10 @@ tp_headers(const struct transport_call *c, char *err, size_t errlen)
 		l = t;
 	}
 	if (c->body != NULL && !ctype) {
-		if ((t = curl_slist_append(l,
-		    "Content-Type: application/json")) == NULL)
+		/* on_easy's callers send no type of their own: the empty
+		 * header keeps curl's form type away too */
+		if ((t = curl_slist_append(l, c->on_easy != NULL ?
+		    "Content-Type:" : "Content-Type: application/json")) == NULL)
 			goto oom;
 		l = t;
 	}
@@ -215,11 +217,13 @@ tp_setopts(struct xfer_state *x)
 	    CURLOPT_LOW_SPEED_TIME, tp_secs(c->read_timeout_ms)))))
 		return rc;
 	if (c->body == NULL)
-		return curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
-	if ((rc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
-	    (curl_off_t)c->body_len)))
+		rc = curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+	else if ((rc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+	    (curl_off_t)c->body_len)) == CURLE_OK)
+		rc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body);
+	if (rc != CURLE_OK || c->on_easy == NULL)
 		return rc;
-	return curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body);
+	return c->on_easy(c->arg, e) == 0 ? CURLE_OK : CURLE_ABORTED_BY_CALLBACK;
 }
 
 /* Easy handle with every option, added to the multi. 0 or -1 (error in

@@ -24,6 +24,14 @@ struct transport_call {
 						   once no byte came for this
 						   long (whole seconds, at
 						   least 1) */
+	/* For a caller that needs more of libcurl than the fields above
+	 * (WebFetch). When set: every response body goes to on_data
+	 * whatever the status (err_body stays empty), a body gets no
+	 * Content-Type unless headers has one, and on_easy is called with
+	 * the easy handle (a CURL *) once every option above is set, to
+	 * set its own (method, header callback, proxy, TLS, sockets);
+	 * it returns 0, or -1 to fail the call (XFER_CONNECT). */
+	int			(*on_easy)(void *arg, void *easy);
 };
 
 /* How the caller stays responsive while a transfer runs: transport_perform
