@@ -375,10 +375,12 @@ main(int argc, char *argv[])
 	    NULL || getsockname(evhttp_bound_socket_get_fd(bs),
 	    (struct sockaddr *)&sa, &len) != 0)
 		return 1;
-	printf("mock-wiki listening on 127.0.0.1:%d\n", ntohs(sa.sin_port));
-	fflush(stdout);
+	/* The handler first: a test may stop the mock right after it
+	 * reads this line. */
 	ev = evsignal_new(base, SIGTERM, on_signal, NULL);
 	event_add(ev, NULL);
+	printf("mock-wiki listening on 127.0.0.1:%d\n", ntohs(sa.sin_port));
+	fflush(stdout);
 	event_base_dispatch(base);
 	event_free(ev);
 	evhttp_free(http);

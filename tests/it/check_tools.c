@@ -44,23 +44,6 @@ research_stop(void)
 	it_double_stop(research);
 }
 
-/* GET path of the researcher double as JSON. Caller decrefs. */
-static json_t *
-research_get(const char *path)
-{
-	char		 url[128];
-	struct it_resp	 r;
-	json_t		*v;
-
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", research_port,
-	    path);
-	ck_assert_int_eq(it_request_url("GET", url, NULL, NULL, &r), 0);
-	ck_assert_int_eq(r.r_status, 200);
-	v = it_json(r.r_body.b_data);
-	it_resp_free(&r);
-	return v;
-}
-
 /* How the double answers from now on (its POST /_script). */
 static void
 research_script(const char *script)
@@ -80,38 +63,19 @@ research_script(const char *script)
 static char *
 chat_text(bool stream, const char *user_text)
 {
-	json_t		*b = json_pack("{s:s,s:b,s:[{s:s,s:s}]}", "model", "x",
-			    "stream", stream, "messages", "role", "user",
-			    "content", user_text), *j;
-	char		*body = json_dumps(b, 0), *out;
-	struct it_resp	 r;
-	struct sse_summary ss;
+	long	 status = 0;
+	char	*t = it_chat_text(&T, stream, user_text, &status);
 
-	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
-	    &r), 0);
-	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status, r.r_body.b_data);
-	if (stream) {
-		it_sse_parse(r.r_body.b_data, &ss);
-		ck_assert(ss.ss_done && !ss.ss_error);
-		out = ss.ss_text;
-	} else {
-		j = it_json(r.r_body.b_data);
-		out = strdup(json_string_value(json_object_get(json_object_get(
-		    json_array_get(json_object_get(j, "choices"), 0),
-		    "message"), "content")));
-		json_decref(j);
-	}
-	it_resp_free(&r);
-	free(body);
-	json_decref(b);
-	return out;
+	ck_assert_int_eq(status, 200);
+	ck_assert_ptr_nonnull(t);
+	return t;
 }
 
 /* The body the double last received, parsed. Caller decrefs. */
 static json_t *
 research_sent(void)
 {
-	json_t	*last = research_get("/_last"), *body;
+	json_t	*last = it_double_json(research_port, "/_last"), *body;
 
 	body = it_json(json_string_value(json_object_get(last, "body")));
 	ck_assert_str_eq(json_string_value(json_object_get(last, "path")),
@@ -171,7 +135,7 @@ research_wait(const char *name, long n, int ms)
 
 	for (t0 = it_now(); !ok && it_now() - t0 < (uint64_t)ms;
 	    usleep(20000)) {
-		st = research_get("/_stats");
+		st = it_double_json(research_port, "/_stats");
 		ok = json_integer_value(json_object_get(st, name)) >= n;
 		json_decref(st);
 	}
@@ -285,17 +249,11 @@ wiki_start(const char *type)
 static char *
 wiki_path(void)
 {
-	char		 url[128], *p;
-	struct it_resp	 r;
-	json_t		*v;
+	json_t	*v = it_double_json(wiki_port, "/_last");
+	char	*p = strdup(json_string_value(json_object_get(json_object_get(
+		    v, "last"), "path")));
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/_last", wiki_port);
-	ck_assert_int_eq(it_request_url("GET", url, NULL, NULL, &r), 0);
-	v = it_json(r.r_body.b_data);
-	p = strdup(json_string_value(json_object_get(json_object_get(v,
-	    "last"), "path")));
 	json_decref(v);
-	it_resp_free(&r);
 	return p;
 }
 
