@@ -104,6 +104,38 @@ tp_err(struct transport_result *res, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* One header of the answer so far, blanks trimmed, into v (size vsz);
+ * "" when absent or longer than v. */
+static void
+tp_header(CURL *e, const char *name, char *v, size_t vsz)
+{
+	struct curl_header	*h;
+	const char		*p;
+	size_t			 n;
+
+	v[0] = '\0';
+	if (curl_easy_header(e, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK ||
+	    h->value == NULL)
+		return;
+	for (p = h->value; *p == ' ' || *p == '\t'; p++)
+		;
+	for (n = strlen(p); n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t');)
+		n--;
+	if (n > 0 && n < vsz)
+		snprintf(v, vsz, "%.*s", (int)n, p);
+}
+
+/* The headers the caller asked to keep (transport_call.keep). */
+static void
+tp_keep(struct xfer_state *x)
+{
+	struct transport_hdr	*k;
+
+	for (k = x->x_call->keep; k != NULL && k->th_name != NULL; k++)
+		tp_header(x->x_easy, k->th_name, k->th_value,
+		    sizeof(k->th_value));
+}
+
 static bool
 tp_is_2xx(long status)
 {
@@ -123,6 +155,7 @@ tp_write(char *p, size_t size, size_t nmemb, void *arg)
 		curl_easy_getinfo(x->x_easy, CURLINFO_RESPONSE_CODE, &status);
 		x->x_res->status = status;
 		x->x_have_status = true;
+		tp_keep(x);
 	}
 	if (tp_is_2xx(x->x_res->status)) {
 		if (c->on_data != NULL && c->on_data(c->arg, p, n) == -1) {
@@ -214,8 +247,12 @@ tp_setopts(struct xfer_state *x)
 	    CURLOPT_LOW_SPEED_LIMIT, 1L)) || (rc = curl_easy_setopt(e,
 	    CURLOPT_LOW_SPEED_TIME, tp_secs(c->read_timeout_ms)))))
 		return rc;
+	if (c->method != NULL && (rc = curl_easy_setopt(e,
+	    CURLOPT_CUSTOMREQUEST, c->method)))
+		return rc;
 	if (c->body == NULL)
-		return curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+		return c->method != NULL ? CURLE_OK :
+		    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
 	if ((rc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 	    (curl_off_t)c->body_len)))
 		return rc;
@@ -373,20 +410,8 @@ tp_outcome_of(const struct xfer_state *x, CURLcode rc)
 static void
 tp_retry_after(struct xfer_state *x)
 {
-	struct curl_header	*h;
-	const char		*v;
-	size_t			 n;
-
-	if (curl_easy_header(x->x_easy, "Retry-After", 0, CURLH_HEADER, -1,
-	    &h) != CURLHE_OK || h->value == NULL)
-		return;
-	for (v = h->value; *v == ' ' || *v == '\t'; v++)
-		;
-	for (n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t');)
-		n--;
-	if (n > 0 && n < sizeof(x->x_res->retry_after))
-		snprintf(x->x_res->retry_after, sizeof(x->x_res->retry_after),
-		    "%.*s", (int)n, v);
+	tp_header(x->x_easy, "Retry-After", x->x_res->retry_after,
+	    sizeof(x->x_res->retry_after));
 }
 
 /* Outcome and error text of a finished transfer. */
@@ -443,6 +468,7 @@ transport_perform(const struct transport_call *c, const struct transport_hooks *
 	if (r == 1) {
 		tp_finish(&x, rc);
 		tp_retry_after(&x);
+		tp_keep(&x);
 	}
 	else if (r == 0) {
 		res->outcome = XFER_CANCELLED;

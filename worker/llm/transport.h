@@ -24,6 +24,21 @@ struct transport_call {
 						   once no byte came for this
 						   long (whole seconds, at
 						   least 1) */
+	const char		 *method;	/* NULL: GET, or POST with a
+						   body; else this verb
+						   ("DELETE") */
+	struct transport_hdr	 *keep;		/* NULL, or response headers
+						   to keep, ended by a NULL
+						   th_name: filled before the
+						   first on_data and again at
+						   the end */
+};
+
+/* A response header the caller wants: its value as sent (the last
+ * response's, blanks trimmed), "" when absent or too long. */
+struct transport_hdr {
+	const char	*th_name;
+	char		 th_value[256];
 };
 
 /* How the caller stays responsive while a transfer runs: transport_perform
