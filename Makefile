@@ -138,7 +138,8 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
 		   node_research.c)
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
-W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c)
+W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
+		   netguard.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -271,7 +272,8 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_vars check_origin check_memgen check_memnodes \
 		   check_llmnodes check_transport check_backend check_build \
 		   check_ask check_msgs_norm check_fault check_engine \
-		   check_loop check_imp check_wiki check_research
+		   check_loop check_imp check_wiki check_research \
+		   check_xfield check_netguard
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -378,6 +380,11 @@ check_build_A		:= CORE
 check_research_OBJS	:= $(call obj,worker/nodes/node_research.c \
 			   $(W_TOOLS)) $(call u,fakerq.c nodefix.c) $(HARNESS)
 check_research_A	:= LLM CORE
+# The shared fields and the address guard of the tools that reach out.
+check_xfield_OBJS	:= $(call obj,worker/tools/xfield.c)
+check_xfield_A		:= CORE
+check_netguard_OBJS	:= $(call obj,worker/tools/netguard.c)
+check_netguard_A	:= LLM
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   ask_node.c attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE
