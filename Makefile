@@ -137,9 +137,12 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_static.c node_sub.c node_summary.c node_tagtext.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
 		   node_research.c)
+W_NODES	+= worker/nodes/node_mcp.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 		   netguard.c)
+W_TOOLS	+= $(addprefix worker/tools/,mcp.c mcp_conf.c mcp_rpc.c mcp_text.c \
+		   mcp_schema.c mcp_stdio.c mcp_http.c mcp_sse.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -274,6 +277,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_ask check_msgs_norm check_fault check_engine \
 		   check_loop check_imp check_wiki check_research \
 		   check_xfield check_netguard
+UNIT_TESTS	+= check_mcp
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -414,6 +418,16 @@ check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
+# MCPToolCall against tests/mcp/fake_server.py (stdio, and as mock-mcp
+# over HTTP) and the npm package @modelcontextprotocol/server-everything.
+check_mcp_OBJS		:= $(call obj,worker/nodes/node_mcp.c $(W_TOOLS)) \
+			   $(call u,fakerq.c nodefix.c) $(HARNESS)
+check_mcp_A		:= LLM CORE
+MOCK_MCP	:= $(O)/tests/mock-mcp
+$(MOCK_MCP): tests/mcp/fake_server.py
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+$(O)/tests/unit/check_mcp: | $(MOCK_MCP)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)

@@ -176,7 +176,7 @@ static void
 on_list(struct mcp_rpc *r, const json_t *res)
 {
 	struct buf	 why = BUF_INIT, reason = BUF_INIT;
-	json_t		*tools = json_object_get(res, "tools"), *t, *sc;
+	json_t		*tools = json_object_get(res, "tools"), *t = NULL, *sc;
 	size_t		 i;
 
 	json_array_foreach(tools, i, t)

@@ -72,7 +72,8 @@ check_enum(const json_t *schema, const json_t *v, struct buf *why)
 static int
 check_object(const json_t *schema, const json_t *v, struct buf *why)
 {
-	const json_t	*req = json_object_get(schema, "required"), *e, *ps;
+	const json_t	*req = json_object_get(schema, "required"), *e;
+	json_t		*ps, *pe;
 	const char	*k;
 	size_t		 i;
 
@@ -84,9 +85,9 @@ check_object(const json_t *schema, const json_t *v, struct buf *why)
 			return -1;
 		}
 	ps = json_object_get(schema, "properties");
-	json_object_foreach((json_t *)ps, k, e)
+	json_object_foreach(ps, k, pe)
 		if (json_object_get(v, k) != NULL &&
-		    mcp_schema_check(e, json_object_get(v, k), why) == -1)
+		    mcp_schema_check(pe, json_object_get(v, k), why) == -1)
 			return -1;
 	return 0;
 }

@@ -53,7 +53,7 @@ listed(const char *const *f, const char *k)
 /* A new object: the fields f in order (member "_meta" for "meta",
  * null when absent), then members f does not name. */
 static json_t *
-dumped(const json_t *o, const char *const *f)
+dumped(json_t *o, const char *const *f)
 {
 	json_t		*d = json_object(), *v;
 	const char	*k;
@@ -64,14 +64,14 @@ dumped(const json_t *o, const char *const *f)
 		    f[i]);
 		json_object_set(d, f[i], v != NULL ? v : json_null());
 	}
-	json_object_foreach((json_t *)o, k, v)
+	json_object_foreach(o, k, v)
 		if (!listed(f, k) && strcmp(k, "_meta") != 0)
 			json_object_set(d, k, v);
 	return d;
 }
 
 static void
-block_dump(const json_t *b, struct buf *out)
+block_dump(json_t *b, struct buf *out)
 {
 	const char *const	*f = fields_of(b);
 	json_t			*d, *rc;
@@ -93,7 +93,7 @@ block_dump(const json_t *b, struct buf *out)
 void
 mcp_text_content(const json_t *content, struct buf *out)
 {
-	const json_t	*b, *t;
+	json_t		*b, *t;
 	size_t		 i;
 
 	for (i = 0; i < json_array_size(content); i++) {
