@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fake_server.py - a scripted MCP server for Sluice's tests: stdio (default) or streamable HTTP (--http).
 
-Tools: echo (the arguments as JSON text), env (the environment and cwd),
+Tools: echo (the arguments as JSON text), say (its "said" and "n"), env (the environment and cwd),
 two ("hello " + "world"), empty, fail (isError), structured, badstruct,
 nostruct (each with an outputSchema), image, rpcerror, ping (asks the
 client for a ping first), crash (exits mid-call), slow (sleeps 10 s).
@@ -39,6 +39,8 @@ def call(name, args):
     text = lambda s: {"content": [{"type": "text", "text": s}]}
     if name == "echo":
         return text(json.dumps(args, sort_keys=True))
+    if name == "say":
+        return text("%s (%r)" % (args.get("said"), args.get("n")))
     if name == "env":
         return text(json.dumps({"env": dict(os.environ), "cwd": os.getcwd()}))
     if name == "two":
