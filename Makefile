@@ -141,6 +141,8 @@ W_NODES	+= worker/nodes/node_mcp.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 		   netguard.c)
+# child processes (PythonModule, CurlCommand, MCP's stdio transport)
+W_TOOLS	+= $(addprefix worker/tools/,child.c childrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,mcp.c mcp_conf.c mcp_rpc.c mcp_text.c \
 		   mcp_schema.c mcp_stdio.c mcp_http.c mcp_sse.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
@@ -277,13 +279,14 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_ask check_msgs_norm check_fault check_engine \
 		   check_loop check_imp check_wiki check_research \
 		   check_xfield check_netguard
+UNIT_TESTS	+= check_child
 UNIT_TESTS	+= check_mcp
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
 		   check_vecmem_it check_timestamps_it check_import \
 		   check_memory_chaos check_cache_it check_hostile \
-		   check_security check_browser
+		   check_security check_browser check_tools
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -327,7 +330,7 @@ check_nodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   node_json.c node_tagtext.c node_chunker.c \
 			   node_files.c node_python.c)) \
 			   $(call u,stubs_nodes.c fakerq.c)
-check_nodes_A		:= CORE
+check_nodes_A		:= TOOLS CORE
 # That every row of common/nodetypes.def meets its real handler: all
 # the handlers, and so every layer they use.
 check_registry_OBJS	:= $(call obj,worker/engine/registry.c $(W_NODES))
@@ -417,7 +420,11 @@ check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
 check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
+# Child processes: spawning, pipes, the group killed (tools/child.c).
+check_child_OBJS	:= $(call obj,worker/tools/child.c \
+			   worker/tools/childrun.c)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
+$(O)/tests/it/check_tools: | $(MOCK_RESEARCH) $(MOCK_WIKI)
 # MCPToolCall against tests/mcp/fake_server.py (stdio, and as mock-mcp
 # over HTTP) and the npm package @modelcontextprotocol/server-everything.
 check_mcp_OBJS		:= $(call obj,worker/nodes/node_mcp.c $(W_TOOLS)) \

@@ -17,8 +17,10 @@
  */
 
 struct child_spec {
-	const char	 *cs_file;	/* the program; searched on PATH
-					   when it has no '/' */
+	const char	 *cs_file;	/* the program; searched on the
+					   worker's PATH (absolute
+					   directories only) when it has
+					   no '/' */
 	char *const	 *cs_argv;	/* argv[0] included, NULL-ended */
 	char *const	 *cs_envp;	/* NULL: the worker's environment */
 	const char	 *cs_cwd;	/* NULL: the worker's */
@@ -35,10 +37,13 @@ struct child {
 	int	 ch_out;	/* its stdout (read end) */
 	int	 ch_err;	/* its stderr (read end) */
 	int	 ch_status;	/* waitpid status once reaped */
+	bool	 ch_lost;	/* reaped by someone else (ECHILD):
+				   ch_status unknown */
 };
 
 /* Start one. Returns 0, or -1 with errno set (ENOENT: no such program,
- * also when the PATH search found none) and a message appended to err;
+ * also when the PATH search found none) and a message appended to err
+ * (unless NULL);
  * c is then { -1, ... }. */
 int	child_spawn(struct child *c, const struct child_spec *, struct buf *err);
 
@@ -55,8 +60,10 @@ void	child_kill(struct child *c);
 
 /* End it gently, as MCP's stdio transport does: close stdin, wait up to
  * grace_ms for it to exit, then SIGTERM its group and wait grace_ms
- * more, then SIGKILL the group. Always reaps and closes every
- * descriptor. Returns true when it exited by itself. */
+ * more, then SIGKILL the group. Its stdout and stderr are read and
+ * thrown away meanwhile, so a full pipe cannot keep it from exiting.
+ * Always reaps and closes every descriptor. Returns true when it
+ * exited by itself, before any signal. */
 bool	child_stop(struct child *c, unsigned grace_ms);
 
 #endif
