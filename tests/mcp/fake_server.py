@@ -9,7 +9,9 @@ Options: --version V (answer initialize with it), --hang (never answer
 initialize), --flood (write stdout without newlines forever), --stubborn
 PIDFILE (ignore SIGTERM and stdin's end, with a child doing the same;
 both pids written), --http (listen; print "mock-mcp listening on
-127.0.0.1:PORT"), --sse (HTTP answers as SSE streams).
+127.0.0.1:PORT"), --sse (HTTP answers as SSE streams), --legacy (the
+HTTP+SSE transport: GET /sse names /messages, answers come on the GET
+stream; GET /evil names another origin).
 In HTTP mode GET /_log gives every request seen (method, headers, body).
 """
 import json
@@ -141,8 +143,10 @@ def stdio():
 
 
 def http():
+    import queue
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     log = []
+    streams = {}    # session id -> queue of messages for its GET stream
 
     class H(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -164,11 +168,31 @@ def http():
                         "headers": {k.lower(): v for k, v in self.headers.items()},
                         "body": body})
 
+        def event(self, name, data):
+            self.wfile.write(("event: %s\ndata: %s\n\n" % (name, data)).encode())
+            self.wfile.flush()
+
         def do_GET(self):
             if self.path == "/_log":
                 return self.reply(200, json.dumps(log).encode())
             self.record(None)
-            self.reply(405)
+            if "--legacy" not in ARGS or self.path not in ("/sse", "/evil"):
+                return self.reply(405)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(b": hello\n\n")
+            if self.path == "/evil":
+                return self.event("endpoint", "http://127.0.0.2:1/messages")
+            sid = "s%d" % (len(streams) + 1)
+            q = streams[sid] = queue.Queue()
+            self.event("endpoint", "/messages?session_id=" + sid)
+            while True:
+                a = q.get()
+                if a is None:
+                    return
+                self.event("message", json.dumps(a))
 
         def do_DELETE(self):
             self.record(None)
@@ -181,7 +205,14 @@ def http():
             if self.path == "/denied":
                 return self.reply(401, b'{"error":"no"}')
             msg = json.loads(body)
-            a = answer(msg, None, None)
+            crash = msg.get("method") == "tools/call" and \
+                msg["params"]["name"] == "crash"
+            a = None if crash else answer(msg, None, None)
+            if "--legacy" in ARGS:
+                q = streams[self.path.split("=")[-1]]
+                if a is not None or crash:
+                    q.put(a)
+                return self.reply(202, b"Accepted", "text/plain")
             if a is None:
                 return self.reply(202)
             hdrs = [("mcp-session-id", "sess-42")] if msg["method"] == "initialize" else []

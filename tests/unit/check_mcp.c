@@ -240,10 +240,6 @@ START_TEST(files)
 	server_file("fake", "{\"transport\": \"stdio\", \"args\": 3}");
 	ck_error_both("MCP call to 'fake.echo' failed: 'args' must be a list "
 	    "of strings");
-	server_file("fake", "{\"transport\": \"sse\", \"url\": "
-	    "\"http://127.0.0.1:1/sse\"}");
-	ck_error_both("MCP call to 'fake.echo' failed: the legacy 'sse' "
-	    "transport is not supported by Sluice; use 'streamable_http'");
 }
 END_TEST
 
@@ -477,6 +473,8 @@ mock_log(void)
 	return v;
 }
 
+/* Server "fake" at path of the script over HTTP (mode: --json, --sse
+ * or --legacy, which is the "sse" transport). */
 static void
 fake_http(const char *mode, const char *path)
 {
@@ -484,9 +482,10 @@ fake_http(const char *mode, const char *path)
 	char		 t[256];
 
 	mock_pid = it_double_start("mock-mcp", args, &mock_port);
-	snprintf(t, sizeof(t), "{\"transport\": \"streamable_http\", \"url\": "
+	snprintf(t, sizeof(t), "{\"transport\": \"%s\", \"url\": "
 	    "\"http://127.0.0.1:%d%s\", \"headers\": {\"Authorization\": "
-	    "\"Bearer t\"}}", mock_port, path);
+	    "\"Bearer t\"}}", strcmp(mode, "--legacy") == 0 ? "sse" :
+	    "streamable_http", mock_port, path);
 	server_file("fake", t);
 }
 
@@ -569,6 +568,42 @@ START_TEST(http_errors)
 }
 END_TEST
 
+/* The legacy HTTP+SSE transport: a GET stream, POSTs beside it. */
+START_TEST(legacy_sse)
+{
+	json_t	*log, *r;
+	size_t	 i;
+
+	fake_http("--legacy", "/sse");
+	nodefix_set(&F, "{s:{s:s}}", "arguments", "q", "{name}");
+	ck_output("{\"q\": \"Ann\"}");
+	log = mock_log();
+	ck_assert_int_eq(json_array_size(log), 5);
+	json_array_foreach(log, i, r) {
+		ck_assert_str_eq(json_string_value(json_object_get(r, "path")),
+		    i == 0 ? "/sse" : "/messages?session_id=s1");
+		ck_assert_str_eq(hdr(r, "authorization"), "Bearer t");
+	}
+	ck_assert_str_eq(hdr(json_array_get(log, 0), "accept"),
+	    "text/event-stream");
+	json_decref(log);
+	nodefix_set(&F, "{s:s}", "tool", "structured");
+	ck_output("{\"n\": 1, \"s\": \"\\u00e9\"}");
+	nodefix_set(&F, "{s:s}", "tool", "fail");
+	ck_error_both("MCP tool 'fail' reported an error: boom");
+	nodefix_set(&F, "{s:s}", "tool", "crash");
+	ck_error_both("MCP call to 'fake.crash' failed: Connection closed");
+}
+END_TEST
+
+START_TEST(legacy_sse_origin)
+{
+	fake_http("--legacy", "/evil");
+	ck_error_both("MCP call to 'fake.echo' failed: Endpoint origin does "
+	    "not match connection origin: http://127.0.0.2:1/messages");
+}
+END_TEST
+
 /* ---- the reference server, when node and the package are there ---- */
 
 /* Server "everything" over stdio; false (test skipped) without it. */
@@ -593,6 +628,84 @@ everything(void)
 	nodefix_set(&F, "{s:s}", "server", "everything");
 	return true;
 }
+
+/* server-everything listening over HTTP (mode "streamableHttp" or
+ * "sse") on a free port; its pid, or -1 (skipped) without it. */
+static pid_t
+everything_listen(const char *mode, int *port)
+{
+	char		 js[1024], cwd[512], ps[16];
+	struct it_resp	 r;
+	char		 url[64];
+	pid_t		 pid;
+	int		 i;
+
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(js, sizeof(js), "%s/tests/clients/node_modules/"
+	    "@modelcontextprotocol/server-everything/dist/index.js", cwd);
+	if (!everything())
+		return -1;
+	*port = it_dead_port();
+	snprintf(ps, sizeof(ps), "%d", *port);
+	ck_assert_int_ge(pid = fork(), 0);
+	if (pid == 0) {
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		setenv("PORT", ps, 1);
+		execlp("node", "node", js, mode, (char *)NULL);
+		_exit(127);
+	}
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", *port);
+	for (i = 0; i < 100; i++) {
+		if (it_request_url("GET", url, NULL, NULL, &r) == 0) {
+			it_resp_free(&r);
+			return pid;
+		}
+		usleep(100000);
+	}
+	ck_abort_msg("server-everything did not listen");
+	return -1;
+}
+
+static void
+everything_end(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+}
+
+static void
+everything_http_call(const char *mode, const char *transport,
+    const char *path)
+{
+	char	 t[256];
+	int	 port;
+	pid_t	 pid;
+
+	if ((pid = everything_listen(mode, &port)) == -1)
+		return;
+	snprintf(t, sizeof(t), "{\"transport\": \"%s\", \"url\": "
+	    "\"http://127.0.0.1:%d%s\"}", transport, port, path);
+	server_file("everything", t);
+	nodefix_set(&F, "{s:{s:s}}", "arguments", "message", "hi {name}");
+	ck_output("Echo: hi Ann");
+	nodefix_set(&F, "{s:s, s:{s:i, s:i}}", "tool", "get-sum", "arguments",
+	    "a", 2, "b", 3);
+	ck_output("The sum of 2 and 3 is 5.");
+	everything_end(pid);
+}
+
+START_TEST(everything_http)
+{
+	everything_http_call("streamableHttp", "streamable_http", "/mcp");
+}
+END_TEST
+
+START_TEST(everything_sse)
+{
+	everything_http_call("sse", "sse", "/sse");
+}
+END_TEST
 
 START_TEST(everything_tools)
 {
@@ -672,6 +785,10 @@ main(void)
 		{ "http_json", http_json },
 		{ "http_sse", http_sse },
 		{ "http_errors", http_errors },
+		{ "legacy_sse", legacy_sse },
+		{ "legacy_sse_origin", legacy_sse_origin },
+		{ "everything_http", everything_http },
+		{ "everything_sse", everything_sse },
 		{ "everything_tools", everything_tools },
 		{ "everything_env", everything_env },
 	};

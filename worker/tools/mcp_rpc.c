@@ -88,6 +88,12 @@ mcp_rpc_next(struct mcp_rpc *r)
 	return s;
 }
 
+bool
+mcp_rpc_queued(const struct mcp_rpc *r)
+{
+	return json_array_size(r->r_queue) > 0;
+}
+
 void
 mcp_rpc_fail(struct mcp_rpc *r, const char *cause)
 {

@@ -33,6 +33,9 @@ void		 mcp_rpc_free(struct mcp_rpc *);	/* NULL-safe */
  * is queued. Caller frees. */
 char		*mcp_rpc_next(struct mcp_rpc *);
 
+/* Is a message waiting to be sent? */
+bool		 mcp_rpc_queued(const struct mcp_rpc *);
+
 /* One message from the server, as text (a batch array is fed member by
  * member). Text that is not JSON is ignored. Returns the state. */
 enum mcp_state	 mcp_rpc_feed(struct mcp_rpc *, const char *p, size_t n);
