@@ -639,6 +639,7 @@ everything_listen(const char *mode, int *port)
 	char		 url[64];
 	pid_t		 pid;
 	int		 i;
+	bool		 up;
 
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	snprintf(js, sizeof(js), "%s/tests/clients/node_modules/"
@@ -649,18 +650,19 @@ everything_listen(const char *mode, int *port)
 	snprintf(ps, sizeof(ps), "%d", *port);
 	ck_assert_int_ge(pid = fork(), 0);
 	if (pid == 0) {
-		freopen("/dev/null", "w", stdout);
-		freopen("/dev/null", "w", stderr);
+		if (freopen("/dev/null", "w", stdout) == NULL ||
+		    freopen("/dev/null", "w", stderr) == NULL)
+			_exit(126);
 		setenv("PORT", ps, 1);
 		execlp("node", "node", js, mode, (char *)NULL);
 		_exit(127);
 	}
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", *port);
 	for (i = 0; i < 100; i++) {
-		if (it_request_url("GET", url, NULL, NULL, &r) == 0) {
-			it_resp_free(&r);
+		up = it_request_url("GET", url, NULL, NULL, &r) == 0;
+		it_resp_free(&r);
+		if (up)
 			return pid;
-		}
 		usleep(100000);
 	}
 	ck_abort_msg("server-everything did not listen");
