@@ -568,6 +568,36 @@ START_TEST(http_errors)
 }
 END_TEST
 
+/* A slow tool over HTTP: the deadline and a cancel end the call. */
+START_TEST(http_slow)
+{
+	struct buf	 out = BUF_INIT;
+	struct wresult	 res;
+	uint64_t	 t0;
+	int		 i;
+
+	for (i = 0; i < 2; i++) {
+		fake_http(i == 0 ? "--json" : "--legacy", i == 0 ? "/mcp" :
+		    "/sse");
+		nodefix_set(&F, "{s:s, s:i}", "tool", "slow", "timeout", 1);
+		t0 = clock_mono_ms();
+		ck_error("MCP call to 'fake.slow' timed out after 1s (connect, "
+		    "initialize handshake, or tool call did not complete).");
+		ck_assert_uint_lt(clock_mono_ms() - t0, 2500);
+		json_object_del(F.nf_node, "timeout");
+		F.nf_rq.fr_cancel_at = F.nf_rq.fr_wakes + F.nf_rq.fr_stops + 4;
+		t0 = clock_mono_ms();
+		ck_assert_int_eq(run(&out, &res), -1);
+		ck_assert_int_eq(res.r_status, RQ_CANCELLED);
+		ck_assert_uint_lt(clock_mono_ms() - t0, 2500);
+		F.nf_rq.fr_cancel_at = 0;
+		it_double_stop(mock_pid);
+		mock_pid = -1;
+	}
+	buf_free(&out);
+}
+END_TEST
+
 /* The legacy HTTP+SSE transport: a GET stream, POSTs beside it. */
 START_TEST(legacy_sse)
 {
@@ -787,6 +817,7 @@ main(void)
 		{ "http_json", http_json },
 		{ "http_sse", http_sse },
 		{ "http_errors", http_errors },
+		{ "http_slow", http_slow },
 		{ "legacy_sse", legacy_sse },
 		{ "legacy_sse_origin", legacy_sse_origin },
 		{ "everything_http", everything_http },
