@@ -117,7 +117,8 @@ mcp_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	    xf_choice("MCPToolCall", "onError", json_object_get(x->nx_node,
 	    "onError"), on_error, &oe, &err) == 0 &&
 	    (args = arguments(x)) == NULL)
-		buf_adds(&err, "MCPToolCall 'arguments' must be a JSON object.");
+		buf_adds(&err, "MCPToolCall 'arguments' must be a JSON "
+		    "object.");
 	if (args != NULL) {
 		c.mc_server = server;
 		c.mc_tool = tool;

@@ -161,7 +161,8 @@ envp_of(json_t *root, struct mcp_server *s, struct buf *err)
 		    strncmp(val, "()", 2) != 0)
 			env_put(s->ms_envp, &n, safe[i], val);
 	json_object_foreach(env, k, v) {
-		if (!json_is_string(v) || strchr(k, '=') != NULL || *k == '\0') {
+		if (!json_is_string(v) || strchr(k, '=') != NULL ||
+		    *k == '\0') {
 			buf_printf(err, "'env' entry '%s' must be a string "
 			    "with a name without '='", k);
 			return -2;
@@ -177,7 +178,8 @@ stdio_of(json_t *root, struct mcp_server *s, struct buf *err)
 	json_t	*cwd = json_object_get(root, "cwd");
 	int	 r;
 
-	if ((r = argv_of(root, s, err)) != 0 || (r = envp_of(root, s, err)) != 0)
+	if ((r = argv_of(root, s, err)) != 0 ||
+	    (r = envp_of(root, s, err)) != 0)
 		return r;
 	if (cwd != NULL && !json_is_null(cwd) && !json_is_string(cwd)) {
 		buf_adds(err, "'cwd' must be a string");

@@ -116,9 +116,10 @@ mcp_rpc_closed(struct mcp_rpc *r)
 static void
 on_request(struct mcp_rpc *r, const json_t *m)
 {
-	const char	*method = json_string_value(json_object_get(m, "method"));
+	const char	*method;
 	json_t		*a = json_pack("{s:O}", "id", json_object_get(m, "id"));
 
+	method = json_string_value(json_object_get(m, "method"));
 	if (strcmp(method, "ping") == 0)
 		json_object_set_new(a, "result", json_object());
 	else

@@ -100,7 +100,8 @@ mcp_schema_check(const json_t *schema, const json_t *v, struct buf *why)
 
 	if (!json_is_object(schema))
 		return 0;
-	if (check_type(schema, v, why) == -1 || check_enum(schema, v, why) == -1)
+	if (check_type(schema, v, why) == -1 ||
+	    check_enum(schema, v, why) == -1)
 		return -1;
 	if (json_is_object(v))
 		return check_object(schema, v, why);

@@ -112,7 +112,8 @@ post(struct sx *x, const char *msg)
 	struct mcp_run		*r = x->x_run;
 	struct transport_result	 res = { .err_body = BUF_INIT };
 	uint64_t		 now = clock_mono_ms();
-	char			**hd = headers(x, "Content-Type: application/json");
+	char			**hd = headers(x,
+				    "Content-Type: application/json");
 	struct transport_call	 c = { .url = x->x_endpoint,
 	    .headers = (const char *const *)hd, .body = msg,
 	    .body_len = strlen(msg), .connect_timeout_ms = r->mr_timeout_ms };
@@ -165,7 +166,8 @@ talk(struct sx *x, struct transport_bg *bg, struct transport_result *gres)
 	w = transport_bg_wait(bg, r->mr_hooks, r->mr_deadline, have_endpoint,
 	    x);
 	while (w == 1 && mcp_rpc_state(r->mr_rpc) == MCPS_RUNNING) {
-		while (e == MCPE_ENDED && (m = mcp_rpc_next(r->mr_rpc)) != NULL) {
+		while (e == MCPE_ENDED &&
+		    (m = mcp_rpc_next(r->mr_rpc)) != NULL) {
 			e = post(x, m);
 			free(m);
 		}
