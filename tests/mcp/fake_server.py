@@ -33,7 +33,13 @@ def tools():
         t = {"name": n, "inputSchema": {"type": "object"}}
         if n in ("structured", "badstruct", "nostruct"):
             t["outputSchema"] = SCHEMA
+        if n == "echo":
+            t["description"] = "Echo the arguments"
+        if n == "two":
+            t["inputSchema"] = {}
         out.append(t)
+    out.append({"description": "a tool without a name",
+                "inputSchema": {"type": "object"}})
     return {"tools": out}
 
 

@@ -15,6 +15,7 @@
 
 #include "../../common/clock.h"
 #include "../../worker/llm/transport.h"
+#include "../../worker/tools/mcp.h"
 #include "../../worker/nodes/nodes.h"
 #include "../testmain.h"
 #include "nodefix.h"
@@ -646,6 +647,51 @@ START_TEST(legacy_sse_origin)
 }
 END_TEST
 
+/* ---- A4.8: list_tools ---- */
+
+/* The server's tools as mcp_list_tools gives them, or its error. */
+static enum mcp_outcome
+list_tools(const char *server, struct buf *out)
+{
+	struct mcp_call	 c = { F.nf_it.it_dir, server, NULL, NULL,
+			    { 5, true } };
+
+	buf_reset(out);
+	return mcp_list_tools(&c, NULL, out);
+}
+
+START_TEST(list_tools_fake)
+{
+	struct buf	 out = BUF_INIT;
+	json_t		*v;
+
+	fake_stdio("", "");
+	ck_assert_int_eq(list_tools("fake", &out), MCP_OK);
+	buf_addc(&out, '\0');
+	ck_assert_ptr_nonnull(v = json_loads(out.b_data, 0, NULL));
+	ck_assert_uint_eq(json_object_size(v), 12);
+	json_decref(v);
+	ck_assert_ptr_nonnull(strstr(out.b_data, "\"echo\":{\"llm_schema\":"
+	    "{\"type\":\"function\",\"name\":\"echo\",\"description\":"
+	    "\"Echo the arguments\",\"parameters\":{\"type\":\"object\"}}}"));
+	ck_assert_ptr_nonnull(strstr(out.b_data, "\"two\":{\"llm_schema\":"
+	    "{\"type\":\"function\",\"name\":\"two\",\"description\":"
+	    "\"Execute two\",\"parameters\":{\"type\":\"object\","
+	    "\"properties\":{}}}}"));
+	ck_assert_int_eq(list_tools("nowhere", &out), MCP_ERROR);
+	buf_addc(&out, '\0');
+	ck_assert_str_eq(out.b_data, "MCP server config 'nowhere' was not "
+	    "found under Public/Configs/MCPServers/.");
+	fake_stdio("\"--hang\"", "");
+	ck_assert_int_eq(list_tools("fake", &out), MCP_ERROR);
+	buf_addc(&out, '\0');
+	ck_assert_str_eq(out.b_data, "MCP call to 'fake.list_tools' timed out "
+	    "after 5s (connect, initialize handshake, or tool call did not "
+	    "complete).");
+	buf_free(&out);
+}
+END_TEST
+
 /* ---- the reference server, when node and the package are there ---- */
 
 /* Server "everything" over stdio; false (test skipped) without it. */
@@ -776,6 +822,10 @@ START_TEST(everything_tools)
 	    "\"data\": \"") != NULL && strstr(out.b_data, "\"mimeType\": "
 	    "\"image/png\", \"annotations\": null, \"meta\": null}") != NULL,
 	    "%s", out.b_data);
+	ck_assert_int_eq(list_tools("everything", &out), MCP_OK);
+	buf_addc(&out, '\0');
+	ck_assert_ptr_nonnull(strstr(out.b_data, "\"get-sum\":{\"llm_schema\":"
+	    "{\"type\":\"function\",\"name\":\"get-sum\","));
 	nodefix_set(&F, "{s:s}", "tool", "no-such-tool");
 	ck_assert_int_eq(run(&out, &res), -1);
 	ck_assert_msg(strstr(res.r_message, "MCP ") != NULL, "%s",
@@ -831,6 +881,7 @@ main(void)
 		{ "legacy_sse_origin", legacy_sse_origin },
 		{ "everything_http", everything_http },
 		{ "everything_sse", everything_sse },
+		{ "list_tools_fake", list_tools_fake },
 		{ "everything_tools", everything_tools },
 		{ "everything_env", everything_env },
 	};

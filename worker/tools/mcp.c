@@ -36,8 +36,9 @@ run(const struct mcp_server *s, struct mcp_run *r)
 	}
 }
 
+/* One session on s: c's tool called, or (list) the tools listed. */
 static enum mcp_outcome
-session(const struct mcp_call *c, const struct mcp_server *s,
+session(const struct mcp_call *c, bool list, const struct mcp_server *s,
     const struct transport_hooks *h, struct buf *out)
 {
 	struct mcp_run	 r;
@@ -45,7 +46,7 @@ session(const struct mcp_call *c, const struct mcp_server *s,
 	enum mcp_end	 e;
 	bool		 ok;
 
-	r.mr_rpc = mcp_rpc_new(c->mc_tool, c->mc_args);
+	r.mr_rpc = mcp_rpc_new(list ? NULL : c->mc_tool, c->mc_args);
 	r.mr_timeout_ms = ms > 1e12 ? (long)1e12 : (long)ms;
 	r.mr_deadline = clock_mono_ms() + (uint64_t)r.mr_timeout_ms;
 	r.mr_hooks = h;
@@ -67,8 +68,8 @@ session(const struct mcp_call *c, const struct mcp_server *s,
 	return ok ? MCP_OK : MCP_ERROR;
 }
 
-enum mcp_outcome
-mcp_call_tool(const struct mcp_call *c, const struct transport_hooks *h,
+static enum mcp_outcome
+call(const struct mcp_call *c, bool list, const struct transport_hooks *h,
     struct buf *out)
 {
 	static const struct transport_hooks	 none = { -1, 0, NULL, NULL };
@@ -85,10 +86,27 @@ mcp_call_tool(const struct mcp_call *c, const struct transport_hooks *h,
 		buf_free(&err);
 		return MCP_ERROR;
 	}
-	o = session(c, &s, h != NULL ? h : &none, out);
+	o = session(c, list, &s, h != NULL ? h : &none, out);
 	mcp_server_free(&s);
 	if (o == MCP_ERROR)
 		log_info("mcp: %.*s", (int)(out->b_len > 300 ? 300 :
 		    out->b_len), out->b_data);
 	return o;
+}
+
+enum mcp_outcome
+mcp_call_tool(const struct mcp_call *c, const struct transport_hooks *h,
+    struct buf *out)
+{
+	return call(c, false, h, out);
+}
+
+enum mcp_outcome
+mcp_list_tools(const struct mcp_call *c, const struct transport_hooks *h,
+    struct buf *out)
+{
+	struct mcp_call	 l = *c;
+
+	l.mc_tool = "list_tools";
+	return call(&l, true, h, out);
 }

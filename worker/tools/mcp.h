@@ -31,4 +31,18 @@ enum mcp_outcome {
 enum mcp_outcome	mcp_call_tool(const struct mcp_call *,
 			    const struct transport_hooks *, struct buf *out);
 
+/*
+ * WilmerAI's MCPClient.list_tools (addendum A4.8): the same connection
+ * and handshake, then tools/list. On MCP_OK out gets, as compact JSON,
+ * {name: {"llm_schema": {"type": "function", "name": name,
+ * "description": its description or "Execute <name>", "parameters":
+ * its inputSchema or {"type": "object", "properties": {}}}}} (tools
+ * without a name skipped); errors as mcp_call_tool's, with the
+ * operation named "list_tools". c->mc_tool and mc_args are not read.
+ * Nothing in Sluice calls it yet: WilmerAI's callers are its agentic
+ * PythonModule scripts, which import WilmerAI's own modules.
+ */
+enum mcp_outcome	mcp_list_tools(const struct mcp_call *,
+			    const struct transport_hooks *, struct buf *out);
+
 #endif

@@ -6,6 +6,7 @@
 #include "../../common/buf.h"
 #include "../../common/jsonw.h"
 #include "../../common/log.h"
+#include "../../common/pyfmt.h"
 #include "../../common/xmem.h"
 #include "mcp_rpc.h"
 #include "mcp_schema.h"
@@ -53,7 +54,7 @@ mcp_rpc_new(const char *tool, const json_t *args)
 {
 	struct mcp_rpc	*r = xcalloc(1, sizeof(*r));
 
-	r->r_tool = xstrdup(tool);
+	r->r_tool = tool != NULL ? xstrdup(tool) : NULL;
 	r->r_args = json_deep_copy(args);
 	r->r_queue = json_array();
 	buf_init(&r->r_text);
@@ -152,8 +153,11 @@ on_init(struct mcp_rpc *r, const json_t *res)
 	}
 	snprintf(r->r_version, sizeof(r->r_version), "%s", v);
 	queue(r, json_pack("{s:s}", "method", "notifications/initialized"));
-	request(r, ID_CALL, "tools/call", json_pack("{s:s, s:O}", "name",
-	    r->r_tool, "arguments", r->r_args));
+	if (r->r_tool == NULL)
+		request(r, ID_CALL, "tools/list", NULL);
+	else
+		request(r, ID_CALL, "tools/call", json_pack("{s:s, s:O}",
+		    "name", r->r_tool, "arguments", r->r_args));
 }
 
 static void
@@ -216,6 +220,40 @@ on_list(struct mcp_rpc *r, const json_t *res)
 	r->r_wait = -1;
 }
 
+/* The tools of a tools/list result, named, as OpenAI-style function
+ * schemas: {name: {"llm_schema": {...}}}. */
+static void
+on_listed(struct mcp_rpc *r, const json_t *res)
+{
+	json_t		*all = json_object(), *t, *d, *p;
+	const char	*name;
+	size_t		 i;
+	char		*def;
+
+	json_array_foreach(json_object_get(res, "tools"), i, t) {
+		name = json_string_value(json_object_get(t, "name"));
+		if (name == NULL || *name == '\0') {
+			log_warnx("mcp: a tool without a name; skipped");
+			continue;
+		}
+		d = json_object_get(t, "description");
+		p = json_object_get(t, "inputSchema");
+		def = xasprintf("Execute %s", name);
+		json_object_set_new(all, name, json_pack("{s:{s:s, s:s, s:o, "
+		    "s:o}}", "llm_schema", "type", "function", "name", name,
+		    "description", pyfmt_truthy(d) ? json_incref(d) :
+		    json_string(def), "parameters", pyfmt_truthy(p) ?
+		    json_incref(p) : json_pack("{s:s, s:{}}", "type", "object",
+		    "properties")));
+		free(def);
+	}
+	buf_reset(&r->r_text);
+	jsonw_dump(&r->r_text, all, JSONW_COMPACT);
+	json_decref(all);
+	r->r_state = MCPS_DONE;
+	r->r_wait = -1;
+}
+
 /* An answer to one of our requests. */
 static void
 on_response(struct mcp_rpc *r, const json_t *m)
@@ -236,7 +274,10 @@ on_response(struct mcp_rpc *r, const json_t *m)
 		on_init(r, json_object_get(m, "result"));
 		break;
 	case ID_CALL:
-		on_call(r, json_object_get(m, "result"));
+		if (r->r_tool == NULL)
+			on_listed(r, json_object_get(m, "result"));
+		else
+			on_call(r, json_object_get(m, "result"));
 		break;
 	default:
 		on_list(r, json_object_get(m, "result"));

@@ -25,7 +25,9 @@ enum mcp_state {
 struct mcp_rpc;
 
 /* A session calling tool with args (a JSON object, borrowed for the
- * call: copied). */
+ * call: copied); with tool NULL, one listing the server's tools instead
+ * (tools/list after the handshake; mcp_rpc_text then gives them as
+ * addendum A4.8 normalises them, compact JSON). */
 struct mcp_rpc	*mcp_rpc_new(const char *tool, const json_t *args);
 void		 mcp_rpc_free(struct mcp_rpc *);	/* NULL-safe */
 
