@@ -110,7 +110,8 @@ PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c \
 		   pystr.c)
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
-		   nodetypes.c sha256.c textchunk.c tokens.c uuid.c xmem.c) \
+		   nodetypes.c sha256.c textchunk.c tokens.c utf8.c uuid.c \
+		   xmem.c) \
 		   $(PYFMT_SRCS)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
@@ -125,6 +126,8 @@ SUP_SRCS	:= $(addprefix gateway/,sup.c sup_backoff.c sup_frames.c \
 GATEWAY_SRCS	+= $(SUP_SRCS)
 # what a web page may do here: the Host and Origin rules
 GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
+# Open WebUI's tool-choosing requests (interceptOpenWebUIToolRequests)
+GATEWAY_SRCS	+= gateway/owui.c
 # The worker, one folder per layer, top first (docs/HACKING.md): each
 # uses only the folders below it (scripts/layers.py checks the link).
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
@@ -162,7 +165,8 @@ W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_toolparse.c clean_tools.c filter.c)
 W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 		   store_stmt.c cache.c)
-W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c vars.c \
+W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
+		   msgs_tooltext.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
 WORKER_SRCS	:= worker/main.c worker/fault.c $(W_LOOP) $(W_ENGINE) \
 		   $(W_NODES) $(W_TOOLS) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
@@ -304,7 +308,7 @@ check_lines_OBJS	:= $(call obj,worker/llm/lines.c)
 check_conf_OBJS		:=
 check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
-			   gateway/begtags.c)
+			   gateway/begtags.c gateway/owui.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
 			   $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
@@ -338,7 +342,7 @@ check_registry_A	:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
-			   vars_conv.c vars_json.c))
+			   vars_conv.c vars_json.c msgs_tooltext.c))
 check_vars_A		:= CORE
 check_store_OBJS	:= $(call obj,$(filter-out worker/store/cache.c, \
 			   $(W_STORE)))

@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "json.h"
+#include "utf8.h"
 #include "xmem.h"
 
 #define JFILE_MAX	(4u << 20)
@@ -838,38 +839,6 @@ jget_strlist(const struct jfile *jf, json_t *obj, const char *key,
 
 /* ---- escaping ------------------------------------------------------ */
 
-/* Length of the UTF-8 sequence at p (n > 0 bytes left). *ok is false
- * for an invalid sequence, whose length is then that of its maximal
- * invalid prefix (at least 1), as Unicode's substitution practice says. */
-static size_t
-utf8_seq(const unsigned char *p, size_t n, bool *ok)
-{
-	unsigned char	 c = p[0], lo = 0x80, hi = 0xbf;
-	size_t		 need, i;
-
-	*ok = false;
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 2;
-	else if (c >= 0xe0 && c <= 0xef) {
-		need = 3;
-		lo = c == 0xe0 ? 0xa0 : 0x80;
-		hi = c == 0xed ? 0x9f : 0xbf;	/* no surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 4;
-		lo = c == 0xf0 ? 0x90 : 0x80;
-		hi = c == 0xf4 ? 0x8f : 0xbf;	/* max U+10FFFF */
-	} else
-		return 1;
-	for (i = 1; i < need; i++) {
-		if (i >= n || p[i] < lo || p[i] > hi)
-			return i;
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	*ok = true;
-	return need;
-}
-
 static void
 escape_ctl(struct buf *out, unsigned char c)
 {
@@ -900,7 +869,6 @@ json_escape(struct buf *out, const char *s, size_t n)
 {
 	const unsigned char	*p = (const unsigned char *)s;
 	size_t			 i = 0, run, len;
-	bool			 ok;
 
 	buf_reserve(out, n);
 	while (i < n) {
@@ -917,8 +885,7 @@ json_escape(struct buf *out, const char *s, size_t n)
 		} else if (p[i] < 0x20 || p[i] == 0x7f)
 			escape_ctl(out, p[i++]);
 		else {
-			len = utf8_seq(p + i, n - i, &ok);
-			if (ok)
+			if (utf8_next(s + i, n - i, &len) != UTF8_BAD)
 				buf_add(out, s + i, len);
 			else
 				buf_add(out, "\xef\xbf\xbd", 3);

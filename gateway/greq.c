@@ -20,6 +20,7 @@
 #include "greq.h"
 #include "gw.h"
 #include "metrics.h"
+#include "owui.h"
 #include "resp.h"
 #include "users.h"
 
@@ -658,11 +659,29 @@ gate_cb(void *owner, bool admitted)
 	finish(q);
 }
 
+/* Open WebUI's tool-choosing request, for a user who wants it
+ * answered at once: the answer into owui, the model the Ollama answer
+ * names being the request's own (else the echo). */
+static void
+owui_answer(int api, json_t *root, const struct gw_user *u,
+    const char *wf, struct buf *owui)
+{
+	const char	*m = api_model(root);
+	char		*echo = modelsel_echo(u->gu_name, wf[0] != '\0' ? wf :
+			    NULL);
+
+	resp_owui_tools(owui, api, api == API_OLLAMA_CHAT && m != NULL &&
+	    *m != '\0' ? m : echo, (int64_t)time(NULL));
+	free(echo);
+}
+
 /* Parse the body and choose the user and shared workflow its model
- * field names (WilmerAI 1.5). Returns 0, or -1 with status and err. */
+ * field names (WilmerAI 1.5). Returns 0, 1 with the whole answer in
+ * owui (interceptOpenWebUIToolRequests), or -1 with status and err. */
 static int
 parse(struct greq *q, const struct http_request *hr, int api,
-    struct api_limits *lim, int *status, char err[API_ERRLEN])
+    struct api_limits *lim, int *status, char err[API_ERRLEN],
+    struct buf *owui)
 {
 	struct gw		*g = q->q_gw;
 	const struct gw_user	*u;
@@ -683,6 +702,9 @@ parse(struct greq *q, const struct http_request *hr, int api,
 		free(names);
 		*status = 400;
 		r = -1;
+	} else if (u->gu_owui && owui_tool_request(api, root)) {
+		owui_answer(api, root, u, wf, owui);
+		r = 1;
 	} else {
 		key_scope(hr, ks);
 		lim->user = u->gu_name;
@@ -702,7 +724,8 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 {
 	struct greq		*q = greq_new(g, conn, hr);
 	char			 err[API_ERRLEN];
-	int			 status;
+	int			 status, r;
+	struct buf		 owui = BUF_INIT;
 	const struct gw_conf	*c = &g->g_conf;
 	struct api_limits	 lim = { c->c_request_timeout_ms,
 				    c->c_concurrency_level == GW_CL_ENDPOINT ?
@@ -711,8 +734,14 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 
 	g->g_cnt.gc_completions++;
 	q->q_rc.rc_api = api;
-	if (parse(q, hr, api, &lim, &status, err) == -1 ||
-	    idempotency(q, hr, &status, err) == -1) {
+	if ((r = parse(q, hr, api, &lim, &status, err, &owui)) == 1) {
+		http_reply(conn, 200, "application/json", NULL, owui.b_data,
+		    owui.b_len);
+		buf_free(&owui);
+		finish(q);
+		return;
+	}
+	if (r == -1 || idempotency(q, hr, &status, err) == -1) {
 		g->g_cnt.gc_rejected++;
 		send_error(q, status, err);
 		finish(q);

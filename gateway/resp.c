@@ -209,6 +209,31 @@ created_at(struct buf *out)
 	buf_printf(out, "\"%s.%06ldZ\"", s, (long)tv.tv_usec);
 }
 
+void
+resp_owui_tools(struct buf *out, int api, const char *model, int64_t created)
+{
+	if (api == API_OLLAMA_CHAT) {
+		buf_adds(out, "{\"created_at\":");
+		created_at(out);
+		buf_adds(out, ",\"done\":true,\"done_reason\":\"stop\","
+		    "\"eval_count\":0,\"eval_duration\":0,\"load_duration\":0,"
+		    "\"message\":{\"content\":\"\",\"role\":\"assistant\"},"
+		    "\"model\":");
+		jcstr(out, model);
+		buf_adds(out, ",\"prompt_eval_count\":0,\"prompt_eval_duration\""
+		    ":0,\"total_duration\":0}\n");
+		return;
+	}
+	buf_adds(out, "{\"choices\":[{\"finish_reason\":\"tool_calls\","
+	    "\"index\":0,\"logprobs\":null,\"message\":{\"content\":null,"
+	    "\"role\":\"assistant\",\"tool_calls\":[]}}],");
+	buf_printf(out, "\"created\":%lld,\"id\":\"chatcmpl-opnwui-tool-%lld\","
+	    "\"model\":", (long long)created, (long long)created);
+	jcstr(out, model);
+	buf_adds(out, ",\"object\":\"chat.completion\",\"system_fingerprint\":"
+	    "\"wmr_123456789\",\"usage\":{}}\n");
+}
+
 static void
 ollama_head(struct buf *out, const struct resp_ctx *rc)
 {

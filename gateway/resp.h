@@ -55,6 +55,14 @@ void	resp_stream_heartbeat(struct buf *out, const struct resp_ctx *);
 void	resp_whole(struct buf *out, const struct resp_ctx *,
 	    const struct resp_answer *);
 
+/* The answer to Open WebUI's tool-choosing request (owui.h), as
+ * WilmerAI sends it whatever "stream" said: one JSON object, keys
+ * sorted, with a trailing newline. OpenAI chat: a chat.completion with
+ * no tool call, id "chatcmpl-opnwui-tool-<created>", finish_reason
+ * "tool_calls"; Ollama chat: an empty, done message for model. */
+void	resp_owui_tools(struct buf *out, int api, const char *model,
+	    int64_t created);
+
 /* Error body for a route family: ollama true gives {"error": "..."},
  * otherwise the OpenAI object {"error": {"message","type","code"}}. */
 void	resp_error(struct buf *out, bool ollama, int status,

@@ -6,6 +6,7 @@
 #include "../common/buf.h"
 #include "../common/conf.h"
 #include "../common/log.h"
+#include "../common/pyfmt.h"
 #include "../common/xmem.h"
 #include "gw.h"
 #include "users.h"
@@ -43,6 +44,8 @@ users_load(struct gw *g, const char *why)
 		v[i].gu_name = xstrdup(g->g_conf.c_users[i]);
 		v[i].gu_shared = xstrdup(u->u_shared_folder);
 		v[i].gu_allow = u->u_allow_shared;
+		v[i].gu_owui = pyfmt_truthy(json_object_get(u->u_file.jf_root,
+		    "interceptOpenWebUIToolRequests"));
 		conf_user_free(u);
 	}
 	free_list(g->g_users, g->g_nusers);

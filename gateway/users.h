@@ -13,6 +13,9 @@ struct gw_user {
 	char	*gu_name;	/* as configured (--user) */
 	char	*gu_shared;	/* its sharedWorkflowsSubDirectoryOverride */
 	bool	 gu_allow;	/* allowSharedWorkflows: list them */
+	bool	 gu_owui;	/* interceptOpenWebUIToolRequests (truthy):
+				   answer Open WebUI's tool-choosing
+				   requests at once (owui.h) */
 };
 
 /* (Re)load every configured user's file into g->g_users. On failure

@@ -562,6 +562,82 @@ START_TEST(tool_calls_pass_through)
 }
 END_TEST
 
+/* lowercaseToolCallFunctionNames (addendum A8.3): the responder's
+ * tool-call names reach the client lower-cased, streamed and not; the
+ * arguments and a node without the flag are left alone. */
+START_TEST(tool_call_names_lowercased)
+{
+	static const char *const nodes[] = {
+	    "[{\"type\": \"Standard\", \"endpointName\": \"Mock\", "
+	    "\"prompt\": \"\", \"allowTools\": true, "
+	    "\"lowercaseToolCallFunctionNames\": true}]",
+	    "[{\"type\": \"Standard\", \"endpointName\": \"Mock\", "
+	    "\"prompt\": \"\", \"allowTools\": true, "
+	    "\"lowercaseToolCallFunctionNames\": false}]" };
+	static const char *const want[] = { "\"name\":\"get_\xc3\xa9t\xc3\xa9\"",
+	    "\"name\":\"Get_\xc3\x89t\xc3\xa9\"" };
+	struct it_resp	 r;
+	char		*body;
+	int		 stream;
+
+	start_with(NULL, nodes[_i]);
+	go();
+	for (stream = 0; stream < 2; stream++) {
+		if (asprintf(&body, "{\"model\": \"x\", \"stream\": %s, "
+		    "\"messages\": [{\"role\": \"user\", \"content\": "
+		    "\"#mock {\\\"tool_calls\\\": [{\\\"name\\\": "
+		    "\\\"Get_\xc3\x89t\xc3\xa9\\\", \\\"arguments\\\": "
+		    "{\\\"City\\\": \\\"PARIS\\\"}}]}\"}], \"tools\": "
+		    "[{\"type\": \"function\", \"function\": {\"name\": "
+		    "\"Get_\xc3\x89t\xc3\xa9\"}}]}", stream ? "true" : "false")
+		    == -1)
+			abort();
+		ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+		    body, &r), 0);
+		ck_assert_int_eq(r.r_status, 200);
+		ck_assert_msg(strstr(r.r_body.b_data, want[_i]) != NULL,
+		    "%s", r.r_body.b_data);
+		ck_assert_msg(strstr(r.r_body.b_data, "PARIS") != NULL,
+		    "%s", r.r_body.b_data);
+		it_resp_free(&r);
+		free(body);
+	}
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* includeToolCallsInConversation (addendum A8.4) through the gateway:
+ * the node's prompt variable shows the client's tool exchange. */
+START_TEST(tool_calls_in_prompt_variables)
+{
+	const char	*body = "{\"model\": \"x\", \"messages\": ["
+			    "{\"role\": \"user\", \"content\": \"ls?\"}, "
+			    "{\"role\": \"assistant\", \"content\": null, "
+			    "\"tool_calls\": [{\"id\": \"c1\", \"type\": "
+			    "\"function\", \"function\": {\"name\": \"bash\", "
+			    "\"arguments\": \"{\\\"command\\\": \\\"ls\\\"}\"}}]},"
+			    " {\"role\": \"tool\", \"tool_call_id\": \"c1\", "
+			    "\"content\": \"a.txt\"}, {\"role\": \"user\", "
+			    "\"content\": \"and?\"}]}";
+	struct it_resp	 r;
+	json_t		*log;
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Mock\", \"prompt\": \"{chat_user_prompt_last_four}\", "
+	    "\"includeToolCallsInConversation\": true}]");
+	go();
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == 200, "%s", r.r_body.b_data);
+	it_resp_free(&r);
+	log = it_mock_log(&T, false);
+	ASSERT_SENT(log, 0, 0, "user: ls?\n[Tool Call: bash] ls\n"
+	    "[Tool Result: bash ls] a.txt\nand?");
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
 /* Spec 8 on every LLM node: think blocks out, prefixes off, reasoning
  * as a field when the endpoint asks; non-responders are cleaned too. */
 START_TEST(outputs_are_cleaned)
@@ -1141,6 +1217,8 @@ flow_suite(void)
 	tcase_add_test(tc, failover_to_backup_endpoint);
 	tcase_add_test(tc, retries_without_backup);
 	tcase_add_test(tc, tool_calls_pass_through);
+	tcase_add_loop_test(tc, tool_call_names_lowercased, 0, 2);
+	tcase_add_test(tc, tool_calls_in_prompt_variables);
 	tcase_add_test(tc, outputs_are_cleaned);
 	tcase_add_test(tc, tool_call_markers_become_calls);
 	tcase_add_test(tc, group_chat_speaker);

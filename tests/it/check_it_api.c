@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../testmain.h"
@@ -302,6 +303,108 @@ START_TEST(ollama_chat_whole_and_generate)
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
 	    json_object_get(sent, "messages"), 1), "role")), "user");
 	json_decref(j);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* Open WebUI's tool-choosing request, with a system prompt holding
+ * its sentence (interceptOpenWebUIToolRequests, addendum A8.8). */
+#define OWUI_ASK(stream) "{\"model\":\"it\",\"stream\":" stream "," \
+	"\"messages\":[{\"role\":\"system\",\"content\":\"Available " \
+	"Tools: []\\nYour task is to choose and return the correct tool(s) " \
+	"from the list of available tools based on the query. Answer " \
+	"in JSON.\"},{\"role\":\"user\",\"content\":\"#mock " \
+	"{\\\"text\\\": \\\"ran\\\"}\"}]}"
+
+/* The body of the answer to path with body: status 200 and JSON
+ * whatever "stream" said. Caller frees. */
+static char *
+owui_answer(const char *path, const char *body)
+{
+	struct it_resp	 r;
+	char		 ct[64], *s;
+
+	ck_assert_int_eq(it_request(&T, "POST", path, body, &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	ck_assert_str_eq(it_header(&r, "Content-Type", ct, sizeof(ct)),
+	    "application/json");
+	s = strdup(r.r_body.b_data);
+	it_resp_free(&r);
+	return s;
+}
+
+/* WilmerAI's answers, byte for byte (Flask's jsonify: keys sorted,
+ * compact, a newline at the end), with the time a carries. */
+static void
+owui_expect(const char *a, bool ollama)
+{
+	char		 want[600], at[40] = "";
+	long long	 t = 0;
+	const char	*p;
+
+	if (ollama) {
+		if ((p = strstr(a, "\"created_at\":\"")) != NULL)
+			sscanf(p + 14, "%39[^\"]", at);
+		snprintf(want, sizeof(want), "{\"created_at\":\"%s\",\"done\":"
+		    "true,\"done_reason\":\"stop\",\"eval_count\":0,"
+		    "\"eval_duration\":0,\"load_duration\":0,\"message\":"
+		    "{\"content\":\"\",\"role\":\"assistant\"},\"model\":"
+		    "\"it\",\"prompt_eval_count\":0,\"prompt_eval_duration\":0,"
+		    "\"total_duration\":0}\n", at);
+		ck_assert_uint_eq(strlen(at), 27);
+	} else {
+		if ((p = strstr(a, "\"created\":")) != NULL)
+			t = atoll(p + 10);
+		snprintf(want, sizeof(want), "{\"choices\":[{\"finish_reason\":"
+		    "\"tool_calls\",\"index\":0,\"logprobs\":null,"
+		    "\"message\":{\"content\":null,\"role\":\"assistant\","
+		    "\"tool_calls\":[]}}],\"created\":%lld,\"id\":"
+		    "\"chatcmpl-opnwui-tool-%lld\",\"model\":\"it\",\"object\":"
+		    "\"chat.completion\",\"system_fingerprint\":"
+		    "\"wmr_123456789\",\"usage\":{}}\n", t, t);
+		ck_assert_int_ge(t, (long long)time(NULL) - 60);
+	}
+	ck_assert_str_eq(a, want);
+}
+
+START_TEST(owui_tool_requests_answered_at_once)
+{
+	char	*a;
+	int	 i;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, NULL, NULL);
+	it_user_set(&T, "interceptOpenWebUIToolRequests", json_true());
+	it_gateway_start(&T, NULL);
+	for (i = 0; i < 2; i++) {
+		a = owui_answer("/v1/chat/completions", i ? OWUI_ASK("true") :
+		    OWUI_ASK("false"));
+		owui_expect(a, false);
+		free(a);
+		a = owui_answer("/api/chat", i ? OWUI_ASK("true") :
+		    OWUI_ASK("false"));
+		owui_expect(a, true);
+		free(a);
+	}
+	/* No workflow ran for them. */
+	ck_assert_int_eq(mock_stat("requests"), 0);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* The same requests for a user without the flag run the workflow. */
+START_TEST(owui_tool_requests_run_without_the_flag)
+{
+	struct it_resp	 r;
+
+	start(NULL);
+	ck_assert_int_eq(it_request(&T, "POST", "/api/chat",
+	    OWUI_ASK("false"), &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"content\":\"ran\""));
+	it_resp_free(&r);
+	ck_assert_int_eq(mock_stat("requests"), 1);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -741,6 +844,8 @@ it_api_suite(void)
 	test_case(s, "ollama_tool_calls", ollama_tool_calls_before_the_final_line, 60);
 	test_case(s, "tags_completions", tags_version_and_completions, 60);
 	test_case(s, "ps_show", ps_and_show, 60);
+	test_case(s, "owui", owui_tool_requests_answered_at_once, 60);
+	test_case(s, "owui_off", owui_tool_requests_run_without_the_flag, 60);
 	test_case(s, "delete", delete_cancels_by_request_id, 60);
 	test_case(s, "idempotency", idempotency_key_displaces_older_request, 60);
 	test_case(s, "nonstream_disconnect", nonstream_disconnect_cancels, 60);

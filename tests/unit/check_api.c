@@ -7,6 +7,7 @@
 #include "../../common/log.h"
 #include "../../gateway/api.h"
 #include "../../gateway/begtags.h"
+#include "../../gateway/owui.h"
 #include "../../gateway/resp.h"
 #include "../../proto/proto.h"
 #include "../testmain.h"
@@ -774,6 +775,55 @@ START_TEST(tool_call_deltas_merge)
 }
 END_TEST
 
+/* Which bodies are Open WebUI choosing a tool (addendum A8.8). */
+START_TEST(owui_tool_request_seen)
+{
+	static const struct {
+		int		 api;
+		const char	*body;
+		bool		 want;
+	} c[] = {
+	    { API_OPENAI_CHAT, "{\"messages\": [{\"role\": \"user\", "
+	      "\"content\": \"hi\"}, {\"role\": \"system\", \"content\": "
+	      "\"x Your task is to choose and return the correct tool(s) from "
+	      "the list of available tools based on the query y\"}]}", true },
+	    { API_OLLAMA_CHAT, "{\"messages\": [{\"role\": \"system\", "
+	      "\"content\": \"Your task is to choose and return the correct "
+	      "tool(s) from the list of available tools based on the "
+	      "query\"}]}", true },
+	    /* the sentence cut short, in a user message, not a string, on
+	     * the routes that are not chat, no messages at all */
+	    { API_OPENAI_CHAT, "{\"messages\": [{\"role\": \"system\", "
+	      "\"content\": \"Your task is to choose and return the correct "
+	      "tool(s) from the list of available tools\"}]}", false },
+	    { API_OPENAI_CHAT, "{\"messages\": [{\"role\": \"user\", "
+	      "\"content\": \"Your task is to choose and return the correct "
+	      "tool(s) from the list of available tools based on the "
+	      "query\"}]}", false },
+	    { API_OPENAI_CHAT, "{\"messages\": [{\"role\": \"system\", "
+	      "\"content\": [{\"type\": \"text\", \"text\": \"Your task is "
+	      "to choose and return the correct tool(s) from the list of "
+	      "available tools based on the query\"}]}]}", false },
+	    { API_OLLAMA_GENERATE, "{\"messages\": [{\"role\": \"system\", "
+	      "\"content\": \"Your task is to choose and return the correct "
+	      "tool(s) from the list of available tools based on the "
+	      "query\"}]}", false },
+	    { API_OPENAI_CHAT, "{\"messages\": 5}", false },
+	    { API_OPENAI_CHAT, "{}", false },
+	};
+	json_t	*root;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		root = json_loads(c[i].body, 0, NULL);
+		ck_assert_ptr_nonnull(root);
+		ck_assert_msg(owui_tool_request(c[i].api, root) == c[i].want,
+		    "case %zu", i);
+		json_decref(root);
+	}
+}
+END_TEST
+
 static Suite *
 api_suite(void)
 {
@@ -802,6 +852,7 @@ api_suite(void)
 	tcase_add_test(tc, ollama_thinking_hidden);
 	tcase_add_test(tc, generate_and_completion_whole);
 	tcase_add_test(tc, tool_call_deltas_merge);
+	tcase_add_test(tc, owui_tool_request_seen);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,7 @@
 /* check_common.c - buffers, token estimates, safe names, uuids, model selection, base64. */
 #include <check.h>
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "../../common/names.h"
 #include "../../common/textchunk.h"
 #include "../../common/tokens.h"
+#include "../../common/utf8.h"
 #include "../../common/uuid.h"
 #include "../testmain.h"
 
@@ -295,6 +297,40 @@ START_TEST(base64_as_go_reads_it)
 }
 END_TEST
 
+/* Code points read, written, lower-cased (Python's str.lower(), one
+ * code point to one). */
+START_TEST(utf8_points_and_lower)
+{
+	struct buf	 b = BUF_INIT;
+	size_t		 len;
+
+	ck_assert_uint_eq(utf8_next("A", 1, &len), 'A');
+	ck_assert_uint_eq(len, 1);
+	ck_assert_uint_eq(utf8_next("\xc3\xa9", 2, &len), 0xe9);
+	ck_assert_uint_eq(len, 2);
+	ck_assert_uint_eq(utf8_next("\xf0\x9f\x98\x80", 4, &len), 0x1f600);
+	ck_assert_uint_eq(len, 4);
+	/* cut short, overlong, a surrogate, a stray continuation byte */
+	ck_assert_uint_eq(utf8_next("\xc3\xa9", 1, &len), UTF8_BAD);
+	ck_assert_uint_eq(len, 1);
+	ck_assert_uint_eq(utf8_next("\xc0\xaf", 2, &len), UTF8_BAD);
+	ck_assert_uint_eq(utf8_next("\xed\xa0\x80", 3, &len), UTF8_BAD);
+	ck_assert_uint_eq(utf8_next("\x80", 1, &len), UTF8_BAD);
+	ck_assert_uint_eq(utf8_next("\xe2\x82", SIZE_MAX, &len), UTF8_BAD);
+	utf8_put(&b, 0x1f600);
+	utf8_put(&b, 0x20ac);
+	ck_assert_str_eq(b.b_data, "\xf0\x9f\x98\x80\xe2\x82\xac");
+	buf_reset(&b);
+	/* Python: 'Get_Weather \xc0\xc9 \u03a3 \xff'.lower() */
+	utf8_lower(&b, "Get_Weather \xc3\x80\xc3\x89 \xce\xa3 \xff", 21);
+	ck_assert_str_eq(b.b_data, "get_weather \xc3\xa0\xc3\xa9 \xcf\x83 \xff");
+	ck_assert_uint_eq(b.b_len, 21);
+	ck_assert(utf8_isalnum('a') && utf8_isalnum(0xe9) && !utf8_isalnum(' ')
+	    && !utf8_isalnum('_'));
+	buf_free(&b);
+}
+END_TEST
+
 static Suite *
 common_suite(void)
 {
@@ -320,6 +356,7 @@ common_suite(void)
 	tc = tcase_create("uuid");
 	tcase_add_test(tc, uuids_are_v4_and_distinct);
 	suite_add_tcase(s, tc);
+	test_case(s, "utf8", utf8_points_and_lower, 0);
 	tc = tcase_create("base64");
 	tcase_add_test(tc, base64_as_go_reads_it);
 	suite_add_tcase(s, tc);

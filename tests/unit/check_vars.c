@@ -754,6 +754,79 @@ START_TEST(messages_repr)
 }
 END_TEST
 
+/* includeToolCallsInConversation (addendum A8.4): the last_* lists
+ * see the tool calls and results as text; the system prompt and
+ * messages do not; off, nothing changes. */
+START_TEST(tool_calls_in_conversation)
+{
+	struct wmsgs	 l = { NULL, 0 };
+	struct vars	*v = vars_new();
+	struct vars_conv vc;
+	json_t		*node = json_pack("{s:b}",
+			    "includeToolCallsInConversation", 1);
+	char		 big[260];
+
+	memset(big, 'z', 250);
+	big[250] = '\0';
+	wmsgs_add(&l, "system", "S");
+	wmsgs_add(&l, "user", "look");
+	wmsgs_add(&l, "assistant", "");
+	l.v[2].m_tool_calls = strdup("[{\"id\": \"c1\", \"type\": "
+	    "\"function\", \"function\": {\"name\": \"bash\", "
+	    "\"arguments\": \"{\\\"command\\\": \\\"git status\\\", "
+	    "\\\"n\\\": 1}\"}}, {\"id\": \"c2\", \"function\": {\"name\": "
+	    "\"read\", \"arguments\": {\"n\": 2, \"path\": \"/a.txt\"}}}, "
+	    "{\"function\": {\"arguments\": null}}, \"junk\"]");
+	wmsgs_add(&l, "tool", "clean {tree}");
+	l.v[3].m_tool_call_id = strdup("c1");
+	wmsgs_add(&l, "tool", "'use strict';");
+	l.v[4].m_tool_call_id = strdup("c2");
+	wmsgs_add(&l, "tool", "orphan");
+	l.v[5].m_name = strdup("grep");
+	wmsgs_add(&l, "tool", "nobody");
+	wmsgs_add(&l, "assistant", "Done.");
+	l.v[7].m_tool_calls = strdup("[{\"id\": \"c3\", \"function\": "
+	    "{\"name\": \"w\", \"arguments\": \"not json\"}}, {\"id\": "
+	    "\"c4\", \"function\": {\"name\": \"x\", \"arguments\": [1, "
+	    "\"a\"]}}]");
+	wmsgs_add(&l, "tool", big);
+	l.v[8].m_tool_call_id = strdup("c3");
+	memset(&vc, 0, sizeof(vc));
+	vc.vc_node = node;
+	vars_conversation_node(v, &l, &vc);
+	ck_assert_str_eq(get(v, "chat_user_prompt_last_ten"), "look\n"
+	    "[Tool Call: bash] git status\n"
+	    "[Tool Call: read] /a.txt\n"
+	    "[Tool Call: unknown] \n"
+	    "[Tool Result: bash git status] clean {tree}\n"
+	    "[Tool Result: read /a.txt] 'use strict';\n"
+	    "[Tool Result: grep] orphan\n"
+	    "[Tool Result: unknown_tool] nobody\n"
+	    "Done.\n[Tool Call: w] not json\n[Tool Call: x] [1, 'a']\n"
+	    "[Tool Result: w not json] " "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz");
+	/* not the system prompt, not messages */
+	ck_assert_str_eq(get(v, "chat_system_prompt"), "S");
+	ck_assert_ptr_null(strstr(get(v, "messages"), "Tool Call"));
+	/* off: the plain text */
+	json_object_set_new(node, "includeToolCallsInConversation",
+	    json_false());
+	vars_conversation_node(v, &l, &vc);
+	ck_assert_str_eq(get(v, "chat_user_prompt_last_two"), "Done.\n" "zz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz");
+	json_decref(node);
+	vars_free(v);
+	wmsgs_free(&l);
+}
+END_TEST
+
 /* ---- configuration values --------------------------------------------- */
 
 START_TEST(python_str)
@@ -968,6 +1041,7 @@ vars_suite(void)
 	tcase_add_test(tc, role_tags_and_separator);
 	tcase_add_test(tc, n_messages_field);
 	tcase_add_test(tc, messages_repr);
+	tcase_add_test(tc, tool_calls_in_conversation);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("token_limits");
 	tcase_add_test(tc, estimated_token_limit);

@@ -14,6 +14,7 @@
 #include "../../common/tokens.h"
 #include "../../common/xmem.h"
 #include "msgs.h"
+#include "msgs_tooltext.h"
 #include "prompt.h"
 #include "vars.h"
 #include "vars_conv.h"
@@ -86,8 +87,12 @@
  * this same table (WilmerAI: early variables only) and parsed as
  * Python's int() would (surrounding whitespace allowed); true/false
  * count as 1/0 (Python bools are ints); anything else gives the default.
- * NOT DONE: includeToolCallsInConversation (newer WilmerAI; not in the
- * spec) - tool calls do not appear in these variables.
+ * includeToolCallsInConversation (truthy; addendum A8.4): the
+ * chat_/templated_user_prompt_last_*, _n_messages,
+ * _estimated_token_limit and _min_n_max_tokens variables are drawn
+ * from a copy with the tool calls and results written into the text
+ * (msgs_tooltext.c); the system prompt, the without_system pair and
+ * messages are not.
  */
 
 #define WINDOW_HEADROOM	512
@@ -558,16 +563,23 @@ vars_conversation_node(struct vars *vs, const struct wmsgs *l,
 	static const struct vars_conv	 zero;
 	struct conv			 c;
 	struct conv_set			 cs;
+	struct wmsgs			 tt = { NULL, 0 };
+	const struct wmsgs		*sel = l;
 
 	if (vc == NULL)
 		vc = &zero;
+	if (pyfmt_truthy(json_object_get(vc->vc_node,
+	    "includeToolCallsInConversation"))) {
+		wmsgs_tool_text(&tt, l);
+		sel = &tt;
+	}
 	memset(&c, 0, sizeof(c));
-	c.c_l = l;
+	c.c_l = sel;
 	c.c_completion = vc->vc_completion;
 	c.c_tmpl = vc->vc_template;
 	c.c_tags = pyfmt_truthy(json_object_get(vc->vc_node, "addUserAssistantTags"));
 	c.c_sep = separator(vc->vc_user);
-	conv_lists(&c, l, vc->vc_completion);
+	conv_lists(&c, sel, vc->vc_completion);
 	settings(vs, vc, &cs);
 	set_selections(vs, &c, &cs);
 	set_whole(vs, l, vc);
@@ -575,4 +587,5 @@ vars_conversation_node(struct vars *vs, const struct wmsgs *l,
 	free(c.c_chat);
 	free(c.c_tpl);
 	free(c.c_tok);
+	wmsgs_free(&tt);
 }

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/pyfmt.h"
 #include "../../common/tokens.h"
+#include "../../common/utf8.h"
 #include "../clean/clean_conf.h"
 #include "../core/groupchat.h"
 #include "../core/msgs_edit.h"
@@ -44,20 +46,43 @@ estimate(const struct wmsgs *l, const char *prompt)
 	return n;
 }
 
-/* The responder's tool calls (allowTools) go to the client as one
- * chunk, each with its index. */
+/* lowercaseToolCallFunctionNames (addendum A8.3): the function name of
+ * call c, when a string, lower-cased as Python's str.lower(). */
 static void
-emit_tools(struct node_ctx *x, json_t *calls)
+lower_name(json_t *c)
+{
+	json_t		*f = json_object_get(c, "function");
+	json_t		*n = json_object_get(f, "name");
+	struct buf	 b = BUF_INIT;
+
+	if (!json_is_string(n))
+		return;
+	buf_adds(&b, "");
+	utf8_lower(&b, json_string_value(n), json_string_length(n));
+	json_object_set_new(f, "name", json_stringn(b.b_data, b.b_len));
+	buf_free(&b);
+}
+
+/* The responder's tool calls (allowTools) go to the client as one
+ * chunk, each with its index; names lower-cased when the node asks. */
+static void
+emit_tools(struct node_ctx *x, const struct llm_ask *a, json_t *calls)
 {
 	json_t	*c;
 	size_t	 i;
 	char	*s;
+	bool	 lower;
 
 	if (calls == NULL || json_array_size(calls) == 0)
 		return;
-	json_array_foreach(calls, i, c)
+	lower = pyfmt_truthy(json_object_get(a->la_opts,
+	    "lowercaseToolCallFunctionNames"));
+	json_array_foreach(calls, i, c) {
 		if (json_object_get(c, "index") == NULL)
 			json_object_set_new(c, "index", json_integer((json_int_t)i));
+		if (lower)
+			lower_name(c);
+	}
 	s = json_dumps(calls, JSON_COMPACT);
 	rq_emit_tools(x->nx_rq, str_from(s));
 	free(s);
@@ -173,7 +198,7 @@ attempt_run(struct node_ctx *x, const struct llm_ask *a, struct llm_target *t,
 	if (rc == 0) {
 		buf_add(out, o.no_text.b_data, o.no_text.b_len);
 		set_usage(x, &o, estimate(&sent, prompt), res);
-		emit_tools(x, nc.nc_tool_calls);
+		emit_tools(x, a, nc.nc_tool_calls);
 	}
 	json_decref(nc.nc_tool_calls);
 	clean_free(nc.nc_clean);

@@ -1,125 +1,20 @@
 /* kwsearch.c - WilmerAI's keyword search without an LLM (search_utils.py): word tokens, speaker filtering, scored and plain chunk search. */
-#include <ctype.h>
-#include <locale.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wctype.h>
 
 #include "../../common/buf.h"
+#include "../../common/utf8.h"
 #include "../../common/xmem.h"
 #include "kwsearch.h"
 
-#define BAD_CP	0xfffdu		/* an invalid byte, taken one at a time */
-
 /* ---- code points ------------------------------------------------- */
 
-/* The C.UTF-8 locale for iswalnum and towlower, or 0 (then every code
- * point above ASCII counts as a letter and keeps its case). */
-static locale_t
-utf8_locale(void)
-{
-	static locale_t	 loc;
-	static bool	 tried;
-
-	if (!tried) {
-		tried = true;
-		loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	}
-	return loc;
-}
-
-/* The code point at s and its length in *len (1 for an invalid byte,
- * which decodes as BAD_CP). s is NUL-terminated. */
-static uint32_t
-utf8_next(const char *s, size_t *len)
-{
-	const unsigned char	*u = (const unsigned char *)s;
-	uint32_t		 c = u[0];
-	size_t			 n, i;
-
-	*len = 1;
-	if (c < 0x80)
-		return c;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return BAD_CP;
-	c &= 0x7fu >> n;		/* the lead byte's payload */
-	for (i = 1; i < n; i++) {
-		if ((u[i] & 0xc0) != 0x80)
-			return BAD_CP;
-		c = (c << 6) | (u[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 ||
-	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		return BAD_CP;
-	*len = n;
-	return c;
-}
-
-static void
-utf8_put(struct buf *b, uint32_t c)
-{
-	char	 o[4];
-
-	if (c < 0x80)
-		buf_addc(b, (char)c);
-	else if (c < 0x800) {
-		o[0] = (char)(0xc0 | (c >> 6));
-		o[1] = (char)(0x80 | (c & 0x3f));
-		buf_add(b, o, 2);
-	} else if (c < 0x10000) {
-		o[0] = (char)(0xe0 | (c >> 12));
-		o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (c & 0x3f));
-		buf_add(b, o, 3);
-	} else {
-		o[0] = (char)(0xf0 | (c >> 18));
-		o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-		o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-		o[3] = (char)(0x80 | (c & 0x3f));
-		buf_add(b, o, 4);
-	}
-}
-
+/* A \w character: a letter or digit (Unicode, common/utf8.c), or '_'. */
 static bool
 is_word(uint32_t c)
 {
-	locale_t	 loc;
-
-	if (c < 0x80)
-		return isalnum((int)c) || c == '_';
-	if (c == BAD_CP)
-		return false;
-	loc = utf8_locale();
-	return loc == (locale_t)0 || iswalnum_l((wint_t)c, loc);
-}
-
-/* s[0..n) lower-cased onto b; invalid bytes are copied as they are. */
-static void
-lower_onto(struct buf *b, const char *s, size_t n)
-{
-	locale_t	 loc = utf8_locale();
-	const char	*end = s + n;
-	uint32_t	 c;
-	size_t		 len;
-
-	while (s < end) {
-		c = utf8_next(s, &len);
-		if (c == BAD_CP)
-			buf_addc(b, *s);
-		else if (c < 0x80)
-			buf_addc(b, (char)tolower((int)c));
-		else
-			utf8_put(b, loc == (locale_t)0 ? c :
-			    (uint32_t)towlower_l((wint_t)c, loc));
-		s += len;
-	}
+	return c == '_' || (c != UTF8_BAD && utf8_isalnum(c));
 }
 
 char *
@@ -128,7 +23,7 @@ kw_lower(const char *s)
 	struct buf	 b = BUF_INIT;
 
 	buf_adds(&b, "");
-	lower_onto(&b, s, strlen(s));
+	utf8_lower(&b, s, strlen(s));
 	return buf_take(&b);
 }
 
@@ -142,14 +37,14 @@ next_word(const char **p, const char **w, size_t *wn)
 	const char	*s = *p;
 	size_t		 len;
 
-	while (*s != '\0' && !is_word(utf8_next(s, &len)))
+	while (*s != '\0' && !is_word(utf8_next(s, SIZE_MAX, &len)))
 		s += len;
 	if (*s == '\0') {
 		*p = s;
 		return false;
 	}
 	*w = s;
-	while (*s != '\0' && is_word(utf8_next(s, &len)))
+	while (*s != '\0' && is_word(utf8_next(s, SIZE_MAX, &len)))
 		s += len;
 	*wn = (size_t)(s - *w);
 	*p = s;
@@ -164,7 +59,7 @@ word_dup(const char *w, size_t n, bool lower)
 	if (!lower)
 		return xstrndup(w, n);
 	buf_adds(&b, "");
-	lower_onto(&b, w, n);
+	utf8_lower(&b, w, n);
 	return buf_take(&b);
 }
 
@@ -301,7 +196,7 @@ kw_filter_speakers(const char *const *contents, size_t n,
 	for (;;) {
 		/* parentheses are tokens of their own */
 		while (*p != '\0' && *p != '(' && *p != ')' &&
-		    !is_word(utf8_next(p, &wn)))
+		    !is_word(utf8_next(p, SIZE_MAX, &wn)))
 			p += wn;
 		if (*p == '(' || *p == ')') {
 			buf_printf(&b, "%s%c", b.b_len > 0 ? " " : "", *p++);
