@@ -1,5 +1,6 @@
 /* mcp_stdio.c - MCP over a child's stdin and stdout: one JSON message a line, the child spawned per call and stopped after it. */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +127,8 @@ step(struct sio *s, uint64_t *tick)
 	    POLLOUT, 0 };
 	p[2] = (struct pollfd){ h->on_wake != NULL ? h->wake_fd : -1,
 	    POLLIN, 0 };
-	r = poll(p, 3, due > now ? (int)(due - now) : 0);
+	r = poll(p, 3, due <= now ? 0 : due - now > INT_MAX ? INT_MAX :
+	    (int)(due - now));
 	if (r == -1 && errno != EINTR)
 		fatal("mcp: poll");
 	now = clock_mono_ms();
