@@ -188,6 +188,8 @@ close_session(struct hx *h)
 {
 	struct transport_result	 res = { .err_body = BUF_INIT };
 
+	h->h_mode = 1;		/* whatever it answers is not read */
+	buf_reset(&h->h_body);
 	if (h->h_session[0] != '\0')
 		xfer(h, "DELETE", NULL, &res);
 	buf_free(&res.err_body);
