@@ -140,7 +140,7 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_static.c node_sub.c node_summary.c node_tagtext.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
 		   node_research.c node_webfetch.c)
-W_NODES	+= worker/nodes/node_curl.c
+W_NODES	+= worker/nodes/node_curl.c worker/nodes/node_mcp.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 		   netguard.c)
@@ -148,6 +148,8 @@ W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 W_TOOLS	+= $(addprefix worker/tools/,child.c childrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,curlcmd.c curlrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,webfetch.c webtext.c htmlstrip.c)
+W_TOOLS	+= $(addprefix worker/tools/,mcp.c mcp_conf.c mcp_rpc.c mcp_text.c \
+		   mcp_schema.c mcp_stdio.c mcp_http.c mcp_sse.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -287,6 +289,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_xfield check_netguard check_structured
 UNIT_TESTS	+= check_child check_curl
 UNIT_TESTS	+= check_webfetch
+UNIT_TESTS	+= check_mcp
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -455,6 +458,16 @@ check_webfetch_OBJS	:= $(call obj,worker/engine/registry.c \
 check_webfetch_A	:= TOOLS LLM CORE
 $(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
 $(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(MOCK) $(BINS)
+# MCPToolCall against tests/mcp/fake_server.py (stdio, and as mock-mcp
+# over HTTP) and the npm package @modelcontextprotocol/server-everything.
+check_mcp_OBJS		:= $(call obj,worker/nodes/node_mcp.c $(W_TOOLS)) \
+			   $(call u,fakerq.c nodefix.c) $(HARNESS)
+check_mcp_A		:= LLM CORE
+MOCK_MCP	:= $(O)/tests/mock-mcp
+$(MOCK_MCP): tests/mcp/fake_server.py
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+$(O)/tests/unit/check_mcp: | $(MOCK_MCP)
 
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)

@@ -560,6 +560,74 @@ START_TEST(assistant_vector_memory)
 }
 END_TEST
 
+/* MCPToolCall: WilmerAI's shipped MCP example drives it from a
+ * PythonModule and a jinja2 node, which Sluice refuses, so a workflow
+ * of our own in the shipped folder, under chat-ui's shared workflows:
+ * the node is the responder, its tool's text the answer, streamed word
+ * by word or not; a failing call is the answer with onError "return",
+ * an HTTP 500 without. The server is tests/mcp/fake_server.py over
+ * stdio. chat-ui adds "User: " to the prompt. */
+static void
+mcp_workflow(const char *model, const char *tool, const char *on_error)
+{
+	char	 path[256], wf[1024];
+
+	snprintf(path, sizeof(path), "Workflows/_shared/%s/_DefaultWorkflow."
+	    "json", model);
+	snprintf(wf, sizeof(wf), "{\"nodes\": [{\"type\": \"MCPToolCall\", "
+	    "\"server\": \"fake\", \"tool\": \"%s\", \"onError\": \"%s\", "
+	    "\"arguments\": {\"said\": \"{chat_user_prompt_last_one}\", "
+	    "\"n\": 3}}]}", tool, on_error);
+	it_file(&T, path, wf);
+}
+
+START_TEST(mcp_tool_call)
+{
+	char		 srv[PATH_MAX * 2], cwd[PATH_MAX / 2];
+	struct it_resp	 r;
+	struct sse_summary ss;
+	json_t		*log;
+	int		 stream;
+
+	if (!find_shipped())
+		return;
+	start_as("chat-ui");
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(srv, sizeof(srv), "{\"transport\": \"stdio\", \"command\": "
+	    "\"python3\", \"args\": [\"%s/tests/mcp/fake_server.py\"]}", cwd);
+	it_file(&T, "MCPServers/fake.json", srv);
+	mcp_workflow("mcp-say", "say", "raise");
+	mcp_workflow("mcp-return", "rpcerror", "return");
+	mcp_workflow("mcp-raise", "rpcerror", "raise");
+	for (stream = 0; stream < 2; stream++) {
+		log = chat_want("mcp-say", stream, "Hello there",
+		    "User: Hello there (3)");
+		ck_assert_uint_eq(json_array_size(log), 0);
+		json_decref(log);
+		json_decref(chat_want("mcp-return", stream, "Hi",
+		    "MCP call to 'fake.rpcerror' failed: Unknown tool: "
+		    "rpcerror"));
+	}
+	/* streamed word by word, as WilmerAI's static content */
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"mcp-say\", \"stream\": true, \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"a b c\"}]}", &r), 0);
+	it_sse_parse(r.r_body.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "User: a b c (3)");
+	ck_assert_int_ge(ss.ss_chunks, 9);
+	free(ss.ss_text);
+	it_resp_free(&r);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"mcp-raise\", \"stream\": false, \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"Hi\"}]}", &r), 0);
+	ck_assert_int_eq(r.r_status, 500);
+	ck_assert_msg(strstr(r.r_body.b_data, "Unknown tool: rpcerror") != NULL,
+	    "%s", r.r_body.b_data);
+	it_resp_free(&r);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 wilmer_suite(void)
 {
@@ -577,6 +645,7 @@ wilmer_suite(void)
 	tcase_add_test(tc, wikipedia_users);
 	tcase_add_test(tc, game_bot_file_memory);
 	tcase_add_test(tc, assistant_vector_memory);
+	tcase_add_test(tc, mcp_tool_call);
 	suite_add_tcase(s, tc);
 	return s;
 }

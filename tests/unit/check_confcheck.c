@@ -371,7 +371,7 @@ START_TEST(unsupported_types)
 	    " {\"type\": \"Bogus\", \"endpointName\": \"Good\"},\n"
 	    " {\"endpointName\": \"Good\", \"jinja2\": true},\n"
 	    " {\"endpointName\": \"Good\", \"jinja2\": false},\n"
-	    " {\"type\": \"MCPToolCall\"}]\n");
+	    " {\"type\": \"ContextCompactor\"}]\n");
 	assert_check(0, "warning: @/Workflows/u/Main.json:1:20: node 1 "
 	    "\"Wiki\" (ContextCompactor) is not run by this version "
 	    "of Sluice; requests reaching it get HTTP 501\n"
@@ -381,8 +381,8 @@ START_TEST(unsupported_types)
 	    "warning: @/Workflows/u/Main.json:3:27: node 3: \"jinja2\" prompt "
 	    "templates are not supported by Sluice; requests reaching this "
 	    "node get HTTP 501\n"
-	    "warning: @/Workflows/u/Main.json:5:3: node 5 (MCPToolCall) is "
-	    "not run by this version of Sluice; requests reaching it get "
+	    "warning: @/Workflows/u/Main.json:5:3: node 5 (ContextCompactor) "
+	    "is not run by this version of Sluice; requests reaching it get "
 	    "HTTP 501\n");
 	ck_assert_int_eq(nproblems, 0);
 }
@@ -572,7 +572,8 @@ START_TEST(node_types)
 	ck_assert(nodetype_find("OfflineWikiApiFullArticle")->ti_runs);
 	ck_assert(nodetype_find("OfflineWikiApiPartialArticle")->ti_runs);
 	ck_assert(!nodetype_find("ContextCompactor")->ti_runs);
-	ck_assert(!nodetype_find("MCPToolCall")->ti_runs);
+	ck_assert(nodetype_find("MCPToolCall")->ti_runs);
+	ck_assert(nodetype_find("WebFetch")->ti_runs);
 	ck_assert_ptr_null(nodetype_find("standard"));
 	ck_assert_ptr_null(nodetype_find("Bogus"));
 	ck_assert_ptr_null(nodetype_find(NULL));

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/clock.h"
 #include "../../common/xmem.h"
 #include "../../worker/llm/transport.h"
 #include "../it/harness.h"
@@ -502,6 +503,84 @@ START_TEST(cut_mid_stream)
 }
 END_TEST
 
+/* ---- a transfer in the background ---- */
+
+static bool
+three_pieces(void *arg)
+{
+	const struct seen	*s = arg;
+
+	return s->s_pieces >= 3;
+}
+
+/* A stream left running beside a call goes on after the call; while
+ * transport_bg_wait drives it, the wait ends when its
+ * function says so, at its deadline, or when the stream ends; stopping
+ * it closes the connection. The kept headers and a DELETE ride along. */
+START_TEST(background_stream)
+{
+	struct transport_hdr	 keep[] = { { "Content-Type", "" },
+				    { NULL, "" } };
+	struct transport_call	 c;
+	struct transport_result	 bres, res;
+	struct transport_bg	*bg;
+	struct seen		 bs, s;
+	char			 url[128], *body;
+
+	seen_init(&bs);
+	seen_init(&s);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
+	    T.it_mock_port);
+	body = chat_body(true, "#mock {\"forever\": true, \"delay_ms\": 10}");
+	memset(&c, 0, sizeof(c));
+	c = (struct transport_call){ .url = url, .body = body,
+	    .body_len = strlen(body), .connect_timeout_ms = 2000,
+	    .on_data = on_data, .arg = &bs, .keep = keep };
+	memset(&bres, 0, sizeof(bres));
+	buf_init(&bres.err_body);
+	ck_assert_ptr_nonnull(bg = transport_bg_start(&c, &bres));
+	ck_assert_int_eq(transport_bg_wait(bg, NULL, clock_mono_ms() + 5000,
+	    three_pieces, &bs), 1);
+	ck_assert_int_eq(bres.status, 200);
+	ck_assert_str_eq(keep[0].th_value, "text/event-stream");
+	ck_assert_int_eq(perform_chat(false, "#mock {\"text\": \"x\"}", &s,
+	    NULL, 0, &res), 0);
+	ck_assert_int_eq(res.status, 200);
+	bs.s_pieces = 0;	/* three more */
+	ck_assert_int_eq(transport_bg_wait(bg, NULL, clock_mono_ms() + 5000,
+	    three_pieces, &bs), 1);
+	ck_assert_int_eq(transport_bg_wait(bg, NULL, clock_mono_ms() + 100,
+	    NULL, NULL), -1);
+	ck_assert_int_eq(bres.outcome, XFER_TIMEOUT);
+	transport_bg_stop(bg);
+	ck_assert_msg(it_mock_wait(&T, "client_gone", 1, 5000),
+	    "the backend did not see the stream's client leave");
+	buf_free(&res.err_body);
+	free(body);
+	/* one that ends by itself */
+	body = chat_body(true, "#mock {\"text\": \"a b c\"}");
+	c.body = body;
+	c.body_len = strlen(body);
+	ck_assert_ptr_nonnull(bg = transport_bg_start(&c, &bres));
+	ck_assert_int_eq(transport_bg_wait(bg, NULL, clock_mono_ms() + 5000,
+	    NULL, NULL), 0);
+	ck_assert_int_eq(bres.outcome, XFER_OK);
+	ck_assert_int_eq(bres.status, 200);
+	transport_bg_stop(bg);
+	/* a DELETE */
+	memset(&c, 0, sizeof(c));
+	c.url = url;
+	c.method = "DELETE";
+	ck_assert_int_eq(transport_perform(&c, NULL, &res), 0);
+	ck_assert_int_eq(res.status, 405);
+	free(body);
+	buf_free(&bs.s_data);
+	buf_free(&s.s_data);
+	buf_free(&bres.err_body);
+	buf_free(&res.err_body);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -521,6 +600,7 @@ main(void)
 		{ "wake_ticks", wake_ticks },
 		{ "abort_from_on_data", abort_from_on_data },
 		{ "cut_mid_stream", cut_mid_stream },
+		{ "background_stream", background_stream },
 	};
 
 	return it_main(it_suite_fixture("transport", cases,

@@ -294,7 +294,8 @@ transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
 	headers(nc, x->x_ad, &auth, hdrs);
 	memset(&call, 0, sizeof(call));
 	call = (struct transport_call){ url, hdrs, body, strlen(body),
-	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x, 0, NULL };
+	    nc->nc_user->u_connect_timeout_s * 1000, 0, on_data, x, 0, NULL,
+	    NULL, NULL };
 	memset(&lr, 0, sizeof(lr));
 	url_shown(url, shown, sizeof(shown));
 	log_debug("[rq %s] POST %s (%zu bytes)", rq->rq_id, shown,

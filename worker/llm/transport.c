@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -62,7 +63,18 @@ struct xfer_state {
 	bool			 x_aborted;	/* on_data returned -1 */
 	bool			 x_errfull;	/* error body reached its cap */
 	char			 x_errbuf[CURL_ERROR_SIZE];
+	bool			 x_done;	/* libcurl said it ended */
+	CURLcode		 x_rc;		/* ...with this */
 };
+
+/* When tp_drive stops besides its transfer ending. */
+struct tp_until {
+	bool		(*u_fn)(void *);	/* NULL: never */
+	void		 *u_arg;
+	uint64_t	  u_deadline;		/* clock_mono_ms */
+};
+
+static const struct tp_until	 tp_never = { NULL, NULL, UINT64_MAX };
 
 static CURLM	*multi;
 
@@ -104,6 +116,38 @@ tp_err(struct transport_result *res, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* One header of the answer so far, blanks trimmed, into v (size vsz);
+ * "" when absent or longer than v. */
+static void
+tp_header(CURL *e, const char *name, char *v, size_t vsz)
+{
+	struct curl_header	*h;
+	const char		*p;
+	size_t			 n;
+
+	v[0] = '\0';
+	if (curl_easy_header(e, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK ||
+	    h->value == NULL)
+		return;
+	for (p = h->value; *p == ' ' || *p == '\t'; p++)
+		;
+	for (n = strlen(p); n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t');)
+		n--;
+	if (n > 0 && n < vsz)
+		snprintf(v, vsz, "%.*s", (int)n, p);
+}
+
+/* The headers the caller asked to keep (transport_call.keep). */
+static void
+tp_keep(struct xfer_state *x)
+{
+	struct transport_hdr	*k;
+
+	for (k = x->x_call->keep; k != NULL && k->th_name != NULL; k++)
+		tp_header(x->x_easy, k->th_name, k->th_value,
+		    sizeof(k->th_value));
+}
+
 static bool
 tp_is_2xx(long status)
 {
@@ -123,6 +167,7 @@ tp_write(char *p, size_t size, size_t nmemb, void *arg)
 		curl_easy_getinfo(x->x_easy, CURLINFO_RESPONSE_CODE, &status);
 		x->x_res->status = status;
 		x->x_have_status = true;
+		tp_keep(x);
 	}
 	if (tp_is_2xx(x->x_res->status) || c->on_easy != NULL) {
 		if (c->on_data != NULL && c->on_data(c->arg, p, n) == -1) {
@@ -203,6 +248,7 @@ tp_setopts(struct xfer_state *x)
 	    (rc = curl_easy_setopt(e, CURLOPT_USERAGENT,
 	    "sluice/" SLUICE_VERSION)) ||
 	    (rc = curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->x_hdrs)) ||
+	    (rc = curl_easy_setopt(e, CURLOPT_PRIVATE, x)) ||
 	    (rc = curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, tp_write)) ||
 	    (rc = curl_easy_setopt(e, CURLOPT_WRITEDATA, x)))
 		return rc;
@@ -216,8 +262,12 @@ tp_setopts(struct xfer_state *x)
 	    CURLOPT_LOW_SPEED_LIMIT, 1L)) || (rc = curl_easy_setopt(e,
 	    CURLOPT_LOW_SPEED_TIME, tp_secs(c->read_timeout_ms)))))
 		return rc;
+	if (c->method != NULL && (rc = curl_easy_setopt(e,
+	    CURLOPT_CUSTOMREQUEST, c->method)))
+		return rc;
 	if (c->body == NULL)
-		rc = curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+		rc = c->method != NULL ? CURLE_OK :
+		    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
 	else if ((rc = curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
 	    (curl_off_t)c->body_len)) == CURLE_OK)
 		rc = curl_easy_setopt(e, CURLOPT_POSTFIELDS, c->body);
@@ -260,20 +310,26 @@ tp_xfer_start(struct xfer_state *x)
 	return 0;
 }
 
-/* 1 and *rc set when our transfer is done, 0 otherwise. */
+/* 1 and *rc set when our transfer is done, 0 otherwise. A background
+ * transfer that ended meanwhile is marked (x_done) for its owner. */
 static int
 tp_done(struct xfer_state *x, CURLcode *rc)
 {
-	CURLMsg	*m;
-	int	 left, done = 0;
+	struct xfer_state	*o;
+	CURLMsg			*m;
+	char			*priv;
+	int			 left;
 
 	while ((m = curl_multi_info_read(multi, &left)) != NULL) {
-		if (m->msg == CURLMSG_DONE && m->easy_handle == x->x_easy) {
-			*rc = m->data.result;
-			done = 1;
-		}
+		if (m->msg != CURLMSG_DONE || curl_easy_getinfo(m->easy_handle,
+		    CURLINFO_PRIVATE, &priv) != CURLE_OK || priv == NULL)
+			continue;
+		o = (struct xfer_state *)(void *)priv;
+		o->x_done = true;
+		o->x_rc = m->data.result;
 	}
-	return done;
+	*rc = x->x_rc;
+	return x->x_done;
 }
 
 static int
@@ -295,11 +351,12 @@ tp_next_tick(const struct transport_hooks *h)
 	return clock_mono_ms() + h->tick_ms;
 }
 
-/* Run until done (1, *rc set), cancelled by on_wake (0) or a multi
- * error (-1, *mc set). */
+/* Run until done (1, *rc set), cancelled by on_wake (0), a multi
+ * error (-1, *mc set), or u says stop (2: its function said so, 3: its
+ * deadline passed). */
 static int
-tp_drive(struct xfer_state *x, const struct transport_hooks *h, CURLcode *rc,
-    CURLMcode *mc)
+tp_drive(struct xfer_state *x, const struct transport_hooks *h,
+    const struct tp_until *u, CURLcode *rc, CURLMcode *mc)
 {
 	struct curl_waitfd	 wfd;
 	unsigned int		 nfd;
@@ -314,11 +371,16 @@ tp_drive(struct xfer_state *x, const struct transport_hooks *h, CURLcode *rc,
 			return -1;
 		if (tp_done(x, rc))
 			return 1;
+		if (u->u_fn != NULL && u->u_fn(u->u_arg))
+			return 2;
+		if (clock_mono_ms() >= u->u_deadline)
+			return 3;
 		wfd.fd = h->wake_fd;
 		wfd.events = CURL_WAIT_POLLIN;
 		wfd.revents = 0;
 		if ((*mc = curl_multi_poll(multi, nfd ? &wfd : NULL, nfd,
-		    tp_wait_ms(due), NULL)) != CURLM_OK)
+		    tp_wait_ms(due < u->u_deadline ? due : u->u_deadline),
+		    NULL)) != CURLM_OK)
 			return -1;
 		readable = nfd && (wfd.revents & CURL_WAIT_POLLIN);
 		if (h->on_wake == NULL || (!readable && clock_mono_ms() < due))
@@ -377,20 +439,8 @@ tp_outcome_of(const struct xfer_state *x, CURLcode rc)
 static void
 tp_retry_after(struct xfer_state *x)
 {
-	struct curl_header	*h;
-	const char		*v;
-	size_t			 n;
-
-	if (curl_easy_header(x->x_easy, "Retry-After", 0, CURLH_HEADER, -1,
-	    &h) != CURLHE_OK || h->value == NULL)
-		return;
-	for (v = h->value; *v == ' ' || *v == '\t'; v++)
-		;
-	for (n = strlen(v); n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t');)
-		n--;
-	if (n > 0 && n < sizeof(x->x_res->retry_after))
-		snprintf(x->x_res->retry_after, sizeof(x->x_res->retry_after),
-		    "%.*s", (int)n, v);
+	tp_header(x->x_easy, "Retry-After", x->x_res->retry_after,
+	    sizeof(x->x_res->retry_after));
 }
 
 /* Outcome and error text of a finished transfer. */
@@ -443,10 +493,12 @@ transport_perform(const struct transport_call *c, const struct transport_hooks *
 	res->retry_after[0] = '\0';
 	buf_reset(&res->err_body);
 	if (tp_xfer_start(&x) == 0)
-		r = tp_drive(&x, h != NULL ? h : &nohooks, &rc, &mc);
+		r = tp_drive(&x, h != NULL ? h : &nohooks, &tp_never, &rc,
+		    &mc);
 	if (r == 1) {
 		tp_finish(&x, rc);
 		tp_retry_after(&x);
+		tp_keep(&x);
 	}
 	else if (r == 0) {
 		res->outcome = XFER_CANCELLED;
@@ -468,4 +520,80 @@ transport_perform(const struct transport_call *c, const struct transport_hooks *
 	}
 	curl_slist_free_all(x.x_hdrs);
 	return res->outcome == XFER_OK ? 0 : -1;
+}
+
+/* ---- a transfer left running beside the others ---- */
+
+struct transport_bg {
+	struct xfer_state	 b_x;
+};
+
+struct transport_bg *
+transport_bg_start(const struct transport_call *c,
+    struct transport_result *res)
+{
+	struct transport_bg	*b;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return NULL;
+	b->b_x.x_call = c;
+	b->b_x.x_res = res;
+	res->status = 0;
+	res->error[0] = '\0';
+	res->retry_after[0] = '\0';
+	buf_reset(&res->err_body);
+	if (tp_xfer_start(&b->b_x) == -1)
+		b->b_x.x_done = true;	/* outcome and error set */
+	return b;
+}
+
+int
+transport_bg_wait(struct transport_bg *b, const struct transport_hooks *h,
+    uint64_t deadline, bool (*until)(void *), void *arg)
+{
+	static const struct transport_hooks	 nohooks = { -1, 0, NULL, NULL };
+	struct tp_until		 u = { until, arg, deadline };
+	struct xfer_state	*x = &b->b_x;
+	CURLcode		 rc = CURLE_OK;
+	CURLMcode		 mc = CURLM_OK;
+	int			 r;
+
+	if (x->x_easy == NULL)
+		return 0;
+	if (until != NULL && until(arg))
+		return 1;
+	r = tp_drive(x, h != NULL ? h : &nohooks, &u, &rc, &mc);
+	switch (r) {
+	case 1:
+		tp_finish(x, rc);
+		return 0;
+	case 2:
+		return 1;
+	case 0:
+		x->x_res->outcome = XFER_CANCELLED;
+		tp_err(x->x_res, "cancelled");
+		return -1;
+	case 3:
+		x->x_res->outcome = XFER_TIMEOUT;
+		tp_err(x->x_res, "deadline passed");
+		return -1;
+	default:
+		x->x_res->outcome = XFER_NETWORK;
+		tp_err(x->x_res, "curl multi: %s", curl_multi_strerror(mc));
+		return -1;
+	}
+}
+
+void
+transport_bg_stop(struct transport_bg *b)
+{
+	if (b == NULL)
+		return;
+	if (b->b_x.x_easy != NULL) {
+		curl_easy_setopt(b->b_x.x_easy, CURLOPT_FORBID_REUSE, 1L);
+		curl_multi_remove_handle(multi, b->b_x.x_easy);
+		curl_easy_cleanup(b->b_x.x_easy);
+	}
+	curl_slist_free_all(b->b_x.x_hdrs);
+	free(b);
 }

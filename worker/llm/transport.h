@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../../common/buf.h"
 
@@ -32,6 +33,21 @@ struct transport_call {
 	 * set its own (method, header callback, proxy, TLS, sockets);
 	 * it returns 0, or -1 to fail the call (XFER_CONNECT). */
 	int			(*on_easy)(void *arg, void *easy);
+	const char		 *method;	/* NULL: GET, or POST with a
+						   body; else this verb
+						   ("DELETE") */
+	struct transport_hdr	 *keep;		/* NULL, or response headers
+						   to keep, ended by a NULL
+						   th_name: filled before the
+						   first on_data and again at
+						   the end */
+};
+
+/* A response header the caller wants: its value as sent (the last
+ * response's, blanks trimmed), "" when absent or too long. */
+struct transport_hdr {
+	const char	*th_name;
+	char		 th_value[256];
 };
 
 /* How the caller stays responsive while a transfer runs: transport_perform
@@ -77,5 +93,29 @@ void	transport_cleanup(void);
  * XFER_OK, else -1 (details in res). */
 int	transport_perform(const struct transport_call *, const struct transport_hooks *,
 	    struct transport_result *res);
+
+/*
+ * A transfer left running beside the others (a server's event stream
+ * read while requests are posted to it): its on_data runs whenever
+ * transport_perform or transport_bg_wait drives the transfers. c and
+ * res are borrowed until transport_bg_stop; res->err_body initialised
+ * by the caller. on_data must not call transport_* itself.
+ */
+struct transport_bg;
+
+/* Start it. NULL only when out of memory; a start that failed shows
+ * in the first transport_bg_wait (0, res filled). */
+struct transport_bg *transport_bg_start(const struct transport_call *c,
+	    struct transport_result *res);
+
+/* Drive every transfer until until(arg) (NULL: never; checked first and
+ * after each step) says true (1), the transfer ends (0: res filled as
+ * transport_perform fills it), or deadline (clock_mono_ms) passes or
+ * the hooks cancel (-1, res->outcome XFER_TIMEOUT or XFER_CANCELLED). */
+int	transport_bg_wait(struct transport_bg *, const struct transport_hooks *,
+	    uint64_t deadline, bool (*until)(void *), void *arg);
+
+/* End it (the connection is closed, not pooled) and free it. NULL-safe. */
+void	transport_bg_stop(struct transport_bg *);
 
 #endif

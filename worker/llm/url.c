@@ -2,6 +2,7 @@
 #include <curl/curl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "url.h"
@@ -109,4 +110,50 @@ url_shown(const char *url, char *out, size_t len)
 		snprintf(out, len, "%s", URL_HIDDEN);
 	curl_free(s);
 	curl_url_cleanup(h);
+}
+
+/* Scheme, host and port of h ("http://h:80"), or NULL. Caller frees. */
+static char *
+url_origin(CURLU *h)
+{
+	char	*sc, *ho, *po, *o = NULL;
+	size_t	 n;
+
+	sc = url_part(h, CURLUPART_SCHEME, 0);
+	ho = url_part(h, CURLUPART_HOST, 0);
+	po = url_part(h, CURLUPART_PORT, CURLU_DEFAULT_PORT);
+	if (sc != NULL && ho != NULL && po != NULL) {
+		n = strlen(sc) + strlen(ho) + strlen(po) + 5;
+		if ((o = malloc(n)) != NULL)
+			snprintf(o, n, "%s://%s:%s", sc, ho, po);
+	}
+	curl_free(sc);
+	curl_free(ho);
+	curl_free(po);
+	return o;
+}
+
+int
+url_resolve_same_origin(const char *base, const char *ref, char *out,
+    size_t len)
+{
+	CURLU	*h = url_parse(base);
+	char	*o1 = NULL, *o2 = NULL, *full = NULL;
+	int	 r = -1;
+
+	if (h == NULL)
+		return -1;
+	o1 = url_origin(h);
+	if (curl_url_set(h, CURLUPART_URL, ref, URL_FLAGS) == CURLUE_OK &&
+	    (o2 = url_origin(h)) != NULL && o1 != NULL &&
+	    strcmp(o1, o2) == 0 && (full = url_part(h, CURLUPART_URL, 0)) !=
+	    NULL && strlen(full) < len) {
+		memcpy(out, full, strlen(full) + 1);
+		r = 0;
+	}
+	curl_free(full);
+	free(o1);
+	free(o2);
+	curl_url_cleanup(h);
+	return r;
 }

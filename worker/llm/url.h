@@ -22,6 +22,13 @@ int	url_host(const char *url, char *out, size_t len);
  * '@' anywhere, URL_HIDDEN. NULL reads as "". */
 void	url_shown(const char *url, char *out, size_t len);
 
+/* ref (absolute, or relative as in a page) resolved against base, into
+ * out: 0 when it fits in len bytes and has base's scheme, host and port
+ * (default ports filled in); -1 otherwise (unparsable, another origin,
+ * too long). */
+int	url_resolve_same_origin(const char *base, const char *ref, char *out,
+	    size_t len);
+
 #define URL_HIDDEN	"unparsable URL, not shown"
 
 #endif
