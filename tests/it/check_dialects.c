@@ -665,6 +665,71 @@ START_TEST(structured_output_attached)
 }
 END_TEST
 
+/* ---- appendNativeToolExchange (addendum A8.2) ------------------------ */
+
+/* A conversation that ends with a tool exchange, as an OpenAI client
+ * sends it, asking for model. */
+static const char *
+exchange_body(const char *model, char *buf, size_t len)
+{
+	snprintf(buf, len, "{\"model\": \"%s\", \"messages\": ["
+	    "{\"role\": \"system\", \"content\": \"Be brief.\"}, "
+	    "{\"role\": \"user\", \"content\": \"What is in /tmp?\"}, "
+	    "{\"role\": \"assistant\", \"content\": null, \"tool_calls\": "
+	    "[{\"id\": \"call_1\", \"type\": \"function\", \"function\": "
+	    "{\"name\": \"ls\", \"arguments\": \"{\\\"path\\\": "
+	    "\\\"/tmp\\\"}\"}}]}, {\"role\": \"tool\", \"tool_call_id\": "
+	    "\"call_1\", \"content\": \"a.txt b.txt\"}]}", model);
+	return buf;
+}
+
+/* The exchange after the node's prompt, in each backend's own shape:
+ * tests/golden/exchange.<dialect>.json. The prompt's variable speaks of
+ * the turn before the exchange. */
+START_TEST(tool_exchange_appended)
+{
+	static const char *const eps[] = { "openai", "ollama" };
+	static const char *const types[] = { "openAIChatCompletion",
+	    "ollamaApiChat" };
+	char		 rel[128], text[1024], body[1024], golden[64];
+	struct it_resp	 r;
+	json_t		*log;
+	size_t		 i;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 1, \"max_workers\": 1", NULL);
+	it_allow_shared(&T);
+	for (i = 0; i < 2; i++) {
+		write_so(eps[i], types[i], "", "unused");
+		snprintf(rel, sizeof(rel), "Workflows/_shared/so-%s/"
+		    "_DefaultWorkflow.json", eps[i]);
+		snprintf(text, sizeof(text), "[{\"type\": \"Standard\", "
+		    "\"endpointName\": \"So-%s\", \"systemPrompt\": "
+		    "\"{chat_system_prompt}\", \"prompt\": \"Answer: "
+		    "{chat_user_prompt_last_one}\", "
+		    "\"appendNativeToolExchange\": true}]\n", eps[i]);
+		it_file(&T, rel, text);
+	}
+	it_gateway_start(&T, NULL);
+	for (i = 0; i < 2; i++) {
+		snprintf(rel, sizeof(rel), "so-%s", eps[i]);
+		ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+		    exchange_body(rel, body, sizeof(body)), &r), 0);
+		ck_assert_msg(r.r_status == 200, "%s: %ld %s", eps[i],
+		    r.r_status, r.r_body.b_data);
+		it_resp_free(&r);
+		log = it_mock_log(&T, true);
+		ck_assert_uint_eq(json_array_size(log), 1);
+		snprintf(golden, sizeof(golden), "exchange.%s", eps[i]);
+		assert_golden(json_object_get(json_array_get(log, 0), "body"),
+		    golden);
+		json_decref(log);
+	}
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 dialects_suite(void)
 {
@@ -684,6 +749,7 @@ dialects_suite(void)
 	tcase_add_test(tc, think_reaches_ollama_only);
 	suite_add_tcase(s, tc);
 	test_case(s, "structured", structured_output_attached, 30);
+	test_case(s, "exchange", tool_exchange_appended, 30);
 	return s;
 }
 

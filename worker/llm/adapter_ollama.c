@@ -12,31 +12,108 @@
 
 /* ---- request ---------------------------------------------------------- */
 
+/* A tool call in Ollama's shape: {"function": {"name", "arguments"}},
+ * the arguments an object (OpenAI sends them as JSON text). */
+static json_t *
+ollama_call(json_t *call)
+{
+	json_t	*f = json_object_get(call, "function");
+	json_t	*name = json_object_get(f, "name");
+	json_t	*args = json_object_get(f, "arguments"), *obj = NULL;
+
+	if (json_is_string(args))
+		obj = json_loads(json_string_value(args), 0, NULL);
+	else if (json_is_object(args))
+		obj = json_incref(args);
+	if (!json_is_object(obj)) {
+		json_decref(obj);
+		obj = json_object();
+	}
+	return json_pack("{s:{s:O,s:o}}", "function", "name",
+	    name != NULL ? name : json_null(), "arguments", obj);
+}
+
+/* The name of the call of l (before message i) that id answers, or
+ * NULL. */
+static const char *
+called_name(const struct wmsgs *l, size_t i, const char *id)
+{
+	static char	 name[128];
+	json_t		*calls, *c;
+	size_t		 k;
+	const char	*found = NULL;
+
+	while (i-- > 0 && found == NULL) {
+		if (l->v[i].m_tool_calls == NULL ||
+		    (calls = json_loads(l->v[i].m_tool_calls, 0, NULL)) == NULL)
+			continue;
+		json_array_foreach(calls, k, c)
+			if (json_is_string(json_object_get(c, "id")) &&
+			    strcmp(json_string_value(json_object_get(c, "id")),
+			    id) == 0 && json_is_string(json_object_get(
+			    json_object_get(c, "function"), "name"))) {
+				(void)snprintf(name, sizeof(name), "%s",
+				    json_string_value(json_object_get(
+				    json_object_get(c, "function"), "name")));
+				found = name;
+				break;
+			}
+		json_decref(calls);
+	}
+	return found;
+}
+
+/* Tool turns in Ollama's own shape (addendum A8.2, where WilmerAI
+ * sends OpenAI's): an assistant's calls with object arguments, a
+ * result naming its tool ("tool_name", from the call its tool_call_id
+ * answers, else its "name"). */
+static void
+tool_fields(json_t *o, const struct wmsgs *l, size_t i)
+{
+	const struct wmsg	*m = &l->v[i];
+	const char		*tn = NULL;
+	json_t			*tc, *out, *c;
+	size_t			 k;
+
+	if (m->m_tool_calls != NULL &&
+	    (tc = json_loads(m->m_tool_calls, 0, NULL)) != NULL) {
+		out = json_array();
+		json_array_foreach(tc, k, c)
+			json_array_append_new(out, ollama_call(c));
+		json_object_set_new(o, "tool_calls", out);
+		json_decref(tc);
+	}
+	if (strcmp(m->m_role, "tool") != 0)
+		return;
+	if (m->m_tool_call_id != NULL)
+		tn = called_name(l, i, m->m_tool_call_id);
+	if (tn == NULL)
+		tn = m->m_name;
+	if (tn != NULL)
+		json_object_set_new(o, "tool_name", json_string(tn));
+}
+
 /* Ollama takes the raw base64 of images, and only on user messages. */
 static json_t *
-message_json(const struct wmsg *m)
+message_json(const struct wmsgs *l, size_t i)
 {
-	json_t	*o = json_object(), *imgs, *tc;
-	size_t	 i;
+	const struct wmsg	*m = &l->v[i];
+	json_t			*o = json_object(), *imgs;
+	size_t			 k;
 
 	json_object_set_new(o, "role", json_string(
 	    strcmp(m->m_role, "systemMes") == 0 ? "system" : m->m_role));
 	json_object_set_new(o, "content", json_string(m->m_content));
 	if (m->m_nimages > 0 && strcmp(m->m_role, "user") == 0) {
 		imgs = json_array();
-		for (i = 0; i < m->m_nimages; i++)
+		for (k = 0; k < m->m_nimages; k++)
 			json_array_append_new(imgs, json_string(
-			    adapter_raw_image(m->m_images[i])));
+			    adapter_raw_image(m->m_images[k])));
 		json_object_set_new(o, "images", imgs);
 	}
-	if (m->m_name != NULL)
+	if (m->m_name != NULL && strcmp(m->m_role, "tool") != 0)
 		json_object_set_new(o, "name", json_string(m->m_name));
-	if (m->m_tool_call_id != NULL)
-		json_object_set_new(o, "tool_call_id",
-		    json_string(m->m_tool_call_id));
-	if (m->m_tool_calls != NULL &&
-	    (tc = json_loads(m->m_tool_calls, 0, NULL)) != NULL)
-		json_object_set_new(o, "tool_calls", tc);
+	tool_fields(o, l, i);
 	return o;
 }
 
@@ -51,7 +128,7 @@ messages_json(const struct wmsgs *l)
 	    l->v[n - 1].m_content[0] == '\0' && l->v[n - 1].m_tool_calls == NULL)
 		n--;
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, message_json(&l->v[i]));
+		json_array_append_new(a, message_json(l, i));
 	return a;
 }
 
