@@ -827,6 +827,28 @@ START_TEST(tool_calls_in_conversation)
 }
 END_TEST
 
+/* vars(str(v)): Python's str() of a config value, then variables. */
+START_TEST(format_value_is_str_then_vars)
+{
+	struct vars	*v = vars_new();
+	json_t		*j = json_loads("[\"Hi {who}\", 5, true, null, 2.0, "
+			    "{\"k\": \"{who}\"}]", 0, NULL);
+	static const char *const want[] = { "Hi Ann", "5", "True", "None",
+	    "2.0", "{'k': 'Ann'}" };
+	size_t		 i;
+	char		*s;
+
+	vars_set(v, "who", "Ann");
+	for (i = 0; i < json_array_size(j); i++) {
+		s = vars_format_value(v, json_array_get(j, i));
+		ck_assert_str_eq(s, want[i]);
+		free(s);
+	}
+	json_decref(j);
+	vars_free(v);
+}
+END_TEST
+
 /* ---- configuration values --------------------------------------------- */
 
 START_TEST(python_str)
@@ -1029,6 +1051,7 @@ vars_suite(void)
 	tc = tcase_create("substitution");
 	tcase_add_test(tc, format_rules);
 	tcase_add_test(tc, two_kinds);
+	tcase_add_test(tc, format_value_is_str_then_vars);
 	tcase_add_test(tc, many_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run_variables");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../common/buf.h"
+#include "../../common/pyfmt.h"
 #include "../../common/xmem.h"
 #include "msgs.h"
 #include "vars.h"
@@ -289,4 +290,14 @@ vars_discussion(struct vars *vs, const char *id, const char *summary)
 {
 	vars_set(vs, "Discussion_Id", id != NULL ? id : "");
 	vars_set(vs, "time_context_summary", summary != NULL ? summary : "");
+}
+
+char *
+vars_format_value(const struct vars *vs, const json_t *v)
+{
+	char	*raw = pyfmt_strdup(v), *s;
+
+	s = vars_format(vs, raw);
+	free(raw);
+	return s;
 }

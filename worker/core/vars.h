@@ -54,6 +54,11 @@ const char	*vars_get(const struct vars *, const char *name, size_t n);
  * tmpl and of the result. Returns a string the caller frees. */
 char		*vars_format(const struct vars *, const char *tmpl);
 
+/* WilmerAI's apply_variables(str(v)): Python's str() of the JSON
+ * value v (pyfmt_str: a string as it is, 5 as "5", true as "True"),
+ * then vars_format. Returns a string the caller frees. */
+char		*vars_format_value(const struct vars *, const json_t *v);
+
 /* Append one line per variable, in the order first set: name, "=" for
  * data or ":=" for a template, the value C-escaped and cut after 200
  * bytes with its full length. For debugging. */

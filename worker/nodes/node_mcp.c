@@ -23,14 +23,8 @@ static char *
 required(struct node_ctx *x, const char *key)
 {
 	json_t	*v = json_object_get(x->nx_node, key);
-	char	*raw, *s;
 
-	if (!pyfmt_truthy(v))
-		return NULL;
-	raw = pyfmt_strdup(v);
-	s = vars_format(x->nx_vars, raw);
-	free(raw);
-	return s;
+	return pyfmt_truthy(v) ? vars_format_value(x->nx_vars, v) : NULL;
 }
 
 /* v with every string at any depth filled in; new reference. */

@@ -116,13 +116,11 @@ static json_t *
 py_value(struct node_ctx *x, json_t *e)
 {
 	json_t	*v;
-	char	*str = pyfmt_strdup(e), *s;
+	char	*s = vars_format_value(x->nx_vars, e);
 
-	s = vars_format(x->nx_vars, str);
 	if ((v = json_string(s)) == NULL)
 		v = json_string("");
 	free(s);
-	free(str);
 	return v;
 }
 

@@ -24,14 +24,9 @@ static char *
 query(struct node_ctx *x)
 {
 	json_t	*v = json_object_get(x->nx_node, "promptToSearch");
-	char	*raw, *q;
 
-	if (v == NULL || json_is_null(v))
-		return NULL;
-	raw = pyfmt_strdup(v);
-	q = vars_format(x->nx_vars, raw);
-	free(raw);
-	return q;
+	return v == NULL || json_is_null(v) ? NULL :
+	    vars_format_value(x->nx_vars, v);
 }
 
 /* The envelope (or NULL: the call raised) as the node's output. */

@@ -75,11 +75,7 @@ get(struct node_ctx *x, const char *key)
 static char *
 resolve(struct node_ctx *x, const json_t *v)
 {
-	char	*raw = pyfmt_strdup(v), *r;
-
-	r = vars_format(x->nx_vars, raw);
-	free(raw);
-	return r;
+	return vars_format_value(x->nx_vars, v);
 }
 
 /* headers: none when falsy; an object of str() names and resolved

@@ -22,14 +22,8 @@ static char *
 wiki_prompt(struct node_ctx *x)
 {
 	json_t	*v = json_object_get(x->nx_node, "promptToSearch");
-	char	*s, *p;
 
-	if (v == NULL)
-		return NULL;
-	s = pyfmt_strdup(v);
-	p = vars_format(x->nx_vars, s);
-	free(s);
-	return p;
+	return v != NULL ? vars_format_value(x->nx_vars, v) : NULL;
 }
 
 /* The node's percentile as Python's str() renders it (default 0.5). */

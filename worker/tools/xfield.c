@@ -218,7 +218,7 @@ host_of(const json_t *e, const struct vars *vs)
 {
 	char	*raw = pyfmt_strdup(e), *sub, *h, *p;
 
-	sub = vs != NULL ? vars_format(vs, raw) : xstrdup(raw);
+	sub = vs != NULL ? vars_format_value(vs, e) : xstrdup(raw);
 	h = stripped(sub);
 	for (p = h; *p != '\0'; p++)
 		*p = (char)tolower((unsigned char)*p);
