@@ -405,10 +405,10 @@ START_TEST(unsupported_node_type_is_501)
 {
 	char	*a;
 
-	start_with(NULL, "[{\"type\": \"WebFetch\"}]");
+	start_with(NULL, "[{\"type\": \"ContextCompactor\"}]");
 	go();
 	a = ask("x", 501);
-	ck_assert_msg(strstr(a, "WebFetch") != NULL, "%s", a);
+	ck_assert_msg(strstr(a, "ContextCompactor") != NULL, "%s", a);
 	free(a);
 	it_stop_clean(&T);
 }
