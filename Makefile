@@ -111,7 +111,7 @@ PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c \
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
 		   nodetypes.c sha256.c textchunk.c tokens.c utf8.c uuid.c \
-		   xmem.c) \
+		   xmem.c liveness.c) \
 		   $(PYFMT_SRCS)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \

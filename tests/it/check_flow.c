@@ -638,6 +638,69 @@ START_TEST(tool_calls_in_prompt_variables)
 }
 END_TEST
 
+/* livenessToolCall (addendum A8.7): a streamed chat answer without a
+ * tool call gets the user's liveness call when the node asks or the
+ * answer is empty; never a whole answer, never one that has calls,
+ * never the completions route. */
+START_TEST(liveness_call_injected)
+{
+	static const struct {
+		bool		 flag, stream;
+		const char	*path, *mock;
+		bool		 want;
+	} c[] = {
+	    { true, true, "/v1/chat/completions", "{\\\"text\\\": \\\"hi\\\"}",
+	      true },
+	    { false, true, "/v1/chat/completions", "{\\\"text\\\": \\\"  \\\"}",
+	      true },
+	    { true, true, "/api/chat", "{\\\"text\\\": \\\"hi\\\"}", true },
+	    { false, true, "/v1/chat/completions", "{\\\"text\\\": \\\"hi\\\"}",
+	      false },
+	    { true, false, "/v1/chat/completions", "{\\\"text\\\": \\\"hi\\\"}",
+	      false },
+	    { true, true, "/v1/chat/completions", "{\\\"tool_calls\\\": "
+	      "[{\\\"name\\\": \\\"ls\\\", \\\"arguments\\\": {}}]}",
+	      false },
+	};
+	struct it_resp	 r;
+	char		*body, wf[256];
+	json_t		*lv = json_pack("{s:s,s:{s:s}}", "toolName", " keep_going ",
+			    "arguments", "note", "[Wilmer] liveness");
+	bool		 got;
+
+	snprintf(wf, sizeof(wf), "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Mock\", \"prompt\": \"\", \"allowTools\": true, "
+	    "\"injectLivenessToolCall\": %s}]", c[_i].flag ? "true" : "false");
+	start_with(NULL, wf);
+	it_user_set(&T, "livenessToolCall", lv);
+	go();
+	if (asprintf(&body, "{\"model\": \"x\", \"stream\": %s, "
+	    "\"messages\": [{\"role\": \"user\", \"content\": \"go\\n"
+	    "#mock %s\"}]}", c[_i].stream ? "true" : "false", c[_i].mock) == -1)
+		abort();
+	ck_assert_int_eq(it_request(&T, "POST", c[_i].path, body, &r), 0);
+	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status, r.r_body.b_data);
+	got = strstr(r.r_body.b_data, "keep_going") != NULL;
+	ck_assert_msg(got == c[_i].want, "case %d: %s", _i, r.r_body.b_data);
+	if (got && strcmp(c[_i].path, "/api/chat") != 0) {
+		ck_assert_ptr_nonnull(strstr(r.r_body.b_data,
+		    "\"id\":\"wilmer_liveness_"));
+		ck_assert_ptr_nonnull(strstr(r.r_body.b_data,
+		    "\"name\":\"keep_going\""));
+		ck_assert_ptr_nonnull(strstr(r.r_body.b_data,
+		    "\"finish_reason\":\"tool_calls\""));
+		ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "{\\\"note\\\": "
+		    "\\\"[Wilmer] liveness\\\"}"));
+	}
+	if (got && strcmp(c[_i].path, "/api/chat") == 0)
+		ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"arguments\":"
+		    "{\"note\":\"[Wilmer] liveness\"}"));
+	it_resp_free(&r);
+	free(body);
+	it_stop_clean(&T);
+}
+END_TEST
+
 /* Spec 8 on every LLM node: think blocks out, prefixes off, reasoning
  * as a field when the endpoint asks; non-responders are cleaned too. */
 START_TEST(outputs_are_cleaned)
@@ -1219,6 +1282,7 @@ flow_suite(void)
 	tcase_add_test(tc, tool_calls_pass_through);
 	tcase_add_loop_test(tc, tool_call_names_lowercased, 0, 2);
 	tcase_add_test(tc, tool_calls_in_prompt_variables);
+	tcase_add_loop_test(tc, liveness_call_injected, 0, 6);
 	tcase_add_test(tc, outputs_are_cleaned);
 	tcase_add_test(tc, tool_call_markers_become_calls);
 	tcase_add_test(tc, group_chat_speaker);

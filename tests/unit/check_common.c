@@ -11,6 +11,7 @@
 #include "../../common/base64.h"
 #include "../../common/buf.h"
 #include "../../common/jsonw.h"
+#include "../../common/liveness.h"
 #include "../../common/log.h"
 #include "../../common/modelsel.h"
 #include "../../common/names.h"
@@ -362,6 +363,58 @@ START_TEST(utf8_points_and_lower)
 }
 END_TEST
 
+/* livenessToolCall: which settings turn it on, and the call made. */
+START_TEST(liveness_settings_and_call)
+{
+	static const struct {
+		const char	*user;
+		int		 want;
+		const char	*name, *args;
+	} c[] = {
+	    { "{}", 0, NULL, NULL },
+	    { "{\"livenessToolCall\": false}", 0, NULL, NULL },
+	    { "{\"livenessToolCall\": {}}", 0, NULL, NULL },
+	    { "{\"livenessToolCall\": \"go\"}", -1, NULL, NULL },
+	    { "{\"livenessToolCall\": {\"toolName\": \" \"}}", -1, NULL, NULL },
+	    { "{\"livenessToolCall\": {\"toolName\": 5}}", -1, NULL, NULL },
+	    { "{\"livenessToolCall\": {\"toolName\": \" go \", "
+	      "\"arguments\": [1]}}", 1, "go", "{}" },
+	    { "{\"livenessToolCall\": {\"toolName\": \"go\", \"arguments\": "
+	      "{\"b\": 1, \"a\": \"\u00e9\"}}}", 1, "go",
+	      "{\"b\": 1, \"a\": \"\\u00e9\"}" },
+	};
+	json_t		*root, *args, *call, *f;
+	char		*name;
+	const char	*id;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		root = json_loads(c[i].user, 0, NULL);
+		ck_assert_ptr_nonnull(root);
+		ck_assert_int_eq(liveness_conf(root, &name, &args), c[i].want);
+		if (c[i].want == 1) {
+			ck_assert_str_eq(name, c[i].name);
+			call = liveness_call(name, args);
+			id = json_string_value(json_object_get(call, "id"));
+			ck_assert_uint_eq(strlen(id), 24);
+			ck_assert(strncmp(id, "wilmer_liveness_", 16) == 0);
+			f = json_object_get(call, "function");
+			ck_assert_str_eq(json_string_value(json_object_get(f,
+			    "name")), c[i].name);
+			ck_assert_str_eq(json_string_value(json_object_get(f,
+			    "arguments")), c[i].args);
+			ck_assert_int_eq(json_integer_value(json_object_get(call,
+			    "index")), 0);
+			json_decref(call);
+		} else
+			ck_assert(name == NULL && args == NULL);
+		free(name);
+		json_decref(args);
+		json_decref(root);
+	}
+}
+END_TEST
+
 static Suite *
 common_suite(void)
 {
@@ -389,6 +442,7 @@ common_suite(void)
 	tcase_add_test(tc, uuids_are_v4_and_distinct);
 	suite_add_tcase(s, tc);
 	test_case(s, "utf8", utf8_points_and_lower, 0);
+	test_case(s, "liveness", liveness_settings_and_call, 0);
 	tc = tcase_create("base64");
 	tcase_add_test(tc, base64_as_go_reads_it);
 	suite_add_tcase(s, tc);

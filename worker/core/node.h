@@ -27,6 +27,9 @@ struct node_ctx {
 	bool			 nx_responder;	/* its output is the answer */
 	bool			 nx_deliver;	/* ...and goes to the client */
 	bool			 nx_stream;	/* ...and the client streams */
+	bool			 nx_chat_api;	/* the client came through a
+						   chat route (OpenAI's or
+						   Ollama's /api/chat) */
 	const char		*nx_confdir;
 	const struct conf_user	*nx_user;
 	struct vars		*nx_vars;	/* variables this node sees */

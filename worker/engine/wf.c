@@ -198,6 +198,8 @@ node_ctx_init(struct wf_run *r, struct node_ctx *x, json_t *node, size_t i)
 	x->nx_responder = responder;
 	x->nx_deliver = responder && r->wr_call->fc_deliver;
 	x->nx_stream = responder && r->wr_call->fc_deliver && f->f_rs->stream;
+	x->nx_chat_api = f->f_rs->api == API_OPENAI_CHAT ||
+	    f->f_rs->api == API_OLLAMA_CHAT;
 	x->nx_confdir = f->f_rq->rq_confdir;
 	x->nx_user = f->f_user;
 	x->nx_vars = r->wr_vars;

@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/liveness.h"
 #include "../../common/log.h"
 #include "../../common/pyfmt.h"
+#include "../../common/pystr.h"
 #include "../../common/tokens.h"
 #include "../../common/utf8.h"
 #include "../clean/clean_conf.h"
@@ -65,17 +67,58 @@ lower_name(json_t *c)
 	buf_free(&b);
 }
 
-/* The responder's tool calls (allowTools) go to the client as one
- * chunk, each with its index; names lower-cased when the node asks. */
+/* Is the answer only whitespace (Python's str.strip())? */
+static bool
+blank(const struct buf *t)
+{
+	const char	*p = t->b_data != NULL ? t->b_data : "";
+	size_t		 n = t->b_len;
+
+	pystr_trim(&p, &n);
+	return n == 0;
+}
+
+/* livenessToolCall (addendum A8.7): a streamed answer on a chat route
+ * that has no tool call gets the user's liveness call, when the node
+ * asks (injectLivenessToolCall) or the answer is empty. */
 static void
-emit_tools(struct node_ctx *x, const struct llm_ask *a, json_t *calls)
+add_liveness(struct node_ctx *x, const struct llm_ask *a,
+    const struct buf *text, json_t *calls)
+{
+	char	*name;
+	json_t	*args;
+	int	 r;
+
+	if (!x->nx_stream || !x->nx_chat_api || json_array_size(calls) > 0 ||
+	    (!pyfmt_truthy(json_object_get(a->la_opts,
+	    "injectLivenessToolCall")) && !blank(text)))
+		return;
+	r = liveness_conf(x->nx_user != NULL ? x->nx_user->u_file.jf_root :
+	    NULL, &name, &args);
+	if (r == -1)
+		log_warnx("user %s: livenessToolCall needs an object with a "
+		    "non-empty \"toolName\"; no liveness call is sent",
+		    x->nx_user->u_name);
+	if (r != 1)
+		return;
+	json_array_append_new(calls, liveness_call(name, args));
+	free(name);
+	json_decref(args);
+}
+
+/* The responder's tool calls (allowTools) go to the client as one
+ * chunk, each with its index; names lower-cased when the node asks;
+ * the liveness call after them when the answer has none. */
+static void
+emit_tools(struct node_ctx *x, const struct llm_ask *a, const struct buf *text,
+    json_t *calls)
 {
 	json_t	*c;
 	size_t	 i;
 	char	*s;
 	bool	 lower;
 
-	if (calls == NULL || json_array_size(calls) == 0)
+	if (calls == NULL)
 		return;
 	lower = pyfmt_truthy(json_object_get(a->la_opts,
 	    "lowercaseToolCallFunctionNames"));
@@ -85,6 +128,9 @@ emit_tools(struct node_ctx *x, const struct llm_ask *a, json_t *calls)
 		if (lower)
 			lower_name(c);
 	}
+	add_liveness(x, a, text, calls);
+	if (json_array_size(calls) == 0)
+		return;
 	s = json_dumps(calls, JSON_COMPACT);
 	rq_emit_tools(x->nx_rq, str_from(s));
 	free(s);
@@ -232,7 +278,7 @@ attempt_run(struct node_ctx *x, const struct llm_ask *a, struct llm_target *t,
 	if (rc == 0) {
 		buf_add(out, o.no_text.b_data, o.no_text.b_len);
 		set_usage(x, &o, estimate(&sent, prompt), res);
-		emit_tools(x, a, nc.nc_tool_calls);
+		emit_tools(x, a, &o.no_text, nc.nc_tool_calls);
 	}
 	json_decref(nc.nc_tool_calls);
 	json_decref(nc.nc_schema);
