@@ -168,7 +168,7 @@ W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 		   store_stmt.c cache.c)
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
-		   msgs_tooltext.c vars.c \
+		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
 WORKER_SRCS	:= worker/main.c worker/fault.c $(W_LOOP) $(W_ENGINE) \
 		   $(W_NODES) $(W_TOOLS) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
@@ -290,6 +290,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 UNIT_TESTS	+= check_child check_curl
 UNIT_TESTS	+= check_webfetch
 UNIT_TESTS	+= check_mcp
+UNIT_TESTS	+= check_liveness
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -409,6 +410,9 @@ check_netguard_A	:= LLM
 check_structured_OBJS	:= $(call obj,worker/llm/structured.c) \
 			   $(call u,scratchdir.c)
 check_structured_A	:= CORE
+# livenessToolCall on the way in (worker/core/msgs_liveness.c).
+check_liveness_OBJS	:= $(call obj,worker/core/msgs_liveness.c)
+check_liveness_A	:= CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   ask_node.c attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE

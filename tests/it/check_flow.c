@@ -701,6 +701,42 @@ START_TEST(liveness_call_injected)
 }
 END_TEST
 
+/* livenessToolCall on the way in: the calls Sluice added, and their
+ * results, never reach the backend. */
+START_TEST(liveness_machinery_stripped)
+{
+	const char	*body = "{\"model\": \"x\", \"messages\": ["
+			    "{\"role\": \"user\", \"content\": \"u1\"}, "
+			    "{\"role\": \"assistant\", \"content\": null, "
+			    "\"tool_calls\": [{\"id\": \"wilmer_liveness_ab12cd34\","
+			    " \"type\": \"function\", \"function\": {\"name\": "
+			    "\"keep_going\", \"arguments\": \"{}\"}}]}, "
+			    "{\"role\": \"tool\", \"tool_call_id\": "
+			    "\"wilmer_liveness_ab12cd34\", \"content\": \"ok\"}, "
+			    "{\"role\": \"user\", \"content\": \"u2\"}]}";
+	struct it_resp	 r;
+	json_t		*log, *msgs;
+
+	start_with(NULL, "[{\"type\": \"Standard\", \"endpointName\": "
+	    "\"Mock\", \"prompt\": \"\"}]");
+	it_user_set(&T, "livenessToolCall", json_pack("{s:s}", "toolName",
+	    "keep_going"));
+	go();
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    &r), 0);
+	ck_assert_msg(r.r_status == 200, "%s", r.r_body.b_data);
+	it_resp_free(&r);
+	log = it_mock_log(&T, false);
+	msgs = json_object_get(json_object_get(json_array_get(log, 0), "body"),
+	    "messages");
+	ck_assert_uint_eq(json_array_size(msgs), 2);
+	ASSERT_SENT(log, 0, 0, "user: u1");
+	ASSERT_SENT(log, 0, 1, "user: u2");
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
 /* Spec 8 on every LLM node: think blocks out, prefixes off, reasoning
  * as a field when the endpoint asks; non-responders are cleaned too. */
 START_TEST(outputs_are_cleaned)
@@ -1283,6 +1319,7 @@ flow_suite(void)
 	tcase_add_loop_test(tc, tool_call_names_lowercased, 0, 2);
 	tcase_add_test(tc, tool_calls_in_prompt_variables);
 	tcase_add_loop_test(tc, liveness_call_injected, 0, 6);
+	tcase_add_test(tc, liveness_machinery_stripped);
 	tcase_add_test(tc, outputs_are_cleaned);
 	tcase_add_test(tc, tool_call_markers_become_calls);
 	tcase_add_test(tc, group_chat_speaker);

@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "../../common/conf.h"
+#include "../../common/liveness.h"
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "../core/msgs.h"
+#include "../core/msgs_liveness.h"
 #include "../core/msgs_norm.h"
 #include "flow.h"
 #include "routing.h"
@@ -38,7 +40,17 @@ prepare_messages(struct flow *f)
 	const struct conf_user	*u = f->f_user;
 	int			 api = (int)f->f_rs->api;
 
+	char			*name;
+	json_t			*args;
+
 	wmsgs_from_proto(&f->f_msgs, f->f_rs);
+	/* livenessToolCall: Sluice's own calls out of the conversation
+	 * before anything reads it (addendum A8.7). */
+	if (liveness_conf(u->u_file.jf_root, &name, &args) == 1) {
+		wmsgs_liveness_clean(&f->f_msgs, name, args);
+		free(name);
+		json_decref(args);
+	}
 	if (api == API_OPENAI_CHAT || api == API_OLLAMA_CHAT)
 		wmsgs_chat_rewrite(&f->f_msgs, u->u_add_user_assistant,
 		    u->u_add_missing_assistant);
