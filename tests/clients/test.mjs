@@ -1,10 +1,14 @@
 // test.mjs - Sluice through the official openai and ollama npm clients.
-// Usage: node test.mjs http://127.0.0.1:GATEWAY http://127.0.0.1:MOCK
+// Usage: node test.mjs http://127.0.0.1:GATEWAY http://127.0.0.1:MOCK [tools]
+// ("tools": only the tool-call settings, against a gateway whose user
+// sets interceptOpenWebUIToolRequests and livenessToolCall and whose
+// node sets allowTools, lowercaseToolCallFunctionNames and
+// injectLivenessToolCall; see tests/it/check_clients.c).
 // Prints one line per check and exits non-zero if any failed.
 import OpenAI from 'openai';
 import { Ollama } from 'ollama';
 
-const [gw, mock] = process.argv.slice(2);
+const [gw, mock, mode] = process.argv.slice(2);
 const openai = new OpenAI({ baseURL: `${gw}/v1`, apiKey: 'unused', maxRetries: 0 });
 const ollama = new Ollama({ host: gw });
 let failed = 0;
@@ -302,7 +306,85 @@ async function ollamaBackendErrors() {
 	    r.headers.get('retry-after') === '7', `${r.status} ${r.headers.get('retry-after')}`);
 }
 
+// ---- the tool-call settings (addendum A8) ------------------------------
+
+const OWUI = 'Available Tools: []\nYour task is to choose and return the ' +
+    'correct tool(s) from the list of available tools based on the query.';
+const weather = [{ type: 'function', function: { name: 'Get_Weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+
+// interceptOpenWebUIToolRequests: "no tool" at once, no workflow run.
+async function owuiIntercepted() {
+	const r = await openai.chat.completions.create({ model: 'it', messages: [
+	    { role: 'system', content: OWUI }, ...user({ text: 'ran' })] });
+	const m = r.choices[0].message;
+	check('openai owui intercepted', m.content === null &&
+	    Array.isArray(m.tool_calls) && m.tool_calls.length === 0 &&
+	    r.choices[0].finish_reason === 'tool_calls' &&
+	    r.id.startsWith('chatcmpl-opnwui-tool-'), JSON.stringify(r));
+	const o = await ollama.chat({ model: 'it', stream: false, messages: [
+	    { role: 'system', content: OWUI }, ...user({ text: 'ran' })] });
+	check('ollama owui intercepted', o.done === true &&
+	    o.message.content === '' && o.done_reason === 'stop',
+	    JSON.stringify(o));
+}
+
+// lowercaseToolCallFunctionNames: the client sees the name lower-cased.
+async function namesLowercased() {
+	const calls = { tool_calls: [{ name: 'Get_Weather', arguments: { city: 'Paris' } }] };
+	const r = await openai.chat.completions.create({ model: 'it', tools: weather,
+	    messages: user(calls) });
+	const c = r.choices[0].message.tool_calls?.[0]?.function;
+	check('openai tool name lower-cased', c?.name === 'get_weather' &&
+	    JSON.parse(c.arguments).city === 'Paris', JSON.stringify(r));
+	const o = await ollama.chat({ model: 'it', stream: false, tools: weather,
+	    messages: user(calls) });
+	const oc = o.message.tool_calls?.[0]?.function;
+	check('ollama tool name lower-cased', oc?.name === 'get_weather' &&
+	    oc.arguments.city === 'Paris', JSON.stringify(o));
+}
+
+// livenessToolCall: a streamed answer without a call ends with it.
+async function livenessInjected() {
+	const s = await openai.chat.completions.create({ model: 'it', stream: true,
+	    messages: user({ text: 'All done.' }) });
+	let text = '', finish = null, call = null;
+	for await (const ch of s) {
+		const d = ch.choices[0]?.delta;
+		text += d?.content ?? '';
+		call = d?.tool_calls?.[0] ?? call;
+		finish = ch.choices[0]?.finish_reason ?? finish;
+	}
+	check('openai liveness call', text === 'All done.' &&
+	    finish === 'tool_calls' && call?.function?.name === 'keep_going' &&
+	    call.id.startsWith('wilmer_liveness_') &&
+	    JSON.parse(call.function.arguments).note === '[Wilmer] go on',
+	    `${text} / ${finish} / ${JSON.stringify(call)}`);
+	const o = await ollama.chat({ model: 'it', stream: true,
+	    messages: user({ text: 'All done.' }) });
+	let oc = null, otext = '';
+	for await (const part of o) {
+		otext += part.message.content;
+		oc = part.message.tool_calls?.[0]?.function ?? oc;
+	}
+	check('ollama liveness call', otext === 'All done.' &&
+	    oc?.name === 'keep_going' && oc.arguments.note === '[Wilmer] go on',
+	    `${otext} / ${JSON.stringify(oc)}`);
+	const w = await openai.chat.completions.create({ model: 'it',
+	    messages: user({ text: 'All done.' }) });
+	check('openai no liveness call when whole', w.choices[0].message.tool_calls ===
+	    undefined && w.choices[0].finish_reason === 'stop', JSON.stringify(w));
+}
+
 try {
+	if (mode === 'tools') {
+		await owuiIntercepted();
+		await namesLowercased();
+		await livenessInjected();
+		console.log(failed === 0 ? 'all client checks passed' :
+		    `${failed} client checks failed`);
+		process.exit(failed === 0 ? 0 : 1);
+	}
 	await openaiChat();
 	await openaiRest();
 	await openaiBackendErrors();

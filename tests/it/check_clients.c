@@ -59,6 +59,44 @@ START_TEST(official_clients)
 }
 END_TEST
 
+/* The tool-call settings (addendum A8) as the official clients see
+ * them: the user answers Open WebUI's tool question at once and ends a
+ * streamed answer without a call with its liveness call; the node
+ * forwards tools and lower-cases the names of the calls. */
+START_TEST(official_clients_tool_settings)
+{
+	struct it	 t;
+	char		 dir[400], cmd[1024];
+	const char	*src = getenv("SLUICE_SRC"), *why;
+	int		 st;
+
+	snprintf(dir, sizeof(dir), "%s/tests/clients", src ? src : ".");
+	if ((why = skip_reason(dir)) != NULL) {
+		printf("check_clients: SKIPPED: %s\n", why);
+		return;
+	}
+	memset(&t, 0, sizeof(t));
+	it_mock_start(&t);
+	it_config(&t, NULL, NULL);
+	it_file(&t, "Workflows/it/Main.json", "[{\"type\": \"Standard\", "
+	    "\"endpointName\": \"Mock\", \"prompt\": \"\", \"allowTools\": "
+	    "true, \"lowercaseToolCallFunctionNames\": true, "
+	    "\"injectLivenessToolCall\": true}]");
+	it_user_set(&t, "interceptOpenWebUIToolRequests", json_true());
+	it_user_set(&t, "livenessToolCall", json_pack("{s:s,s:{s:s}}",
+	    "toolName", "keep_going", "arguments", "note", "[Wilmer] go on"));
+	it_gateway_start(&t, NULL);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && node test.mjs "
+	    "http://127.0.0.1:%d http://127.0.0.1:%d tools", dir, t.it_port,
+	    t.it_mock_port);
+	st = system(cmd);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "client checks failed (see above)");
+	st = it_stop(&t, 15000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
 static Suite *
 clients_suite(void)
 {
@@ -67,6 +105,7 @@ clients_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, official_clients);
+	tcase_add_test(tc, official_clients_tool_settings);
 	suite_add_tcase(s, tc);
 	return s;
 }
