@@ -28,18 +28,46 @@ skip_reason(const char *dir)
 	return NULL;
 }
 
+/* Run test.mjs (in mode, or all its default checks when NULL)
+ * against the gateway of t, then stop t. */
+static void
+run_clients(struct it *t, const char *dir, const char *mode)
+{
+	char	 cmd[1024];
+	int	 st;
+
+	it_gateway_start(t, NULL);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && node test.mjs "
+	    "http://127.0.0.1:%d http://127.0.0.1:%d %s", dir, t->it_port,
+	    t->it_mock_port, mode != NULL ? mode : "");
+	st = system(cmd);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "client checks failed (see above)");
+	st = it_stop(t, 15000);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* tests/clients, or NULL when the test is skipped (said why). */
+static const char *
+clients_dir(char *dir, size_t len)
+{
+	const char	*src = getenv("SLUICE_SRC"), *why;
+
+	snprintf(dir, len, "%s/tests/clients", src ? src : ".");
+	if ((why = skip_reason(dir)) != NULL) {
+		printf("check_clients: SKIPPED: %s\n", why);
+		return NULL;
+	}
+	return dir;
+}
+
 START_TEST(official_clients)
 {
 	struct it	 t;
-	char		 dir[400], cmd[1024];
-	const char	*src = getenv("SLUICE_SRC"), *why;
-	int		 st;
+	char		 dir[400];
 
-	snprintf(dir, sizeof(dir), "%s/tests/clients", src ? src : ".");
-	if ((why = skip_reason(dir)) != NULL) {
-		printf("check_clients: SKIPPED: %s\n", why);
+	if (clients_dir(dir, sizeof(dir)) == NULL)
 		return;
-	}
 	memset(&t, 0, sizeof(t));
 	it_mock_start(&t);
 	it_config(&t, NULL, NULL);
@@ -47,15 +75,7 @@ START_TEST(official_clients)
 	 * which test.mjs checks "think": false keeps out. */
 	it_mock_endpoint(&t, "\"reasoningTags\": true, \"reasoningOutput\": "
 	    "\"field\"");
-	it_gateway_start(&t, NULL);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && node test.mjs "
-	    "http://127.0.0.1:%d http://127.0.0.1:%d", dir, t.it_port,
-	    t.it_mock_port);
-	st = system(cmd);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "client checks failed (see above)");
-	st = it_stop(&t, 15000);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	run_clients(&t, dir, NULL);
 }
 END_TEST
 
@@ -66,15 +86,10 @@ END_TEST
 START_TEST(official_clients_tool_settings)
 {
 	struct it	 t;
-	char		 dir[400], cmd[1024];
-	const char	*src = getenv("SLUICE_SRC"), *why;
-	int		 st;
+	char		 dir[400];
 
-	snprintf(dir, sizeof(dir), "%s/tests/clients", src ? src : ".");
-	if ((why = skip_reason(dir)) != NULL) {
-		printf("check_clients: SKIPPED: %s\n", why);
+	if (clients_dir(dir, sizeof(dir)) == NULL)
 		return;
-	}
 	memset(&t, 0, sizeof(t));
 	it_mock_start(&t);
 	it_config(&t, NULL, NULL);
@@ -85,15 +100,7 @@ START_TEST(official_clients_tool_settings)
 	it_user_set(&t, "interceptOpenWebUIToolRequests", json_true());
 	it_user_set(&t, "livenessToolCall", json_pack("{s:s,s:{s:s}}",
 	    "toolName", "keep_going", "arguments", "note", "[Wilmer] go on"));
-	it_gateway_start(&t, NULL);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && node test.mjs "
-	    "http://127.0.0.1:%d http://127.0.0.1:%d tools", dir, t.it_port,
-	    t.it_mock_port);
-	st = system(cmd);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "client checks failed (see above)");
-	st = it_stop(&t, 15000);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	run_clients(&t, dir, "tools");
 }
 END_TEST
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "msgs.h"
 
@@ -129,4 +130,35 @@ wmsgs_free(struct wmsgs *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+json_t *
+wmsg_calls(const struct wmsg *m)
+{
+	json_t	*c;
+
+	if (m->m_tool_calls == NULL)
+		return NULL;
+	c = json_loads(m->m_tool_calls, 0, NULL);
+	if (json_is_array(c) && json_array_size(c) > 0)
+		return c;
+	json_decref(c);
+	return NULL;
+}
+
+bool
+wmsg_filler(const struct wmsg *m)
+{
+	const char	*p = m->m_content;
+	size_t		 n = strlen(p);
+	json_t		*c;
+
+	if (strcmp(m->m_role, "assistant") != 0)
+		return false;
+	if ((c = wmsg_calls(m)) != NULL) {
+		json_decref(c);
+		return false;
+	}
+	pystr_trim(&p, &n);
+	return n == 0 || (n == 10 && memcmp(p, "Assistant:", 10) == 0);
 }

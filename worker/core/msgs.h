@@ -1,6 +1,7 @@
 /* msgs.h - the conversation as the worker holds it: owned, editable messages. */
 #ifndef SLUICE_MSGS_H
 #define SLUICE_MSGS_H
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -35,6 +36,15 @@ void	wmsgs_add_copy(struct wmsgs *, const struct wmsg *m);
 void	wmsgs_drop_empty(struct wmsgs *);
 
 void	wmsgs_free(struct wmsgs *);	/* frees all, leaves it empty */
+
+/* m's tool calls when it has any (a non-empty JSON list), whatever its
+ * role; NULL otherwise. Caller decrefs. */
+json_t	*wmsg_calls(const struct wmsg *m);
+
+/* An assistant turn that says nothing: no tool calls, text empty or
+ * "Assistant:" once stripped (a front end's generation-prompt turn;
+ * addendum A8.2's filler). */
+bool	wmsg_filler(const struct wmsg *m);
 
 /* Free one message's members and zero it. */
 void	wmsg_clear(struct wmsg *);

@@ -63,25 +63,10 @@ machinery(const struct lv *lv, json_t *call)
 	return yes;
 }
 
-/* m's tool calls, when a non-empty list. Caller decrefs. */
-static json_t *
-calls_of(const struct wmsg *m)
-{
-	json_t	*c;
-
-	if (m->m_tool_calls == NULL)
-		return NULL;
-	c = json_loads(m->m_tool_calls, 0, NULL);
-	if (json_is_array(c) && json_array_size(c) > 0)
-		return c;
-	json_decref(c);
-	return NULL;
-}
-
 static bool
 has_machinery(const struct lv *lv, const struct wmsg *m)
 {
-	json_t	*calls = calls_of(m), *c;
+	json_t	*calls = wmsg_calls(m), *c;
 	size_t	 i;
 	bool	 yes = false;
 
@@ -97,23 +82,6 @@ is(const struct wmsg *m, const char *role)
 	return strcmp(m->m_role, role) == 0;
 }
 
-/* An assistant turn that says nothing: no calls, text empty or
- * "Assistant:". */
-static bool
-filler(const struct wmsg *m)
-{
-	const char	*p = m->m_content;
-	size_t		 n = strlen(p);
-	json_t		*c = NULL;
-
-	if (!is(m, "assistant") || (c = calls_of(m)) != NULL) {
-		json_decref(c);
-		return false;
-	}
-	pystr_trim(&p, &n);
-	return n == 0 || (n == 10 && memcmp(p, "Assistant:", 10) == 0);
-}
-
 /* The trailing exchange that answers a liveness call: [*from, *to],
  * or false. */
 static bool
@@ -122,7 +90,7 @@ trailing(const struct lv *lv, const struct wmsgs *l, size_t *from,
 {
 	size_t	 i = l->n;
 
-	while (i > 0 && filler(&l->v[i - 1]))
+	while (i > 0 && wmsg_filler(&l->v[i - 1]))
 		i--;
 	*to = i;
 	while (i > 0 && is(&l->v[i - 1], "tool"))
@@ -140,7 +108,7 @@ trailing(const struct lv *lv, const struct wmsgs *l, size_t *from,
 static size_t
 strip_calls(struct lv *lv, struct wmsg *m, bool *keep)
 {
-	json_t		*calls = calls_of(m), *left, *c, *id;
+	json_t		*calls = wmsg_calls(m), *left, *c, *id;
 	size_t		 i, gone = 0;
 	const char	*p = m->m_content;
 	size_t		 n = strlen(p);
@@ -261,7 +229,7 @@ sorted(json_t *v)
 static char *
 call_sig(const struct wmsg *m)
 {
-	json_t	*calls = is(m, "assistant") ? calls_of(m) : NULL, *f, *n, *a;
+	json_t	*calls = is(m, "assistant") ? wmsg_calls(m) : NULL, *f, *n, *a;
 	json_t	*s;
 	char	*t = NULL, *at;
 

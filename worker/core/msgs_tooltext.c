@@ -136,20 +136,12 @@ result_text(struct wmsg *m, const struct labels *l)
 	m->m_content = s;
 }
 
-/* The calls of an assistant message, when it has any (Python truth of
- * the list). Caller decrefs. */
+/* The calls of an assistant message, when it has any. Caller
+ * decrefs. */
 static json_t *
 calls_of(const struct wmsg *m)
 {
-	json_t	*c;
-
-	if (strcmp(m->m_role, "assistant") != 0 || m->m_tool_calls == NULL)
-		return NULL;
-	c = json_loads(m->m_tool_calls, 0, NULL);
-	if (json_is_array(c) && json_array_size(c) > 0)
-		return c;
-	json_decref(c);
-	return NULL;
+	return strcmp(m->m_role, "assistant") == 0 ? wmsg_calls(m) : NULL;
 }
 
 void

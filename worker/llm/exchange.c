@@ -6,33 +6,15 @@
 #include "../../common/pystr.h"
 #include "exchange.h"
 
-/* Does m carry tool calls (a non-empty list)? */
+/* Does m carry tool calls? */
 static bool
 has_calls(const struct wmsg *m)
 {
-	json_t	*c;
-	bool	 yes;
+	json_t	*c = wmsg_calls(m);
+	bool	 yes = c != NULL;
 
-	if (m->m_tool_calls == NULL)
-		return false;
-	c = json_loads(m->m_tool_calls, 0, NULL);
-	yes = json_is_array(c) && json_array_size(c) > 0;
 	json_decref(c);
 	return yes;
-}
-
-/* An assistant turn with nothing in it: no calls, text empty or
- * "Assistant:" once stripped (a front end's generation-prompt turn). */
-static bool
-filler(const struct wmsg *m)
-{
-	const char	*p = m->m_content;
-	size_t		 n = strlen(p);
-
-	if (strcmp(m->m_role, "assistant") != 0 || has_calls(m))
-		return false;
-	pystr_trim(&p, &n);
-	return n == 0 || (n == 10 && memcmp(p, "Assistant:", 10) == 0);
 }
 
 bool
@@ -40,7 +22,7 @@ exchange_find(const struct wmsgs *l, size_t *start, size_t *end)
 {
 	size_t	 i = l->n;
 
-	while (i > 0 && filler(&l->v[i - 1]))
+	while (i > 0 && wmsg_filler(&l->v[i - 1]))
 		i--;
 	if (i == 0)
 		return false;
