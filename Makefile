@@ -404,7 +404,7 @@ check_research_A	:= LLM CORE
 # The shared fields and the address guard of the tools that reach out.
 check_xfield_OBJS	:= $(call obj,worker/tools/xfield.c)
 check_xfield_A		:= CORE
-check_netguard_OBJS	:= $(call obj,worker/tools/netguard.c)
+check_netguard_OBJS	:= $(call obj,worker/tools/netguard.c) $(call u,netnames.c)
 check_netguard_A	:= LLM
 # Structured output: the block, the schema file, where it lands.
 check_structured_OBJS	:= $(call obj,worker/llm/structured.c) \
@@ -448,7 +448,8 @@ check_child_OBJS	:= $(call obj,worker/tools/child.c \
 # tests/mock-wiki and doubles of the suite's own.
 check_curl_OBJS		:= $(call obj,worker/engine/registry.c \
 			   worker/nodes/node_curl.c worker/nodes/node_unsupported.c) \
-			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
+			   $(call u,stubs_nodes.c fakerq.c nodefix.c netnames.c) \
+			   $(HARNESS)
 check_curl_A		:= TOOLS LLM CORE
 $(O)/tests/unit/check_curl: | $(MOCK_WIKI)
 $(O)/tests/unit/check_research: | $(MOCK_RESEARCH)
@@ -458,7 +459,8 @@ $(O)/tests/it/check_curlcmd: | $(MOCK_WIKI)
 check_webfetch_OBJS	:= $(call obj,worker/engine/registry.c \
 			   worker/nodes/node_webfetch.c \
 			   worker/nodes/node_unsupported.c) \
-			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
+			   $(call u,stubs_nodes.c fakerq.c nodefix.c netnames.c) \
+			   $(HARNESS)
 check_webfetch_A	:= TOOLS LLM CORE
 $(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
 $(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(MOCK) $(BINS)

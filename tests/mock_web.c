@@ -31,6 +31,7 @@
  *   /_last	the last of those (null before any)
  *   /_stats	{"gone": N}: connections of /slow the client closed early
  *   /_reset	forgets the log
+ * It listens on 127.0.0.1 and on 127.0.0.2, the same port: two hosts.
  */
 
 #define MW_CHUNK	16384
@@ -330,6 +331,11 @@ main(int argc, char *argv[])
 	if ((bs = evhttp_bind_socket_with_handle(http, "127.0.0.1", 0)) ==
 	    NULL || getsockname(evhttp_bound_socket_get_fd(bs),
 	    (struct sockaddr *)&sa, &len) != 0)
+		return 1;
+	/* The same port on 127.0.0.2 too: a second host name for
+	 * cross-host redirects that needs no /etc/hosts ("localhost" is
+	 * not in a bare debootstrap root). */
+	if (evhttp_bind_socket(http, "127.0.0.2", ntohs(sa.sin_port)) != 0)
 		return 1;
 	/* the handler first: a test may stop us as soon as we print */
 	ev = evsignal_new(base, SIGTERM, on_signal, NULL);

@@ -18,6 +18,7 @@
 #include "../../worker/engine/registry.h"
 #include "../../worker/tools/curlcmd.h"
 #include "../testmain.h"
+#include "netnames.h"
 #include "nodefix.h"
 
 static struct nodefix	 F;
@@ -336,6 +337,8 @@ ck_refused(const char *args, const char *reason)
 
 START_TEST(guard_private)
 {
+	char	 lh[128];
+
 	ck_refused("\"-sS\", \"http://127.0.0.1:8080/admin\"",
 	    "host '127.0.0.1' is a loopback address");
 	ck_refused("\"http://169.254.169.254/latest/meta-data/\"",
@@ -352,8 +355,7 @@ START_TEST(guard_private)
 	ck_refused("\"2130706433\"", "host '127.0.0.1' is a loopback address");
 	ck_refused("\"http://2130706433/\"",
 	    "host '127.0.0.1' is a loopback address");
-	ck_refused("\"localhost\"",
-	    "host 'localhost' resolves to a loopback address (127.0.0.1)");
+	ck_refused("\"localhost\"", localhost_refusal(lh, sizeof(lh)));
 	ck_refused("\"--url=http://10.0.0.9/\"",
 	    "host '10.0.0.9' is a private address");
 	ck_refused("\"--url\", \"10.0.0.9/\"",
