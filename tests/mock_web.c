@@ -305,14 +305,38 @@ on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(base, NULL);
 }
 
+/* Listen on 127.0.0.1 and on 127.0.0.2, the same port: a second host
+ * for cross-host redirects that needs no /etc/hosts ("localhost" is not
+ * in a bare debootstrap root). The port the kernel picks on the first
+ * may be taken on the second (other tests' client sockets bound to
+ * 127.0.0.x), so pick again a few times. The port into *sa; -1 when no
+ * pair could be had. */
+static int
+bind_both(struct evhttp *h, struct sockaddr_in *sa)
+{
+	struct evhttp_bound_socket	*bs;
+	ev_socklen_t			 len;
+	int				 i;
+
+	for (i = 0; i < 50; i++) {
+		len = sizeof(*sa);
+		if ((bs = evhttp_bind_socket_with_handle(h, "127.0.0.1", 0)) ==
+		    NULL || getsockname(evhttp_bound_socket_get_fd(bs),
+		    (struct sockaddr *)sa, &len) != 0)
+			return -1;
+		if (evhttp_bind_socket(h, "127.0.0.2", ntohs(sa->sin_port)) == 0)
+			return 0;
+		evhttp_del_accept_socket(h, bs);
+	}
+	return -1;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct evhttp			*http;
-	struct evhttp_bound_socket	*bs;
 	struct event			*ev;
 	struct sockaddr_in		 sa;
-	ev_socklen_t			 len = sizeof(sa);
 
 	if (argc != 1) {
 		fprintf(stderr, "usage: mock-web\n");
@@ -328,14 +352,7 @@ main(int argc, char *argv[])
 	    EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
 	    EVHTTP_REQ_OPTIONS | EVHTTP_REQ_PATCH);
 	evhttp_set_gencb(http, on_request, NULL);
-	if ((bs = evhttp_bind_socket_with_handle(http, "127.0.0.1", 0)) ==
-	    NULL || getsockname(evhttp_bound_socket_get_fd(bs),
-	    (struct sockaddr *)&sa, &len) != 0)
-		return 1;
-	/* The same port on 127.0.0.2 too: a second host name for
-	 * cross-host redirects that needs no /etc/hosts ("localhost" is
-	 * not in a bare debootstrap root). */
-	if (evhttp_bind_socket(http, "127.0.0.2", ntohs(sa.sin_port)) != 0)
+	if (bind_both(http, &sa) == -1)
 		return 1;
 	/* the handler first: a test may stop us as soon as we print */
 	ev = evsignal_new(base, SIGTERM, on_signal, NULL);
