@@ -660,7 +660,9 @@ START_TEST(structured_output_attached)
 	so_ask("so-missing", 500);
 	so_ask("so-empty", 500);
 	so_ask("so-unsafe", 500);
-	ck_assert_int_eq(json_array_size(it_mock_log(&T, true)), 0);
+	rec = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(rec), 0);
+	json_decref(rec);
 	it_stop_clean(&T);
 }
 END_TEST
