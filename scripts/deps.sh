@@ -8,6 +8,7 @@
 #   check   everything 'make check' runs: cppcheck, the libFuzzer
 #           harnesses (clang and its runtime), the official client
 #           libraries (node, npm), strace, python3 (PythonModule nodes),
+#           curl (the CurlCommand node runs it),
 #           systemd-analyze with what it checks the unit against (the
 #           /bin/kill of ExecReload=, man for Documentation=) and mandoc
 #   bench   build plus nginx, the benchmark's backend
@@ -32,7 +33,7 @@ set_=${1:-build}
 BUILD="gcc make pkg-config libevent-dev libcurl4-openssl-dev libmsgpack-dev
 libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev"
 CHECK="cppcheck clang libclang-rt-dev nodejs:node npm:npm strace
-python3:python3 systemd:systemd-analyze procps man-db:man mandoc"
+python3:python3 curl:curl systemd:systemd-analyze procps man-db:man mandoc"
 BENCH="nginx-light:nginx curl"
 
 case $set_ in
