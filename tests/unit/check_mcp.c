@@ -785,8 +785,32 @@ everything_http_call(const char *mode, const char *transport,
 	everything_end(pid);
 }
 
+/* The major version of node on PATH, 0 when there is none. */
+static int
+node_major(void)
+{
+	FILE	*p = popen("node --version 2>/dev/null", "r");
+	int	 major = 0;
+
+	if (p == NULL)
+		return 0;
+	if (fscanf(p, "v%d", &major) != 1)
+		major = 0;
+	pclose(p);
+	return major;
+}
+
 START_TEST(everything_http)
 {
+	/* Under Debian 12's Node 18 server-everything answers its
+	 * streamable-HTTP initialize with HTTP 400 (its stdio and SSE
+	 * transports work there); the transport is tested against
+	 * tests/mcp/fake_server.py either way. */
+	if (node_major() < 20) {
+		fprintf(stderr, "check_mcp: SKIPPED: server-everything's "
+		    "streamable HTTP needs Node 20 or later here\n");
+		return;
+	}
 	everything_http_call("streamableHttp", "streamable_http", "/mcp");
 }
 END_TEST
