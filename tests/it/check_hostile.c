@@ -636,10 +636,12 @@ slow_open(struct slow *v, size_t n)
 		    i / SLOW_PER_ADDR / 250, 1 + i / SLOW_PER_ADDR % 250);
 		memset(&v[i], 0, sizeof(v[i]));
 		v[i].s_body = i % (n / SLOW_BODIES) == 0;
+		/* The clock starts before connect(): the gateway may accept
+		 * and start its deadline before connect() returns here. */
+		v[i].s_t0 = now_us();
 		v[i].s_fd = dial(src);
 		ck_assert_msg(v[i].s_fd != -1, "connection %zu: %s", i,
 		    strerror(errno));
-		v[i].s_t0 = now_us();
 		ck_assert_int_eq(send_all(v[i].s_fd, v[i].s_body ? body :
 		    head, strlen(v[i].s_body ? body : head)), 0);
 		fcntl(v[i].s_fd, F_SETFL, O_NONBLOCK);
