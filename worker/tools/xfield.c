@@ -216,14 +216,13 @@ host_add(char ***l, size_t *n, char *h)
 static char *
 host_of(const json_t *e, const struct vars *vs)
 {
-	char	*raw = pyfmt_strdup(e), *sub, *h, *p;
+	char	*sub, *h, *p;
 
-	sub = vs != NULL ? vars_format_value(vs, e) : xstrdup(raw);
+	sub = vs != NULL ? vars_format_value(vs, e) : pyfmt_strdup(e);
 	h = stripped(sub);
 	for (p = h; *p != '\0'; p++)
 		*p = (char)tolower((unsigned char)*p);
 	free(sub);
-	free(raw);
 	return h;
 }
 
