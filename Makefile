@@ -158,7 +158,8 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
 		   adapter_openai.c sse.c lines.c ask.c ask_node.c attempt.c \
-		   build.c target.c url.c structured.c exchange.c)
+		   build.c target.c url.c structured.c exchange.c toolforce.c \
+		   forced.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c)
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
@@ -291,6 +292,7 @@ UNIT_TESTS	+= check_child check_curl
 UNIT_TESTS	+= check_webfetch
 UNIT_TESTS	+= check_mcp
 UNIT_TESTS	+= check_liveness
+UNIT_TESTS	+= check_toolforce
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -413,6 +415,9 @@ check_structured_A	:= CORE
 # livenessToolCall on the way in (worker/core/msgs_liveness.c).
 check_liveness_OBJS	:= $(call obj,worker/core/msgs_liveness.c)
 check_liveness_A	:= CORE
+# tool_choice enforced through structured output (worker/llm/toolforce.c).
+check_toolforce_OBJS	:= $(call obj,worker/llm/toolforce.c)
+check_toolforce_A	:= CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   ask_node.c attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE
