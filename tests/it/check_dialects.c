@@ -895,6 +895,21 @@ START_TEST(a8_6_tool_choice_enforced)
 	it_resp_free(&r);
 	json_decref(log);
 
+	/* a native call is taken as it is, whole or streamed */
+	for (int st = 0; st < 2; st++) {
+		log = force_ask(force_body("so-openai", forced, st == 1,
+		    "{\"tool_calls\": [{\"name\": \"get_weather\", "
+		    "\"arguments\": {\"city\": \"Rome\"}}]}", body,
+		    sizeof(body)), &r);
+		ck_assert_uint_eq(json_array_size(log), 1);
+		ck_assert_msg(strstr(r.r_body.b_data, "call_mock_0") != NULL &&
+		    strstr(r.r_body.b_data, "Rome") != NULL &&
+		    strstr(r.r_body.b_data, "\"finish_reason\":\"tool_calls\"")
+		    != NULL, "%s", r.r_body.b_data);
+		it_resp_free(&r);
+		json_decref(log);
+	}
+
 	/* "auto", and a backend without the block: native tools */
 	log = force_ask(force_body("so-openai", "\"auto\"", false, "{}",
 	    body, sizeof(body)), &r);

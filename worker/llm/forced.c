@@ -35,21 +35,27 @@ take_call(struct node_call *nc, struct node_out *o, json_t *call)
 	(void)snprintf(o->no_finish, sizeof(o->no_finish), "tool_calls");
 }
 
+/* The text held back goes to a streaming client now. */
+static void
+release(struct node_ctx *x, const struct node_call *nc,
+    const struct node_out *o)
+{
+	if (nc->nc_stream && o->no_text.b_len > 0 && !rq_stopped(x->nx_rq))
+		rq_emit(x->nx_rq, (struct str){ o->no_text.b_data,
+		    o->no_text.b_len }, STR_NULL);
+}
+
 /* Two misses: the text as it came. */
 static void
 take_text(struct node_ctx *x, struct node_call *nc, struct node_out *o)
 {
-	if (nc->nc_stream)
-		json_array_clear(nc->nc_tool_calls);
 	if (rq_stopped(x->nx_rq))
 		return;
 	log_warnx("[rq %s] workflow '%s' node %zu: %s did not answer with "
 	    "the tool call the client demanded, twice; its text is the "
 	    "answer", x->nx_rq->rq_id, x->nx_workflow, x->nx_index + 1,
 	    nc->nc_ep->e_name);
-	if (nc->nc_stream && o->no_text.b_len > 0)
-		rq_emit(x->nx_rq, (struct str){ o->no_text.b_data,
-		    o->no_text.b_len }, STR_NULL);
+	release(x, nc, o);
 }
 
 int
@@ -63,8 +69,10 @@ forced_call(struct node_ctx *x, const struct toolforce *tf,
 	for (round = 0; round < 2; round++) {
 		if (draw(x, nc, cc, o, res, round > 0) == -1)
 			return -1;
-		if (!nc->nc_stream && json_array_size(nc->nc_tool_calls) > 0)
+		if (json_array_size(nc->nc_tool_calls) > 0) {
+			release(x, nc, o);
 			return 0;
+		}
 		if ((call = toolforce_parse(tf, o->no_text.b_data,
 		    o->no_text.b_len)) != NULL) {
 			take_call(nc, o, call);

@@ -12,11 +12,11 @@
  * becomes that call: nc_tool_calls (when not NULL) holds it, o's text
  * is empty, its finish "tool_calls". A miss is redrawn once with the
  * same request (a fresh cleaner from cc); after a second miss the text
- * stays as it came, and goes to the client now when nc streams. A
- * non-streamed answer that already carries tool calls (the backend
- * called natively) is kept as it is; a streamed one's are dropped, as
- * WilmerAI reads only the text of a stream. Returns 0, or -1 with res
- * filled as backend_call fills it. */
+ * stays as it came, and goes to the client now when nc streams. An
+ * answer that already carries tool calls (the backend called natively)
+ * is kept as it is, streamed or not (WilmerAI drops a stream's and
+ * reads only its text). Returns 0, or -1 with res filled as
+ * backend_call fills it. */
 int	forced_call(struct node_ctx *x, const struct toolforce *tf,
 	    struct node_call *nc, const struct clean_conf *cc,
 	    struct node_out *o, struct wresult *res);
