@@ -142,6 +142,8 @@ usage(FILE *f)
 "  --check-config     load and check every configuration file, then exit\n"
 "  --import-wilmer DIR  import a WilmerAI DiscussionIds folder (or one\n"
 "                     discussion's folder) into the database, then exit\n"
+"  --import-key-file F  the API key (first line of F) that opens the\n"
+"                     discussions WilmerAI encrypted (repeatable)\n"
 "  -v, --verbose      debug logging\n"
 "  --version, --help\n"
 "WilmerAI's --ConfigDirectory and --User are accepted as aliases.\n"
@@ -200,7 +202,7 @@ parse_uint(const char *v, unsigned *out)
 
 enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
     O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL,
-    O_IMPORT, O_AHOST, O_AORIGIN };
+    O_IMPORT, O_IMPORT_KEY, O_AHOST, O_AORIGIN };
 
 static const struct option longopts[] = {
 	{ "config-dir", required_argument, NULL, O_CONFIG },
@@ -214,6 +216,7 @@ static const struct option longopts[] = {
 	{ "worker-bin", required_argument, NULL, O_WBIN },
 	{ "check-config", no_argument, NULL, O_CHECK },
 	{ "import-wilmer", required_argument, NULL, O_IMPORT },
+	{ "import-key-file", required_argument, NULL, O_IMPORT_KEY },
 	{ "concurrency", required_argument, NULL, O_CONC },
 	{ "concurrency-timeout", required_argument, NULL, O_CONC_TO },
 	{ "concurrency-level", required_argument, NULL, O_CONC_LEVEL },
@@ -303,6 +306,23 @@ list_clear(char **list)
 	}
 }
 
+/* --import-key-file is repeatable: one API key each. */
+static int
+add_key_file(struct gw_conf *c, const char *path)
+{
+	size_t	 n = 0;
+
+	while (c->c_import_keys[n] != NULL)
+		n++;
+	if (n == GW_MAX_KEYS) {
+		fprintf(stderr, "sluice-gateway: at most %d key files\n",
+		    GW_MAX_KEYS);
+		return -1;
+	}
+	c->c_import_keys[n] = xstrdup(path);
+	return 0;
+}
+
 /* --allowed-host, --allowed-origin: each adds an entry; once one is
  * given, the files' list is not read. */
 static int
@@ -345,6 +365,7 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 			return apply_conc(c, ch, arg);
 	case O_CHECK:	c->c_check_only = true; return 0;
 	case O_IMPORT:	replace(&c->c_import_dir, arg); return 0;
+	case O_IMPORT_KEY: return add_key_file(c, arg);
 	case O_AHOST:	return add_entry(c, "allowed_hosts", "--allowed-host",
 			    arg);
 	case O_AORIGIN:	return add_entry(c, "allowed_origins",
@@ -748,6 +769,7 @@ gwconf_free(struct gw_conf *c)
 	list_clear(c->c_admin_keys);
 	list_clear(c->c_allowed_hosts);
 	list_clear(c->c_allowed_origins);
+	list_clear(c->c_import_keys);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -60,6 +60,8 @@ struct gw_conf {
 						   pages that may call */
 	bool			 c_check_only;	/* --check-config */
 	char			*c_import_dir;	/* --import-wilmer DIR */
+	char			*c_import_keys[GW_MAX_KEYS + 1];	/* each
+						   --import-key-file; NULL-ended */
 	bool			 c_access_log;	/* a line per request */
 	struct gw_cache		 c_cache;	/* response cache */
 };

@@ -17,7 +17,8 @@
 #include "loop/wloop.h"
 #include "loop/wloop_store.h"
 
-#define CHAN_FD	3
+#define CHAN_FD		3
+#define IMPORT_MAX	32	/* key files, user names */
 
 struct wargs {
 	const char	*wa_confdir;
@@ -29,6 +30,10 @@ struct wargs {
 	const char	*wa_state_dir;	/* the database's folder */
 	bool		 wa_sync_full;	/* --db-sync full */
 	const char	*wa_import;	/* --import-wilmer DIR */
+	const char	*wa_keys[IMPORT_MAX];	/* --import-key-file, each */
+	size_t		 wa_nkeys;
+	const char	*wa_users[IMPORT_MAX];	/* --import-user, each */
+	size_t		 wa_nusers;
 	struct cache_conf wa_cache;	/* --cache-max, -ttl-s, -temp */
 };
 
@@ -41,6 +46,8 @@ static const struct option longopts[] = {
 	{ "state-dir", required_argument, NULL, 'd' },
 	{ "db-sync", required_argument, NULL, 'y' },
 	{ "import-wilmer", required_argument, NULL, 'i' },
+	{ "import-key-file", required_argument, NULL, 'K' },
+	{ "import-user", required_argument, NULL, 'U' },
 	{ "cache-max", required_argument, NULL, 'M' },
 	{ "cache-ttl-s", required_argument, NULL, 'T' },
 	{ "cache-temp", required_argument, NULL, 'E' },
@@ -95,6 +102,14 @@ parse_args(struct wargs *a, int argc, char **argv)
 			  break;
 		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
 		case 'i': a->wa_import = optarg; break;
+		case 'K': if (a->wa_nkeys == IMPORT_MAX)
+				return -1;
+			  a->wa_keys[a->wa_nkeys++] = optarg;
+			  break;
+		case 'U': if (a->wa_nusers == IMPORT_MAX)
+				return -1;
+			  a->wa_users[a->wa_nusers++] = optarg;
+			  break;
 		case 'M': case 'T': case 'E':
 			  if (cache_arg(&a->wa_cache, ch, optarg) == -1)
 				  return -1;
@@ -123,7 +138,8 @@ static int
 run_import(const struct wargs *a)
 {
 	struct import_opts	 o = { a->wa_import, a->wa_state_dir,
-				    a->wa_sync_full };
+				    a->wa_sync_full, a->wa_keys, a->wa_nkeys,
+				    a->wa_users, a->wa_nusers };
 
 	log_procinit("worker/import");
 	tie_to_parent(a->wa_parent);
