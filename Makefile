@@ -111,7 +111,7 @@ PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c \
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
 		   nodetypes.c sha256.c textchunk.c tokens.c utf8.c uuid.c \
-		   xmem.c liveness.c fernet.c) \
+		   xmem.c liveness.c fernet.c logfile.c) \
 		   $(PYFMT_SRCS)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
@@ -295,6 +295,7 @@ UNIT_TESTS	+= check_mcp
 UNIT_TESTS	+= check_liveness
 UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
+UNIT_TESTS	+= check_logfile
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -355,6 +356,7 @@ check_registry_A	:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
 check_fernet_OBJS	:=
+check_logfile_OBJS	:= $(call u,scratchdir.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c))
 check_vars_A		:= CORE
@@ -566,7 +568,7 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		   -fsanitize=fuzzer-no-link $(FUZZ_SAN) -MMD -MP $(PKG_CFLAGS) \
 		   -I$(LLHTTP_INC)
-FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c)
+FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c logfile.c)
 FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
 		   jsonw.c conf.c names.c utf8.c) $(PYFMT_SRCS)
 fuzz_clean_SRCS	:= $(W_CLEAN) \
