@@ -300,6 +300,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_memory_chaos check_cache_it check_hostile \
 		   check_security check_browser check_tools
 IT_TESTS	+= check_curlcmd
+IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
