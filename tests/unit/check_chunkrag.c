@@ -75,16 +75,11 @@ joined(size_t a, size_t b)
 	return buf_take(&o);
 }
 
-/* The node with WilmerAI's test defaults: id keyEvents, chunk 10,
- * lookback 0, the scratch cursor folder; extra (a JSON object text,
- * may be NULL) is merged over them. */
+/* n with the members of extra (a JSON object text, or NULL) set over
+ * its own. */
 static json_t *
-ccp_node(const char *extra)
+merged(json_t *n, const char *extra)
 {
-	json_t		*n = nodectx_json("{s:s, s:s, s:s, s:i, s:i, s:s}",
-			    "type", CCP, "id", "keyEvents", "workflowName",
-			    "KeyEvents_ChunkUpdate", "chunkSize", 10,
-			    "lookbackMessages", 0, "cursorDirectory", curdir);
 	json_error_t	 e;
 	json_t		*x;
 
@@ -95,6 +90,17 @@ ccp_node(const char *extra)
 		json_decref(x);
 	}
 	return n;
+}
+
+/* The node with WilmerAI's test defaults: id keyEvents, chunk 10,
+ * lookback 0, the scratch cursor folder; then extra. */
+static json_t *
+ccp_node(const char *extra)
+{
+	return merged(nodectx_json("{s:s, s:s, s:s, s:i, s:i, s:s}", "type",
+	    CCP, "id", "keyEvents", "workflowName", "KeyEvents_ChunkUpdate",
+	    "chunkSize", 10, "lookbackMessages", 0, "cursorDirectory", curdir),
+	    extra);
 }
 
 static int
@@ -146,6 +152,16 @@ slurp(const char *path)
 	fclose(fp);
 	b[n] = '\0';
 	return xstrdup(b);
+}
+
+/* The text of keyEvents' cursor for discussion disc1. Caller frees. */
+static char *
+cursor_text(void)
+{
+	char	*p = cursor_file("keyEvents", "disc1"), *t = slurp(p);
+
+	free(p);
+	return t;
 }
 
 /* Write the cursor of keyEvents/disc1: the hashes of m<a>..m<b-1>. */
@@ -207,7 +223,7 @@ START_TEST(a6_1_cold_start)
 	hash_of("m9", h9);
 	hash_of("m19", h19);
 	want = xasprintf("%s\n%s", h9, h19);
-	ck_str_free(slurp(cursor_file("keyEvents", "disc1")), want);
+	ck_str_free(cursor_text(), want);
 	free(want);
 }
 END_TEST
@@ -528,7 +544,7 @@ START_TEST(a6_1_child_error_keeps_cursor)
 	ck_assert_int_eq(res.r_status, RQ_ERROR);
 	ck_assert_ptr_nonnull(strstr(res.r_message, "it broke"));
 	hash_of("m9", h9);
-	ck_str_free(slurp(cursor_file("keyEvents", "disc1")), h9);
+	ck_str_free(cursor_text(), h9);
 	buf_free(&out);
 }
 END_TEST
@@ -546,7 +562,7 @@ START_TEST(a6_1_cancel_between_chunks)
 	ck_assert_int_eq(res.r_status, RQ_CANCELLED);
 	ck_assert_uint_eq(C.nc_nflows, 1);
 	hash_of("m9", h9);
-	ck_str_free(slurp(cursor_file("keyEvents", "disc1")), h9);
+	ck_str_free(cursor_text(), h9);
 	buf_free(&out);
 }
 END_TEST
@@ -625,21 +641,11 @@ END_TEST
 static json_t *
 rag_node(const char *extra)
 {
-	json_t		*n = nodectx_json("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
-			    "type", RAG, "ragTarget", "my text chunk", "ragType",
-			    "RecentMemories", "systemPrompt", "System: [TextChunk]",
-			    "prompt", "Prompt: [TextChunk]", "endpointName", "ep",
-			    "preset", "pre");
-	json_error_t	 e;
-	json_t		*x;
-
-	if (extra != NULL) {
-		x = json_loads(extra, 0, &e);
-		ck_assert_msg(x != NULL, "%s", e.text);
-		json_object_update(n, x);
-		json_decref(x);
-	}
-	return n;
+	return merged(nodectx_json("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+	    "type", RAG, "ragTarget", "my text chunk", "ragType",
+	    "RecentMemories", "systemPrompt", "System: [TextChunk]", "prompt",
+	    "Prompt: [TextChunk]", "endpointName", "ep", "preset", "pre"),
+	    extra);
 }
 
 START_TEST(a6_2_no_discussion)
@@ -716,7 +722,7 @@ START_TEST(a6_2_memories_and_summary)
 {
 	struct store	*s = C.nc_db.sd_store;
 	int64_t		 id = 0;
-	char		 t[8];
+	char		 t[16];
 	int		 i;
 
 	for (i = 1; i <= 4; i++) {

@@ -6,7 +6,6 @@
 
 #include "../../common/log.h"
 #include "../../common/pyfmt.h"
-#include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "../core/node.h"
 #include "../core/vars.h"
@@ -45,22 +44,11 @@ ccp_clear(struct ccp *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Python's s.strip(). Caller frees. */
-static char *
-strip_dup(const char *s)
-{
-	const char	*p = s;
-	size_t		 n = strlen(s);
-
-	pystr_trim(&p, &n);
-	return xstrndup(p, n);
-}
-
 /* Python's str(v).strip(). Caller frees. */
 static char *
 py_strip(json_t *v)
 {
-	char	*s = vars_py_str(v), *r = strip_dup(s);
+	char	*s = vars_py_str(v), *r = memory_strip(s);
 
 	free(s);
 	return r;
@@ -106,7 +94,7 @@ cursor_path(struct node_ctx *x, struct ccp *c, struct wresult *res)
 	raw = vars_py_str(v);
 	dir = vars_format(x->nx_vars, raw);
 	free(raw);
-	raw = strip_dup(dir);
+	raw = memory_strip(dir);
 	free(dir);
 	if (*raw == '\0') {
 		free(raw);
@@ -207,24 +195,6 @@ new_start(const struct wmsgs *m, size_t end, const struct chunkcur *cur)
 	return 0;
 }
 
-/* scoped_variables, each str()'d then given the variables, after one
- * free slot for the chunk. NULL-terminated; node_strv_free. */
-static char **
-chunk_inputs(struct node_ctx *x)
-{
-	json_t	*a = json_object_get(x->nx_node, "scoped_variables"), *e;
-	char	**v, *s;
-	size_t	 i;
-
-	v = xcalloc(json_is_array(a) ? json_array_size(a) + 2 : 2, sizeof(*v));
-	json_array_foreach(a, i, e) {
-		s = vars_py_str(e);
-		v[i + 1] = vars_format(x->nx_vars, s);
-		free(s);
-	}
-	return v;
-}
-
 /* One chunk, m->v[first..first+n), through the child workflow. */
 static int
 run_chunk(struct node_ctx *x, const struct ccp *c, char **inputs,
@@ -245,7 +215,8 @@ run_chunk(struct node_ctx *x, const struct ccp *c, char **inputs,
 		buf_adds(&text, m->v[i].m_content);
 		wmsgs_add_copy(&copy, &m->v[i]);
 	}
-	inputs[0] = text.b_data;
+	free(inputs[0]);
+	inputs[0] = buf_take(&text);
 	memset(&fc, 0, sizeof(fc));
 	fc.fc_folder = x->nx_user->u_workflow_folder;
 	fc.fc_name = c->c_workflow;
@@ -254,8 +225,6 @@ run_chunk(struct node_ctx *x, const struct ccp *c, char **inputs,
 	fc.fc_msgs = &copy;
 	fc.fc_no_tools = true;
 	rc = rq_run_flow(x->nx_rq, &fc, &out, &delivered, res);
-	inputs[0] = NULL;
-	buf_free(&text);
 	buf_free(&out);
 	wmsgs_free(&copy);
 	return rc;
@@ -268,7 +237,7 @@ run_chunks(struct node_ctx *x, const struct ccp *c, struct chunkcur *cur,
     size_t start, size_t end, size_t *done, struct wresult *res)
 {
 	size_t	 k, n = (end - start) / (size_t)c->c_chunk, last;
-	char	**inputs = chunk_inputs(x), h[MEMORY_HASHLEN];
+	char	**inputs = node_scoped_inputs(x, 1), h[MEMORY_HASHLEN];
 	int	 rc = 0;
 
 	for (k = 0; k < n && rc == 0; k++) {

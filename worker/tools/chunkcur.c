@@ -11,6 +11,7 @@
 #include "../../common/log.h"
 #include "../../common/pystr.h"
 #include "../../common/xmem.h"
+#include "../../proto/frame.h"
 #include "chunkcur.h"
 
 #define CUR_MAX	(4u << 20)	/* a cursor larger than this is not one */
@@ -153,23 +154,6 @@ make_parents(const char *path)
 	return rc;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	 w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int
 chunkcur_write(const char *path, const struct chunkcur *c)
 {
@@ -187,7 +171,7 @@ chunkcur_write(const char *path, const struct chunkcur *c)
 	}
 	tmp = xasprintf("%s.XXXXXX", path);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) != -1) {
-		if (fchmod(fd, 0644) == 0 && write_all(fd, b.b_data != NULL ?
+		if (fchmod(fd, 0644) == 0 && frame_write_all(fd, b.b_data != NULL ?
 		    b.b_data : "", b.b_len) == 0 && fsync(fd) == 0)
 			rc = 0;
 		e = errno;
