@@ -12,6 +12,7 @@
 #include "../../worker/engine/registry.h"
 #include "../../worker/memory/memory.h"
 #include "../../worker/memory/memstore.h"
+#include "../../worker/store/store_lock.h"
 #include "../../worker/tools/chunkcur.h"
 #include "../testmain.h"
 #include "nodectx.h"
@@ -567,6 +568,35 @@ START_TEST(a6_1_cancel_between_chunks)
 }
 END_TEST
 
+/* Another request (any worker) processing the same cursor: this one
+ * waits for it, then sees its cursor; a cancel ends the wait. */
+START_TEST(a6_1_one_request_at_a_time)
+{
+	struct buf	 out = BUF_INIT;
+	struct wresult	 res;
+	char		*name = xasprintf("chunk-cursor:%s/chunk_cursor_keyEvents"
+			    "_disc1.txt", curdir);
+
+	ck_assert_int_eq(store_lock(C.nc_db.sd_store, name, "other", 600), 1);
+	say_n(10, 0);
+	replies(1);
+	C.nc_rq.fr_cancel_at = 1;
+	ck_assert_int_eq(run(ccp_node(NULL), &out, &res), -1);
+	ck_assert_int_eq(res.r_status, RQ_CANCELLED);
+	ck_assert_uint_eq(C.nc_nflows, 0);
+	ck_assert_ptr_nonnull(strstr(C.nc_rq.fr_phase, "waiting for another "
+	    "request's chunk processing"));
+	ck_assert_int_eq(store_unlock(C.nc_db.sd_store, name, "other"), 1);
+	C.nc_rq.fr_cancel_at = 0;
+	free(ok(ccp_node(NULL)));
+	ck_assert_uint_eq(C.nc_nflows, 1);
+	/* given back: another owner takes it at once */
+	ck_assert_int_eq(store_lock(C.nc_db.sd_store, name, "other", 600), 1);
+	free(name);
+	buf_free(&out);
+}
+END_TEST
+
 /* The cursor keeps its newest CHUNKCUR_KEEP distinct hashes, and its
  * folders are made. */
 START_TEST(a6_1_cursor_bounded)
@@ -846,6 +876,7 @@ chunkrag_suite(void)
 	tcase_add_test(tc, a6_1_cursor_lines);
 	tcase_add_test(tc, a6_1_child_error_keeps_cursor);
 	tcase_add_test(tc, a6_1_cancel_between_chunks);
+	tcase_add_test(tc, a6_1_one_request_at_a_time);
 	tc = tcase(s, "a6_1_fields");
 	tcase_add_test(tc, a6_1_value_errors);
 	tcase_add_test(tc, a6_1_no_discussion);

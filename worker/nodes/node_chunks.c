@@ -11,6 +11,7 @@
 #include "../core/vars.h"
 #include "../core/vars_json.h"
 #include "../memory/mem_text.h"
+#include "../memory/memory.h"
 #include "../tools/chunkcur.h"
 
 /*
@@ -231,10 +232,12 @@ run_chunk(struct node_ctx *x, const struct ccp *c, char **inputs,
 }
 
 /* Steps 6-7: every complete chunk of m[start..end), in order, the
- * cursor rewritten after each. The count run into *done. */
+ * cursor rewritten (and the lock renewed) after each. The count run
+ * into *done. */
 static int
 run_chunks(struct node_ctx *x, const struct ccp *c, struct chunkcur *cur,
-    size_t start, size_t end, size_t *done, struct wresult *res)
+    size_t start, size_t end, const char *lock, size_t *done,
+    struct wresult *res)
 {
 	size_t	 k, n = (end - start) / (size_t)c->c_chunk, last;
 	char	**inputs = node_scoped_inputs(x, 1), h[MEMORY_HASHLEN];
@@ -258,11 +261,15 @@ run_chunks(struct node_ctx *x, const struct ccp *c, struct chunkcur *cur,
 		if (chunkcur_write(c->c_cursor, cur) == -1)
 			log_warn("[rq %s] " CCP " '%s': cannot write the cursor "
 			    "%s", x->nx_rq->rq_id, c->c_id, c->c_cursor);
+		memory_lock_renew(x, lock);
 	}
 	node_strv_free(inputs);
 	return rc;
 }
 
+/* Read the cursor, run what is new, write it: under a lock of the
+ * shared store named after the cursor file, so that two requests of
+ * one discussion (on any workers) never run the same chunks. */
 static int
 ccp_process(struct node_ctx *x, const struct ccp *c, size_t *done,
     struct wresult *res)
@@ -270,15 +277,23 @@ ccp_process(struct node_ctx *x, const struct ccp *c, size_t *done,
 	const struct wmsgs	*m = x->nx_msgs;
 	struct chunkcur		 cur;
 	size_t			 end, start;
+	char			*lock;
 	int			 rc;
 
 	if (m->n <= (size_t)c->c_lookback)
 		return 0;
 	end = m->n - (size_t)c->c_lookback;
+	lock = xasprintf("chunk-cursor:%s", c->c_cursor);
+	if (memory_lock(x, lock, "chunk processing", 0, res) != 1) {
+		free(lock);
+		return -1;
+	}
 	chunkcur_read(x->nx_rq->rq_id, c->c_cursor, &cur);
 	start = new_start(m, end, &cur);
-	rc = run_chunks(x, c, &cur, start, end, done, res);
+	rc = run_chunks(x, c, &cur, start, end, lock, done, res);
 	chunkcur_clear(&cur);
+	memory_unlock(x, lock);
+	free(lock);
 	return rc;
 }
 
