@@ -649,6 +649,30 @@ START_TEST(a6_1_cursor_bounded)
 }
 END_TEST
 
+/* A cursor larger than the reader takes (a WilmerAI one that grew for
+ * years): its newest hashes are read. */
+START_TEST(a6_1_cursor_huge)
+{
+	char	*p = cursor_file("keyEvents", "disc1"), h9[SHA256_HEXLEN];
+	FILE	*fp;
+	size_t	 i;
+
+	hash_of("m9", h9);
+	mkdir(curdir, 0700);
+	ck_assert_ptr_nonnull(fp = fopen(p, "w"));
+	for (i = 0; i < 80000; i++)
+		fprintf(fp, "%064zx\n", i);
+	fputs(h9, fp);
+	fclose(fp);
+	say_n(20, 0);
+	replies(1);
+	free(ok(ccp_node(NULL)));
+	ck_assert_uint_eq(C.nc_nflows, 1);
+	ck_assert_str_eq(nodectx_flow(&C, 0)->nf_msgs.v[0].m_content, "m10");
+	free(p);
+}
+END_TEST
+
 /* Lines are stripped and blank ones skipped, as WilmerAI reads them. */
 START_TEST(a6_1_cursor_lines)
 {
@@ -874,6 +898,7 @@ chunkrag_suite(void)
 	tcase_add_test(tc, a6_1_unreadable_cursor);
 	tcase_add_test(tc, a6_1_cursor_bounded);
 	tcase_add_test(tc, a6_1_cursor_lines);
+	tcase_add_test(tc, a6_1_cursor_huge);
 	tcase_add_test(tc, a6_1_child_error_keeps_cursor);
 	tcase_add_test(tc, a6_1_cancel_between_chunks);
 	tcase_add_test(tc, a6_1_one_request_at_a_time);

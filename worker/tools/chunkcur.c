@@ -36,11 +36,13 @@ chunkcur_path(const char *dir, const char *id, const char *discussion)
 	return xasprintf("%s/chunk_cursor_%s_%s.txt", dir, id, discussion);
 }
 
-/* The file's bytes, or -1 (errno set; ENOENT when it is not there). */
+/* The file's bytes (of a larger one than CUR_MAX, its last CUR_MAX
+ * bytes from the first line break in them on: the newest hashes), or
+ * -1 (errno set; ENOENT when it is not there). */
 static int
 slurp(const char *path, struct buf *b)
 {
-	char		 chunk[4096];
+	char		 chunk[4096], *nl;
 	struct stat	 st;
 	ssize_t		 n;
 	int		 fd, e;
@@ -48,7 +50,9 @@ slurp(const char *path, struct buf *b)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
 		return -1;
 	errno = 0;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (st.st_size > (off_t)CUR_MAX &&
+	    lseek(fd, st.st_size - (off_t)CUR_MAX, SEEK_SET) == -1)) {
 		e = errno != 0 ? errno : EISDIR;	/* not a file */
 		close(fd);
 		errno = e;
@@ -57,8 +61,12 @@ slurp(const char *path, struct buf *b)
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0 &&
 	    b->b_len + (size_t)n <= CUR_MAX)
 		buf_add(b, chunk, (size_t)n);
-	e = n < 0 ? errno : n > 0 ? EFBIG : 0;
+	e = n < 0 ? errno : 0;
 	close(fd);
+	if (e == 0 && st.st_size > (off_t)CUR_MAX && b->b_len > 0) {
+		nl = memchr(b->b_data, '\n', b->b_len);
+		buf_drain(b, nl != NULL ? (size_t)(nl - b->b_data) + 1 : b->b_len);
+	}
 	errno = e;
 	return e == 0 ? 0 : -1;
 }
