@@ -76,8 +76,7 @@ int_field(struct node_ctx *x, const char *key, long def, long min)
 
 	if (v == NULL)
 		return def;
-	if (!json_is_integer(v) || json_integer_value(v) < min ||
-	    json_integer_value(v) > 1000000000)
+	if (!json_is_integer(v) || json_integer_value(v) < min)
 		return -1;
 	return (long)json_integer_value(v);
 }
@@ -137,7 +136,34 @@ ccp_fields(struct node_ctx *x, struct ccp *c, struct wresult *res)
 	return cursor_path(x, c, res);
 }
 
-/* Step 8: returnFile's text ("" when it does not exist), or the count. */
+/* The text of returnFile (expanded to exp) into out, or
+ * RETURN_EMPTY for an empty file; -1 with res filled. */
+static int
+read_return(struct node_ctx *x, const char *exp, const char *path,
+    struct buf *out, struct wresult *res)
+{
+	FILE	*fp;
+	size_t	 got, before = out->b_len;
+	char	 chunk[8192];
+	int	 rc = 0;
+
+	if ((fp = fopen(exp, "re")) == NULL)
+		return node_fail(x, res, 500, "cannot read returnFile '%s': %s",
+		    path, strerror(errno));
+	while ((got = fread(chunk, 1, sizeof(chunk), fp)) > 0 &&
+	    out->b_len - before < RETURN_MAX)
+		buf_add(out, chunk, got);
+	if (ferror(fp))
+		rc = node_fail(x, res, 500, "cannot read returnFile '%s': %s",
+		    path, strerror(errno));
+	fclose(fp);
+	if (rc == 0 && out->b_len == before)
+		buf_adds(out, RETURN_EMPTY);
+	return rc;
+}
+
+/* Step 8: returnFile's text ("" while it does not exist), or the
+ * count. */
 static int
 ccp_return(struct node_ctx *x, const struct ccp *c, size_t n,
     struct buf *out, struct wresult *res)
@@ -145,9 +171,6 @@ ccp_return(struct node_ctx *x, const struct ccp *c, size_t n,
 	json_t		*v = json_object_get(x->nx_node, "returnFile");
 	char		*raw, *path, *exp;
 	struct stat	 st;
-	FILE		*fp;
-	size_t		 got, before = out->b_len;
-	char		 chunk[8192];
 	int		 rc = 0;
 
 	if (!pyfmt_truthy(v)) {
@@ -157,22 +180,8 @@ ccp_return(struct node_ctx *x, const struct ccp *c, size_t n,
 	raw = vars_py_str(v);
 	path = vars_format(x->nx_vars, raw);
 	exp = chunkcur_expand(path);
-	if (stat(exp, &st) == -1)
-		;			/* not there yet: "" */
-	else if ((fp = fopen(exp, "re")) == NULL)
-		rc = node_fail(x, res, 500, "cannot read returnFile '%s': %s",
-		    path, strerror(errno));
-	else {
-		while ((got = fread(chunk, 1, sizeof(chunk), fp)) > 0 &&
-		    out->b_len - before < RETURN_MAX)
-			buf_add(out, chunk, got);
-		if (ferror(fp))
-			rc = node_fail(x, res, 500, "cannot read returnFile "
-			    "'%s': %s", path, strerror(errno));
-		fclose(fp);
-		if (rc == 0 && out->b_len == before)
-			buf_adds(out, RETURN_EMPTY);
-	}
+	if (stat(exp, &st) == 0)
+		rc = read_return(x, exp, path, out, res);
 	free(raw);
 	free(path);
 	free(exp);
