@@ -653,8 +653,9 @@ END_TEST
  * years): its newest hashes are read. */
 START_TEST(a6_1_cursor_huge)
 {
-	char	*p = cursor_file("keyEvents", "disc1"), h9[SHA256_HEXLEN];
-	FILE	*fp;
+	char		*p = cursor_file("keyEvents", "disc1"), h9[SHA256_HEXLEN];
+	struct chunkcur	 c;
+	FILE		*fp;
 	size_t	 i;
 
 	hash_of("m9", h9);
@@ -669,6 +670,13 @@ START_TEST(a6_1_cursor_huge)
 	free(ok(ccp_node(NULL)));
 	ck_assert_uint_eq(C.nc_nflows, 1);
 	ck_assert_str_eq(nodectx_flow(&C, 0)->nf_msgs.v[0].m_content, "m10");
+	/* rewritten with its newest hashes only */
+	chunkcur_read("t", p, &c);
+	ck_assert_uint_eq(c.cc_n, CHUNKCUR_KEEP);
+	ck_assert_str_eq(c.cc_v[c.cc_n - 2], h9);
+	hash_of("m19", h9);
+	ck_assert_str_eq(c.cc_v[c.cc_n - 1], h9);
+	chunkcur_clear(&c);
 	free(p);
 }
 END_TEST

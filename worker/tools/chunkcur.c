@@ -74,9 +74,10 @@ slurp(const char *path, struct buf *b)
 void
 chunkcur_read(const char *rqid, const char *path, struct chunkcur *c)
 {
+	struct line { const char *l_p; size_t l_n; } ring[CHUNKCUR_KEEP];
 	struct buf	 b = BUF_INIT;
 	const char	*p, *end, *nl, *q;
-	size_t		 n;
+	size_t		 n, seen = 0, i, k;
 
 	memset(c, 0, sizeof(*c));
 	if (slurp(path, &b) == -1) {
@@ -93,12 +94,17 @@ chunkcur_read(const char *rqid, const char *path, struct chunkcur *c)
 		if (nl != NULL)
 			nl++;
 		pystr_trim(&q, &n);
-		if (n > 0) {
-			c->cc_v = xreallocarray(c->cc_v, c->cc_n + 1,
-			    sizeof(*c->cc_v));
-			c->cc_v[c->cc_n++] = xstrndup(q, n);
-		}
+		if (n > 0)
+			ring[seen++ % CHUNKCUR_KEEP] = (struct line){ q, n };
 	}
+	k = seen < CHUNKCUR_KEEP ? seen : CHUNKCUR_KEEP;
+	c->cc_v = xcalloc(k + 1, sizeof(*c->cc_v));
+	for (i = 0; i < k; i++) {
+		q = ring[(seen - k + i) % CHUNKCUR_KEEP].l_p;
+		c->cc_v[i] = xstrndup(q, ring[(seen - k + i) %
+		    CHUNKCUR_KEEP].l_n);
+	}
+	c->cc_n = k;
 	buf_free(&b);
 }
 

@@ -30,9 +30,10 @@ char	*chunkcur_expand(const char *path);
  * that the name cannot leave dir. Caller frees. */
 char	*chunkcur_path(const char *dir, const char *id, const char *discussion);
 
-/* Read path's hashes: every line stripped, empty lines skipped. A
- * missing file is an empty cursor; so is one that cannot be read
- * (logged with rqid). c is filled either way; chunkcur_clear frees. */
+/* Read path's hashes, the newest CHUNKCUR_KEEP of them: every line
+ * stripped, empty lines skipped. A missing file is an empty cursor; so
+ * is one that cannot be read (logged with rqid). c is filled either
+ * way; chunkcur_clear frees. */
 void	chunkcur_read(const char *rqid, const char *path, struct chunkcur *c);
 
 /* Append a hash (a copy) as the newest; an older copy of it goes, and
