@@ -141,6 +141,7 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
 		   node_research.c node_webfetch.c)
 W_NODES	+= worker/nodes/node_curl.c worker/nodes/node_mcp.c
+W_NODES	+= worker/nodes/node_chunks.c worker/nodes/node_rag.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 		   netguard.c)
@@ -148,6 +149,7 @@ W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 W_TOOLS	+= $(addprefix worker/tools/,child.c childrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,curlcmd.c curlrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,webfetch.c webtext.c htmlstrip.c)
+W_TOOLS	+= worker/tools/chunkcur.c
 W_TOOLS	+= $(addprefix worker/tools/,mcp.c mcp_conf.c mcp_rpc.c mcp_text.c \
 		   mcp_schema.c mcp_stdio.c mcp_http.c mcp_sse.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
@@ -303,6 +305,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_memory_chaos check_cache_it check_hostile \
 		   check_security check_browser check_tools
 IT_TESTS	+= check_curlcmd
+IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
@@ -393,6 +396,13 @@ check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   node_image.c node_sub.c node_lock.c \
 			   node_unsupported.c)) $(call u,stubs_nodes.c) $(NODECTX)
 check_llmnodes_A	:= STORE CORE
+UNIT_TESTS	+= check_chunkrag
+check_chunkrag_OBJS	:= $(call obj,worker/engine/registry.c \
+			   worker/nodes/node_chunks.c worker/nodes/node_rag.c \
+			   worker/nodes/node_unsupported.c \
+			   worker/tools/chunkcur.c) $(call u,stubs_nodes.c) \
+			   $(NODECTX)
+check_chunkrag_A	:= MEMORY STORE CORE
 # worker/llm against tests/mock-llm, the request a fake loop
 # (nodefix.c: one node of a workflow in a scratch config folder).
 check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
