@@ -395,7 +395,7 @@ check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   $(addprefix worker/nodes/,node_standard.c \
 			   node_image.c node_sub.c node_lock.c \
 			   node_unsupported.c)) $(call u,stubs_nodes.c) $(NODECTX)
-check_llmnodes_A	:= STORE CORE
+check_llmnodes_A	:= MEMORY STORE CORE
 UNIT_TESTS	+= check_chunkrag
 check_chunkrag_OBJS	:= $(call obj,worker/engine/registry.c \
 			   worker/nodes/node_chunks.c worker/nodes/node_rag.c \

@@ -306,6 +306,120 @@ START_TEST(image_error)
 }
 END_TEST
 
+/* ---- the vision-response cache (addendum A11.4) --------------------- */
+
+static json_t *
+cachenode(void)
+{
+	json_t	*n = imagenode();
+
+	json_object_set_new(n, "saveVisionResponsesToDiscussionId",
+	    json_true());
+	return n;
+}
+
+/* How many descriptions the discussion keeps. */
+static void
+kept(const char *want)
+{
+	char	*r = scratchdb_rows(&C.nc_db, "SELECT count(*) FROM "
+		    "vision_responses WHERE discussion = 'disc'");
+
+	ck_assert_str_eq(r, want);
+	free(r);
+}
+
+/* A miss describes each image of a message and keeps the description
+ * per message; the same conversation again costs no call; a new
+ * message is the only one described; only the last 10 messages'
+ * descriptions are the output. */
+START_TEST(a11_4_vision_cache)
+{
+	C.nc_discussion = "disc";
+	pictures();
+	fakeask_answer("an apple");
+	fakeask_answer("a pear");
+	fakeask_answer("a cat");
+	ck_out(cachenode(), "an apple" IMG_SEP "a pear" IMG_SEP "a cat");
+	ck_assert_uint_eq(fakeask_ncalls(), 3);
+	kept("2\n");
+	fakeask_reset();
+	ck_out(cachenode(), "an apple" IMG_SEP "a pear" IMG_SEP "a cat");
+	ck_assert_uint_eq(fakeask_ncalls(), 0);
+	nodectx_say(&C, "user", "and a dog");
+	wmsg_add_image(&C.nc_msgs.v[3], "img-D");
+	fakeask_answer("a dog");
+	ck_out(cachenode(), "an apple" IMG_SEP "a pear" IMG_SEP "a cat"
+	    IMG_SEP "a dog");
+	ck_assert_uint_eq(fakeask_ncalls(), 1);
+	ck_assert_str_eq(fakeask_call(0)->ac_image, "img-D");
+	kept("3\n");
+	fakeask_reset();
+	for (int i = 0; i < 8; i++)
+		nodectx_say(&C, i % 2 ? "user" : "assistant", "chat");
+	/* 12 messages: the first (apple, pear) is out of the last 10 */
+	ck_out(cachenode(), "a cat" IMG_SEP "a dog");
+	ck_assert_uint_eq(fakeask_ncalls(), 0);
+}
+END_TEST
+
+/* The key is role, content and the images sorted: the same picture in
+ * another order is a hit, another text a miss; visionScanMessageLimit
+ * bounds the scan; no discussion: the uncached path. */
+START_TEST(a11_4_vision_keys_and_limits)
+{
+	json_t	*n;
+
+	C.nc_discussion = "disc";
+	nodectx_say(&C, "user", "look");
+	wmsg_add_image(&C.nc_msgs.v[0], "img-B");
+	wmsg_add_image(&C.nc_msgs.v[0], "img-A");
+	fakeask_answer("two");
+	fakeask_answer("pictures");
+	ck_out(cachenode(), "two" IMG_SEP "pictures");
+	C.nc_msgs.v[0].m_images[0] = xstrdup("img-A");
+	C.nc_msgs.v[0].m_images[1] = xstrdup("img-B");
+	fakeask_reset();
+	ck_out(cachenode(), "two" IMG_SEP "pictures");
+	ck_assert_uint_eq(fakeask_ncalls(), 0);
+	nodectx_say(&C, "assistant", "ok");
+	nodectx_say(&C, "user", "look");
+	wmsg_add_image(&C.nc_msgs.v[2], "img-A");
+	n = cachenode();
+	json_object_set_new(n, "visionScanMessageLimit", json_integer(1));
+	fakeask_answer("one");
+	ck_out(n, "one");
+	ck_assert_uint_eq(fakeask_ncalls(), 1);
+	kept("2\n");
+	C.nc_discussion = "";
+	fakeask_reset();
+	fakeask_answer("uncached");
+	fakeask_answer("a");
+	fakeask_answer("b");
+	ck_out(cachenode(), "uncached" IMG_SEP "a" IMG_SEP "b");
+	ck_assert_uint_eq(fakeask_ncalls(), 3);
+}
+END_TEST
+
+/* addAsUserMessage with the cache: each message's description goes
+ * right after it; the output holds them all. */
+START_TEST(a11_4_vision_per_message)
+{
+	json_t	*n = cachenode();
+
+	C.nc_discussion = "disc";
+	pictures();
+	json_object_set_new(n, "addAsUserMessage", json_true());
+	json_object_set_new(n, "message", json_string("seen: [IMAGE_BLOCK]"));
+	fakeask_answer("an apple");
+	fakeask_answer("a pear");
+	fakeask_answer("a cat");
+	ck_out(n, "an apple" IMG_SEP "a pear" IMG_SEP "a cat");
+	ck_conversation("user:look at these|user:seen: an apple" IMG_SEP
+	    "a pear|assistant:nice|user:and this|user:seen: a cat");
+}
+END_TEST
+
 /* ---- CustomWorkflow ------------------------------------------------- */
 
 /* A non-responder runs the child as a non-responder with the scoped
@@ -653,6 +767,9 @@ llmnodes_suite(void)
 	tcase_add_test(tc, image_add_as_user_message);
 	tcase_add_test(tc, image_add_to_single_message);
 	tcase_add_test(tc, image_error);
+	tcase_add_test(tc, a11_4_vision_cache);
+	tcase_add_test(tc, a11_4_vision_keys_and_limits);
+	tcase_add_test(tc, a11_4_vision_per_message);
 	tc = tcase(s, "custom_workflow");
 	tcase_add_test(tc, custom_inputs);
 	tcase_add_test(tc, custom_folder_override);

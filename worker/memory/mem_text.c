@@ -24,25 +24,34 @@ cmp_str(const void *a, const void *b)
 }
 
 void
+memory_images_sorted(const struct wmsg *m, struct buf *b)
+{
+	char	**imgs;
+	size_t	 i;
+
+	if (m->m_nimages == 0)
+		return;
+	imgs = xcalloc(m->m_nimages, sizeof(*imgs));
+	memcpy(imgs, m->m_images, m->m_nimages * sizeof(*imgs));
+	qsort(imgs, m->m_nimages, sizeof(*imgs), cmp_str);
+	for (i = 0; i < m->m_nimages; i++)
+		buf_adds(b, imgs[i]);
+	free(imgs);
+}
+
+void
 memory_hash(const struct wmsg *m, char out[MEMORY_HASHLEN])
 {
 	struct buf	 b = BUF_INIT;
-	char		**imgs;
-	size_t		 i;
 
 	if (m->m_nimages == 0 || !blank(m->m_content)) {
 		sha256_hex(m->m_content, strlen(m->m_content), out);
 		return;
 	}
-	imgs = xcalloc(m->m_nimages, sizeof(*imgs));
-	memcpy(imgs, m->m_images, m->m_nimages * sizeof(*imgs));
-	qsort(imgs, m->m_nimages, sizeof(*imgs), cmp_str);
 	buf_adds(&b, m->m_content);
-	for (i = 0; i < m->m_nimages; i++)
-		buf_adds(&b, imgs[i]);
+	memory_images_sorted(m, &b);
 	sha256_hex(b.b_data, b.b_len, out);
 	buf_free(&b);
-	free(imgs);
 }
 
 void

@@ -4,11 +4,17 @@
 
 #include "../core/msgs.h"
 
+struct buf;
+
 #define MEMORY_HASHLEN	65	/* sha256 hex + NUL */
 
 /* WilmerAI's message hash: sha256 of the content, or for a message
  * with images and no text, of the content and its images sorted. */
 void	 memory_hash(const struct wmsg *, char out[MEMORY_HASHLEN]);
+
+/* Append m's images to b, sorted (code point order), with nothing
+ * between: Python's "".join(sorted(images)). */
+void	 memory_images_sorted(const struct wmsg *m, struct buf *b);
 
 /* The conversation without its system messages (WilmerAI's memory
  * paths never see them). Copies; free with wmsgs_free. */

@@ -318,3 +318,43 @@ memstore_state_put(struct store *s, const char *key, const char *text)
 		return -1;
 	return (int)finish(s, state_put_locked(s, key, text));
 }
+
+int
+memstore_vision(struct store *s, const char *key, const char *msg_key,
+    char **text)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT text FROM vision_responses "
+			    "WHERE discussion = ? AND message_key = ?");
+	int		 r;
+
+	*text = NULL;
+	if (st == NULL || store_bind(s, st, "tt", key, msg_key) == -1)
+		return -1;
+	if ((r = store_step(s, st)) != 1)
+		return r;
+	*text = col_dup(st, 0);
+	sqlite3_reset(st);
+	return 1;
+}
+
+static int
+vision_put_locked(struct store *s, const char *key, const char *msg_key,
+    const char *text)
+{
+	if (ensure_discussion(s, key) == -1 ||
+	    store_exec(s, "INSERT INTO vision_responses (discussion, "
+	    "message_key, text, created_at) VALUES (?, ?, ?, ?) ON CONFLICT "
+	    "(discussion, message_key) DO UPDATE SET text = excluded.text",
+	    "ttti", key, msg_key, text, (int64_t)time(NULL)) == -1)
+		return -1;
+	return 0;
+}
+
+int
+memstore_vision_put(struct store *s, const char *key, const char *msg_key,
+    const char *text)
+{
+	if (store_begin(s) == -1)
+		return -1;
+	return (int)finish(s, vision_put_locked(s, key, msg_key, text));
+}

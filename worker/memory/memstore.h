@@ -71,4 +71,15 @@ int	memstore_tracker_put(struct store *, const char *key, const char *hash);
 int	memstore_state(struct store *, const char *key, char **text);
 int	memstore_state_put(struct store *, const char *key, const char *text);
 
+/* ImageProcessor's vision-response cache (WilmerAI's
+ * vision_responses.json): the description kept for a message's key
+ * (vision_key) in discussion key. 1 with *text (caller frees), 0 when
+ * there is none, -1 with store_err set. */
+int	memstore_vision(struct store *, const char *key, const char *msg_key,
+	    char **text);
+
+/* Keep text for msg_key (replacing one kept before). 0, or -1. */
+int	memstore_vision_put(struct store *, const char *key,
+	    const char *msg_key, const char *text);
+
 #endif

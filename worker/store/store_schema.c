@@ -128,6 +128,18 @@ static const char *const steps[] = {
 	"  prompt_tokens INTEGER NOT NULL,"
 	"  completion_tokens INTEGER NOT NULL);"
 	"CREATE INDEX response_cache_age ON response_cache(created_ms);",
+
+	/* 4 */
+	/* ImageProcessor's vision-response cache (WilmerAI's
+	 * vision_responses.json): a message's description by its key,
+	 * sha256 of role, content and sorted images. */
+	"CREATE TABLE vision_responses ("
+	"  discussion TEXT NOT NULL REFERENCES discussions(key)"
+	"    ON DELETE CASCADE,"
+	"  message_key TEXT NOT NULL,"
+	"  text TEXT NOT NULL,"
+	"  created_at INTEGER NOT NULL,"
+	"  PRIMARY KEY (discussion, message_key));",
 };
 #define STORE_VERSION	((int)(sizeof(steps) / sizeof(steps[0])))
 
