@@ -141,6 +141,7 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
 		   node_research.c node_webfetch.c)
 W_NODES	+= worker/nodes/node_curl.c worker/nodes/node_mcp.c
+W_NODES	+= worker/nodes/node_compactor.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 		   netguard.c)
@@ -154,6 +155,8 @@ W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
 		   kwsearch.c timestamps.c)
+W_MEMORY	+= $(addprefix worker/memory/,compactor.c compact_conf.c \
+		   compact_win.c)
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
@@ -295,6 +298,7 @@ UNIT_TESTS	+= check_mcp
 UNIT_TESTS	+= check_liveness
 UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
+UNIT_TESTS	+= check_compactor
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -386,6 +390,10 @@ check_memnodes_OBJS	:= $(check_memgen_OBJS) $(call obj, \
 			   node_kwsearch.c node_vecsearch.c node_unsupported.c)) \
 			   $(call u,stubs_nodes.c)
 check_memnodes_A	:= MEMORY STORE CORE
+check_compactor_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
+			   compactor.c compact_conf.c compact_win.c) \
+			   worker/nodes/node_compactor.c) $(NODECTX)
+check_compactor_A	:= MEMORY STORE CORE
 check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   $(addprefix worker/nodes/,node_standard.c \
 			   node_image.c node_sub.c node_lock.c \

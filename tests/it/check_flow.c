@@ -405,10 +405,10 @@ START_TEST(unsupported_node_type_is_501)
 {
 	char	*a;
 
-	start_with(NULL, "[{\"type\": \"ContextCompactor\"}]");
+	start_with(NULL, "[{\"type\": \"SlowButQualityRAG\"}]");
 	go();
 	a = ask("x", 501);
-	ck_assert_msg(strstr(a, "ContextCompactor") != NULL, "%s", a);
+	ck_assert_msg(strstr(a, "SlowButQualityRAG") != NULL, "%s", a);
 	free(a);
 	it_stop_clean(&T);
 }

@@ -369,10 +369,10 @@ END_TEST
 /* A type Sluice does not run: 501, and the run stops there. */
 START_TEST(unsupported_type_is_501)
 {
-	workflow("main", "[{'text': 'a'}, {'type': 'ContextCompactor'}, "
+	workflow("main", "[{'text': 'a'}, {'type': 'SlowButQualityRAG'}, "
 	    "{'text': 'c'}]");
 	ck_error(501, "node_unsupported", "workflow 'main' node 2 has type "
-	    "'ContextCompactor', which this version of Sluice does not run");
+	    "'SlowButQualityRAG', which this version of Sluice does not run");
 	ck_assert_str_eq(trace(), "main:1T ");
 	ck_assert_int_eq(t_rq.fr_emits, 0);
 }

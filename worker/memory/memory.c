@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/names.h"
+#include "../../common/tokens.h"
 #include "../../common/xmem.h"
 #include "../llm/ask_node.h"
 #include "../store/store_lock.h"
@@ -51,21 +51,6 @@ lget(json_t *root, const char *key, long def)
 	return def;
 }
 
-static double
-level(json_t *root)
-{
-	static const struct { const char *n; double f; } lv[] = {
-		{ "conservative", 1.0 }, { "balanced", 1.25 },
-		{ "aggressive", 1.5 }, { "xaggressive", 1.85 } };
-	const char	*s = sget(root, "wilmerContextEstimationLevel", NULL);
-	size_t		 i;
-
-	for (i = 0; s != NULL && i < sizeof(lv) / sizeof(lv[0]); i++)
-		if (strcasecmp(s, lv[i].n) == 0)
-			return lv[i].f;
-	return 1.0;
-}
-
 static void
 fill_settings(struct memory_settings *ms, json_t *r)
 {
@@ -95,7 +80,8 @@ fill_settings(struct memory_settings *ms, json_t *r)
 	ms->ms_condense_count = lget(r, "memoriesBeforeCondensation", 0);
 	ms->ms_condense_buffer = lget(r, "memoryCondensationBuffer", 0);
 	ms->ms_condense_lock_s = lget(r, "condensationLockTimeoutSeconds", 600);
-	ms->ms_level = level(r);
+	ms->ms_level = tokens_level(json_string_value(json_object_get(r,
+	    "wilmerContextEstimationLevel")));
 }
 
 int
@@ -259,14 +245,16 @@ nap(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* One try: 1 taken, 0 held by another, -1 error (res filled). */
-static int
-try_lock(struct node_ctx *x, struct store *s, const char *name,
+int
+memory_lock_try(struct node_ctx *x, const char *name, unsigned ttl_s,
     struct wresult *res)
 {
-	int	 r = store_lock(s, name, x->nx_rq->rq_id, MEMORY_LOCK_TTL_S);
+	struct store	*s = memory_store(x, res);
+	int		 r;
 
-	if (r != -1)
+	if (s == NULL)
+		return -1;
+	if ((r = store_lock(s, name, x->nx_rq->rq_id, ttl_s)) != -1)
 		return r;
 	if (store_gave_up(s) || rq_stopped(x->nx_rq)) {
 		res->r_status = RQ_CANCELLED;
@@ -287,7 +275,7 @@ memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
 	if (s == NULL)
 		return -1;
 	name = lock_name(key);
-	while ((r = try_lock(x, s, name, res)) == 0) {
+	while ((r = memory_lock_try(x, name, MEMORY_LOCK_TTL_S, res)) == 0) {
 		if (wait_s > 0 && clock_mono_ms() - t0 >= (uint64_t)wait_s * 1000)
 			break;
 		rq_phase(x->nx_rq, "%s node %zu/%zu: waiting for another "

@@ -104,6 +104,13 @@ int	 memory_workflow(struct node_ctx *, const char *name,
 int	 memory_gen_lock(struct node_ctx *, const char *key, long wait_s,
 	    struct wresult *res);
 
+/* One try at the named lock (workflow_locks, owned by the request,
+ * expiring ttl_s seconds after it is taken; taking it again renews
+ * it): 1 taken, 0 held by another request, -1 with res filled
+ * (cancelled, or a database error). */
+int	 memory_lock_try(struct node_ctx *, const char *name, unsigned ttl_s,
+	    struct wresult *res);
+
 /* Push the lock's expiry back (between long steps: each LLM call);
  * memory_gen_unlock gives it back. Errors are logged. */
 void	 memory_gen_renew(struct node_ctx *, const char *key);
