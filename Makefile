@@ -307,6 +307,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_security check_browser check_tools
 IT_TESTS	+= check_curlcmd
 IT_TESTS	+= check_webfetch_it
+IT_TESTS	+= check_compactor_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -499,6 +500,7 @@ check_vecmem_it_OBJS	+= $(DBQ)
 check_timestamps_it_OBJS += $(DBQ)
 check_cache_it_OBJS	+= $(DBQ)
 check_memory_chaos_OBJS	+= $(DBQ)
+check_compactor_it_OBJS	+= $(DBQ)
 
 define TEST_template
 $(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \
