@@ -124,6 +124,28 @@ out_of(void)
 	return out.b_data != NULL ? buf_take(&out) : xstrdup("");
 }
 
+/* Queue the answers of the three calls: S<n>, N<n>, U<n>. */
+static void
+answer3(const char *n)
+{
+	char	 a[16];
+
+	snprintf(a, sizeof(a), "S%s", n);
+	fakeask_answer(a);
+	snprintf(a, sizeof(a), "N%s", n);
+	fakeask_answer(a);
+	snprintf(a, sizeof(a), "U%s", n);
+	fakeask_answer(a);
+}
+
+/* A run that compacts with those three answers. */
+static void
+compact3(const char *n)
+{
+	answer3(n);
+	free(out_of());
+}
+
 #define ck_out(want) do {						\
 	char	*s_ = out_of();					\
 	ck_assert_str_eq(s_, want);					\
@@ -524,9 +546,7 @@ START_TEST(a5_2_first_run_folds_oldest)
 
 	say(0, 6);
 	settings(SMALL "}");
-	fakeask_answer("S1");
-	fakeask_answer("N1");
-	fakeask_answer("U1");
+	answer3("1");
 	ck_out("<context_compactor_old>S1</context_compactor_old>\n"
 	    "<context_compactor_oldest>U1</context_compactor_oldest>");
 	ck_assert_uint_eq(fakeask_ncalls(), 3);
@@ -556,10 +576,7 @@ START_TEST(a5_2_round_trip_no_recompaction)
 {
 	say(0, 6);
 	settings(SMALL "}");
-	fakeask_answer("S1");
-	fakeask_answer("N1");
-	fakeask_answer("U1");
-	free(out_of());
+	compact3("1");
 	ck_out("<context_compactor_old>S1</context_compactor_old>\n"
 	    "<context_compactor_oldest>U1</context_compactor_oldest>");
 	ck_assert_uint_eq(fakeask_ncalls(), 3);
@@ -574,14 +591,9 @@ START_TEST(a5_2_shift_folds_only_new)
 
 	say(0, 6);
 	settings(SMALL "}");
-	fakeask_answer("S1");
-	fakeask_answer("N1");
-	fakeask_answer("U1");
-	free(out_of());
+	compact3("1");
 	say(6, 2);
-	fakeask_answer("S2");
-	fakeask_answer("N2");
-	fakeask_answer("U2");
+	answer3("2");
 	ck_out("<context_compactor_old>S2</context_compactor_old>\n"
 	    "<context_compactor_oldest>U2</context_compactor_oldest>");
 	ck_assert_uint_eq(fakeask_ncalls(), 6);
@@ -633,10 +645,7 @@ START_TEST(a5_2_lost_boundary_refolds)
 	h3 = hash_of(3);
 	put_old("S0", h3, "2:0000");
 	put_oldest("U0", "x");
-	fakeask_answer("S1");
-	fakeask_answer("N1");
-	fakeask_answer("U1");
-	free(out_of());
+	compact3("1");
 	t = text_of(0, 2);
 	ck_assert_str_eq(fakeask_call(1)->ac_prompt, t);
 	ck_assert_str_eq(fakeask_call(2)->ac_prompt, "U0\n\nN1");
@@ -661,10 +670,7 @@ START_TEST(a5_2_legacy_boundary)
 	    "<context_compactor_oldest>U0</context_compactor_oldest>");
 	ck_assert_uint_eq(fakeask_ncalls(), 0);
 	say(6, 2);
-	fakeask_answer("S1");
-	fakeask_answer("N1");
-	fakeask_answer("U1");
-	free(out_of());
+	compact3("1");
 	t = text_of(2, 4);
 	ck_assert_str_eq(fakeask_call(1)->ac_prompt, t);
 	free(t);
@@ -689,10 +695,7 @@ START_TEST(a5_2_placeholders)
 	    "\"oldestUpdateSystemPrompt\": \"C\", "
 	    "\"oldestUpdatePrompt\": \"[NEW_CONTENT]/[EXISTING_SUMMARY]/"
 	    "[NEW_CONTENT]\"}");
-	fakeask_answer("S1");
-	fakeask_answer("N1");
-	fakeask_answer("U1");
-	free(out_of());
+	compact3("1");
 	o = text_of(2, 4);
 	r = text_of(4, 6);
 	w = xasprintf("<%s|%s|%s>", o, r, o);
@@ -769,10 +772,7 @@ START_TEST(a5_2_call_shape)
 	say(0, 6);
 	settings(SMALL ", \"preset\": \"P\", \"maxResponseSizeInTokens\": 99}");
 	C.nc_responder = C.nc_stream = true;
-	fakeask_answer("S1");
-	fakeask_answer("N1");
-	fakeask_answer("U1");
-	free(out_of());
+	compact3("1");
 	ck_assert_uint_eq(fakeask_ncalls(), 3);
 	for (i = 0; i < 3; i++) {
 		c = fakeask_call(i);

@@ -45,12 +45,31 @@ has_ledger(struct store *s, const char *key)
 	return r;
 }
 
+/* The (id, text, hash) rows of bound statement st into out (empty on
+ * error). 0, or -1. */
+static int
+read_blocks(struct store *s, sqlite3_stmt *st, struct mem_blocks *out)
+{
+	struct mem_block *m;
+	int		 r;
+
+	while ((r = store_step(s, st)) == 1) {
+		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+		m = &out->v[out->n++];
+		m->mb_id = sqlite3_column_int64(st, 0);
+		m->mb_text = col_dup(st, 1);
+		m->mb_hash = col_dup(st, 2);
+	}
+	if (r == -1)
+		mem_blocks_free(out);
+	return r;
+}
+
 int
 memstore_read(struct store *s, const char *key, struct mem_blocks *out,
     bool *ledger)
 {
 	sqlite3_stmt	*st;
-	struct mem_block *m;
 	int		 r;
 
 	memset(out, 0, sizeof(*out));
@@ -63,16 +82,7 @@ memstore_read(struct store *s, const char *key, struct mem_blocks *out,
 	    "discussion = ? ORDER BY id");
 	if (st == NULL || store_bind(s, st, "t", key) == -1)
 		return -1;
-	while ((r = store_step(s, st)) == 1) {
-		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
-		m = &out->v[out->n++];
-		m->mb_id = sqlite3_column_int64(st, 0);
-		m->mb_text = col_dup(st, 1);
-		m->mb_hash = col_dup(st, 2);
-	}
-	if (r == -1)
-		mem_blocks_free(out);
-	return r;
+	return read_blocks(s, st, out);
 }
 
 /* Inside a transaction: the discussion's row. */
@@ -324,24 +334,13 @@ memstore_section(struct store *s, const char *key, const char *section,
     struct mem_blocks *out)
 {
 	sqlite3_stmt	*st;
-	struct mem_block *m;
-	int		 r;
 
 	memset(out, 0, sizeof(*out));
 	st = store_stmt(s, "SELECT pos, text, hash FROM compactor_sections "
 	    "WHERE discussion = ? AND section = ? ORDER BY pos");
 	if (st == NULL || store_bind(s, st, "tt", key, section) == -1)
 		return -1;
-	while ((r = store_step(s, st)) == 1) {
-		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
-		m = &out->v[out->n++];
-		m->mb_id = sqlite3_column_int64(st, 0);
-		m->mb_text = col_dup(st, 1);
-		m->mb_hash = col_dup(st, 2);
-	}
-	if (r == -1)
-		mem_blocks_free(out);
-	return r;
+	return read_blocks(s, st, out);
 }
 
 /* Inside a transaction: section's entries replaced by b's. */
