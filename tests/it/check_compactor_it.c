@@ -169,11 +169,48 @@ START_TEST(a5_it_compacts_once)
 }
 END_TEST
 
+/* A completions endpoint gets the calls through its prompt template,
+ * the prompt in a user turn, then the assistant's turn as the
+ * endpoint's addGenerationPrompt asks (WilmerAI sends the bare
+ * strings). */
+START_TEST(a5_it_completions_template)
+{
+	char	 url[64], t[8][64], *want;
+	json_t	*log;
+	int	 k;
+
+	start();
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", T.it_mock_port);
+	it_turns_template(&T);
+	it_backend(&T, NULL, "Comp", "openAIV1Completion", url, "",
+	    ", \"addGenerationPrompt\": true");
+	it_file(&T, "Workflows/it/Cc.json", "{\"endpointName\": \"Comp\", "
+	    "\"recentContextTokens\": 26, \"oldContextTokens\": 1000, "
+	    "\"lookbackStartTurn\": 1, \"oldSectionSystemPrompt\": "
+	    "\"Sum {up}.\"}\n");
+	for (k = 1; k < 8; k++)
+		msg(k, t[k], sizeof(t[k]));
+	log = turn(7);
+	ck_assert_uint_eq(json_array_size(log), 2);
+	ck_assert_int_ne(asprintf(&want, "<|system|>\nSum {up}.\n<|end|>\n"
+	    "<|user|>\nsystem: You are kind.\nuser: %s\nassistant: %s\n"
+	    "user: %s\nassistant: %s\n<|end|>\n<|assistant|>", t[1], t[2],
+	    t[3], t[4]),
+	    -1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    json_array_get(log, 0), "body"), "prompt")), want);
+	free(want);
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
 int
 main(void)
 {
 	const struct it_case	 cases[] = {
 		{ "a5_it_compacts_once", a5_it_compacts_once },
+		{ "a5_it_completions_template", a5_it_completions_template },
 	};
 
 	return it_main(it_suite_cases("compactor_it", cases,

@@ -25,6 +25,7 @@ struct compaction {
 	struct compact_bounds	 c_b;
 	struct mem_blocks	 c_old;		/* the stored state */
 	struct mem_blocks	 c_oldest;
+	json_t			*c_opts;	/* the calls' settings */
 };
 
 static bool
@@ -61,8 +62,8 @@ ask(struct compaction *c, int i, const char *prompt, const char *fallback,
 		return -1;
 	sys = memory_literal(cc->cc_system[i]);
 	pr = memory_literal(prompt);
-	rc = memory_llm(c->c_x, cc->cc_endpoint, cc->cc_preset, sys, pr,
-	    cc->cc_max_tokens, &b, res);
+	rc = memory_llm_opts(c->c_x, cc->cc_endpoint, cc->cc_preset, sys, pr,
+	    cc->cc_max_tokens, c->c_opts, &b, res);
 	free(sys);
 	free(pr);
 	if (rc == 0 && (b.b_data == NULL || blank(b.b_data))) {
@@ -287,7 +288,12 @@ compactor_run(struct node_ctx *x, struct buf *out, struct wresult *res)
 	c.c_conf = &cc;
 	c.c_key = key;
 	c.c_lock = xasprintf("compactor:%s", key);
+	/* A completions endpoint: the prompt in a user turn, then the
+	 * assistant's turn when the endpoint's addGenerationPrompt says so
+	 * (a chat endpoint sends system and user messages either way). */
+	c.c_opts = json_pack("{s:b}", "addUserTurnTemplate", 1);
 	r = run_discussion(&c, out, res);
+	json_decref(c.c_opts);
 	mem_blocks_free(&c.c_old);
 	mem_blocks_free(&c.c_oldest);
 	free(c.c_lock);

@@ -171,6 +171,15 @@ memory_llm(struct node_ctx *x, const char *endpoint, const char *preset,
     const char *system, const char *prompt, long max_tokens,
     struct buf *out, struct wresult *res)
 {
+	return memory_llm_opts(x, endpoint, preset, system, prompt, max_tokens,
+	    NULL, out, res);
+}
+
+int
+memory_llm_opts(struct node_ctx *x, const char *endpoint, const char *preset,
+    const char *system, const char *prompt, long max_tokens, json_t *opts,
+    struct buf *out, struct wresult *res)
+{
 	struct llm_ask	 a;
 
 	if (endpoint == NULL || *endpoint == '\0')
@@ -182,6 +191,7 @@ memory_llm(struct node_ctx *x, const char *endpoint, const char *preset,
 	a.la_system = system;
 	a.la_prompt = prompt;
 	a.la_max_tokens = max_tokens;
+	a.la_opts = opts;
 	return ask_quietly(x, &a, out, res);
 }
 

@@ -78,6 +78,13 @@ int	 memory_llm(struct node_ctx *, const char *endpoint, const char *preset,
 	    const char *system, const char *prompt, long max_tokens,
 	    struct buf *out, struct wresult *res);
 
+/* The same with a node's other settings (ask.h's la_opts; borrowed,
+ * NULL: defaults). */
+int	 memory_llm_opts(struct node_ctx *, const char *endpoint,
+	    const char *preset, const char *system, const char *prompt,
+	    long max_tokens, json_t *opts, struct buf *out,
+	    struct wresult *res);
+
 /* The node's own LLM call (its endpointName, preset and every other
  * field) with systemPrompt and prompt replaced by these templates (see
  * memory_llm). Not streamed. Returns 0 with the answer in out, or -1
