@@ -58,8 +58,12 @@ ask(struct compaction *c, int i, const char *prompt, const char *fallback,
 		*out = xstrdup(fallback);
 		return 0;
 	}
-	if (memory_lock_try(c->c_x, c->c_lock, LOCK_TTL_S, res) == -1)
+	if ((rc = memory_lock_try(c->c_x, c->c_lock, LOCK_TTL_S, res)) == -1)
 		return -1;
+	if (rc == 0)
+		log_warnx("[rq %s] ContextCompactor: the lock %s expired and "
+		    "another request holds it; going on", c->c_x->nx_rq->rq_id,
+		    c->c_lock);
 	sys = memory_literal(cc->cc_system[i]);
 	pr = memory_literal(prompt);
 	rc = memory_llm_opts(c->c_x, cc->cc_endpoint, cc->cc_preset, sys, pr,
