@@ -11,6 +11,7 @@
 #include "../../worker/memory/memstore.h"
 #include "../../worker/nodes/nodes.h"
 #include "../../worker/store/store_lock.h"
+#include "../../worker/store/store_stmt.h"
 #include "../testmain.h"
 #include "nodectx.h"
 #include "stubs_ask.h"
@@ -870,6 +871,23 @@ START_TEST(a5_2_lookback)
 }
 END_TEST
 
+/* A5.3: each section replaced as a whole, the other left alone; the
+ * state goes with its discussion. */
+START_TEST(a5_3_state_rows)
+{
+	put_old("S", "h", "0:h");
+	put_oldest("U", "x");
+	put_old("S2", "h2", "1:h2");
+	ck_entry("old", 2, 0, "S2", "h2");
+	ck_entry("old", 2, 1, COMPACT_BOUNDARY, "1:h2");
+	ck_entry("oldest", 1, 0, "U", "x");
+	ck_assert_int_eq(store_exec(S, "DELETE FROM discussions WHERE key = "
+	    "'d'", ""), 1);
+	ck_entry("old", 0, 0, NULL, NULL);
+	ck_entry("oldest", 0, 0, NULL, NULL);
+}
+END_TEST
+
 /* A5.4: old and oldest, each only when not empty. */
 START_TEST(a5_4_output)
 {
@@ -926,6 +944,8 @@ compactor_suite(void)
 	tcase_add_test(tc, a5_2_no_endpoint_fails_only_to_compact);
 	tcase_add_test(tc, a5_2_lock_busy_answers_cached);
 	tcase_add_test(tc, a5_2_lookback);
+	tc = test_case(s, "a5_3_state", a5_3_state_rows, 0);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tc = test_case(s, "a5_4_output", NULL, 0);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a5_4_output);
