@@ -89,8 +89,8 @@ ck_call(json_t *log, size_t i, const char *system, const char *user,
 	json_t	*want;
 	char	*g, *w;
 
-	want = json_pack("{s:s,s:[],s:b,s:i,s:f}", "model", "mock-model", "messages",
-	    "stream", false, "max_tokens", max_tokens, "temperature", 0.5);
+	want = json_pack("{s:s,s:[],s:b,s:i,s:f}", "model", "mock-model",
+	    "messages", "stream", false, "max_tokens", max_tokens, "temperature", 0.5);
 	if (system != NULL)
 		json_array_append_new(json_object_get(want, "messages"),
 		    json_pack("{s:s,s:s}", "role", "system", "content",

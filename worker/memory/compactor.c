@@ -259,8 +259,8 @@ run_discussion(struct compaction *c, struct buf *out, struct wresult *res)
 		    c->c_conf->cc_old, &c->c_b);
 		need = compact_decide(&c->c_w, &c->c_b, &c->c_old);
 		log_debug("[rq %s] ContextCompactor: %zu messages, Old "
-		    "%zu-%zu, need %d", c->c_x->nx_rq->rq_id, c->c_w.n, c->c_b.cb_old,
-		    c->c_b.cb_recent, (int)need);
+		    "%zu-%zu, need %d", c->c_x->nx_rq->rq_id, c->c_w.n,
+		    c->c_b.cb_old, c->c_b.cb_recent, (int)need);
 	}
 	if (need != COMPACT_NONE && (locked_compact(c, res) == -1 ||
 	    load_state(c, res) == -1))

@@ -17,7 +17,7 @@ struct compact_conf {
 	struct jfile	 cc_file;
 	const char	*cc_endpoint;		/* endpointName; NULL none */
 	const char	*cc_preset;		/* preset; "" none */
-	long		 cc_max_tokens;		/* maxResponseSizeInTokens 750 */
+	long		 cc_max_tokens;	/* maxResponseSizeInTokens 750 */
 	long		 cc_recent;		/* recentContextTokens 20000,
 						   times the level */
 	long		 cc_old;		/* oldContextTokens 20000, the
