@@ -30,15 +30,21 @@ static const char main_wf[] = "{\"nodes\": [{\"type\": \"ContextCompactor\"},"
     " \"returnToUser\": true}]}\n";
 
 static void
-start(void)
+start_with(const char *sluice)
 {
 	memset(&T, 0, sizeof(T));
 	it_mock_start(&T);
-	it_config(&T, NULL, NULL);
+	it_config(&T, sluice, NULL);
 	it_user_set(&T, "contextCompactorSettingsFile", json_string("Cc"));
 	it_file(&T, "Workflows/it/Cc.json", settings);
 	it_file(&T, "Workflows/it/Main.json", main_wf);
 	it_gateway_start(&T, NULL);
+}
+
+static void
+start(void)
+{
+	start_with(NULL);
 }
 
 static char *
@@ -48,14 +54,13 @@ msg(int k, char *out, size_t outlen)
 	return out;
 }
 
-/* A conversation of n messages after the system one, in discussion
- * "cc"; the answer is the mock's. Returns the backend requests. */
-static json_t *
-turn(int n)
+/* The body of a chat of n messages after the system one, in
+ * discussion "cc". Caller frees. */
+static char *
+chat_body(int n, bool stream)
 {
 	json_t		*msgs = json_array(), *b;
 	char		 text[64], *body;
-	struct it_resp	 r;
 	int		 k;
 
 	json_array_append_new(msgs, json_pack("{s:s,s:s}", "role", "system",
@@ -64,9 +69,21 @@ turn(int n)
 		json_array_append_new(msgs, json_pack("{s:s,s:s}", "role",
 		    k % 2 ? "user" : "assistant", "content",
 		    msg(k, text, sizeof(text))));
-	b = json_pack("{s:s,s:b,s:o}", "model", "it", "stream", false,
+	b = json_pack("{s:s,s:b,s:o}", "model", "it", "stream", stream,
 	    "messages", msgs);
 	body = json_dumps(b, 0);
+	json_decref(b);
+	return body;
+}
+
+/* A conversation of n messages; the answer is the mock's. Returns the
+ * backend requests. */
+static json_t *
+turn(int n)
+{
+	char		*body = chat_body(n, false);
+	struct it_resp	 r;
+
 	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
 	    &r), 0);
 	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status,
@@ -74,7 +91,6 @@ turn(int n)
 	ck_assert_msg(strstr(r.r_body.b_data, FOX) != NULL, "%s",
 	    r.r_body.b_data);
 	it_resp_free(&r);
-	json_decref(b);
 	free(body);
 	return it_mock_log(&T, true);
 }
@@ -205,12 +221,65 @@ START_TEST(a5_it_completions_template)
 }
 END_TEST
 
+/* Two requests of one discussion at once, on two workers: the one
+ * that takes the compactor lock makes the three calls (the first is
+ * slow), the other does not wait and answers without summaries. */
+START_TEST(a5_it_one_compaction_at_a_time)
+{
+	struct it_stream	 s[2];
+	json_t			*log, *req;
+	char			*body;
+	size_t			 i, summaries = 0, empty = 0;
+	const char		*first;
+
+	start_with("\"min_workers\": 2, \"max_workers\": 2");
+	it_file(&T, "Workflows/it/Cc.json", "{\"endpointName\": \"Mock\", "
+	    "\"recentContextTokens\": 26, \"oldContextTokens\": 26, "
+	    "\"lookbackStartTurn\": 1, \"oldSectionPrompt\": "
+	    "\"[MESSAGES_TO_SUMMARIZE]\\n#mock {\\\"head_delay_ms\\\": "
+	    "1500}\"}\n");
+	it_wait_idle(&T, 2);
+	body = chat_body(7, true);
+	memset(s, 0, sizeof(s));
+	s[0].s_body = s[1].s_body = body;
+	it_streams(&T, s, 2, it_slow(15000), NULL, NULL);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(s[i].s_status, 200);
+		ck_assert(s[i].s_finished);
+		buf_free(&s[i].s_out);
+	}
+	free(body);
+	it_wait_idle(&T, 2);
+	log = it_mock_log(&T, true);
+	ck_assert_uint_eq(json_array_size(log), 5);
+	/* The first message: the summariser's system prompt, or the
+	 * answer's prompt (it has no system prompt). */
+	json_array_foreach(log, i, req) {
+		first = json_string_value(json_object_get(json_array_get(
+		    json_object_get(json_object_get(req, "body"), "messages"),
+		    0), "content"));
+		if (first != NULL && strcmp(first, SYS) == 0)
+			summaries++;
+		else if (first != NULL && strcmp(first, "Context: ") == 0)
+			empty++;
+	}
+	ck_assert_uint_eq(summaries, 3);
+	ck_assert_uint_eq(empty, 1);
+	json_decref(log);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM "
+	    "compactor_sections WHERE discussion = 'cc'"), 3);
+	it_stop_clean(&T);
+}
+END_TEST
+
 int
 main(void)
 {
 	const struct it_case	 cases[] = {
 		{ "a5_it_compacts_once", a5_it_compacts_once },
 		{ "a5_it_completions_template", a5_it_completions_template },
+		{ "a5_it_one_compaction_at_a_time",
+		    a5_it_one_compaction_at_a_time },
 	};
 
 	return it_main(it_suite_cases("compactor_it", cases,
