@@ -111,7 +111,7 @@ PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c \
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
 		   nodetypes.c sha256.c textchunk.c tokens.c utf8.c uuid.c \
-		   xmem.c liveness.c fernet.c) \
+		   xmem.c liveness.c fernet.c logfile.c) \
 		   $(PYFMT_SRCS)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
@@ -141,6 +141,7 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
 		   node_research.c node_webfetch.c)
 W_NODES	+= worker/nodes/node_curl.c worker/nodes/node_mcp.c
+W_NODES	+= worker/nodes/node_chunks.c worker/nodes/node_rag.c
 W_NODES	+= worker/nodes/node_compactor.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
@@ -149,6 +150,7 @@ W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 W_TOOLS	+= $(addprefix worker/tools/,child.c childrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,curlcmd.c curlrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,webfetch.c webtext.c htmlstrip.c)
+W_TOOLS	+= worker/tools/chunkcur.c
 W_TOOLS	+= $(addprefix worker/tools/,mcp.c mcp_conf.c mcp_rpc.c mcp_text.c \
 		   mcp_schema.c mcp_stdio.c mcp_http.c mcp_sse.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
@@ -299,6 +301,7 @@ UNIT_TESTS	+= check_mcp
 UNIT_TESTS	+= check_liveness
 UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
+UNIT_TESTS	+= check_logfile
 UNIT_TESTS	+= check_compactor
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
@@ -307,6 +310,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_memory_chaos check_cache_it check_hostile \
 		   check_security check_browser check_tools
 IT_TESTS	+= check_curlcmd
+IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 IT_TESTS	+= check_compactor_it
 
@@ -361,6 +365,7 @@ check_registry_A	:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
 check_fernet_OBJS	:=
+check_logfile_OBJS	:= $(call u,scratchdir.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c))
 check_vars_A		:= CORE
@@ -401,6 +406,13 @@ check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   node_image.c node_sub.c node_lock.c \
 			   node_unsupported.c)) $(call u,stubs_nodes.c) $(NODECTX)
 check_llmnodes_A	:= STORE CORE
+UNIT_TESTS	+= check_chunkrag
+check_chunkrag_OBJS	:= $(call obj,worker/engine/registry.c \
+			   worker/nodes/node_chunks.c worker/nodes/node_rag.c \
+			   worker/nodes/node_unsupported.c \
+			   worker/tools/chunkcur.c) $(call u,stubs_nodes.c) \
+			   $(NODECTX)
+check_chunkrag_A	:= MEMORY STORE CORE
 # worker/llm against tests/mock-llm, the request a fake loop
 # (nodefix.c: one node of a workflow in a scratch config folder).
 check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
@@ -577,7 +589,7 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		   -fsanitize=fuzzer-no-link $(FUZZ_SAN) -MMD -MP $(PKG_CFLAGS) \
 		   -I$(LLHTTP_INC)
-FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c)
+FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c logfile.c)
 FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
 		   jsonw.c conf.c names.c utf8.c) $(PYFMT_SRCS)
 fuzz_clean_SRCS	:= $(W_CLEAN) \

@@ -197,7 +197,8 @@ START_TEST(summary_line)
 	c.c_user = c.c_users[0] = u;
 	/* The user, Main, Good, Chat, and Warm for Good. */
 	ck_assert_int_eq(confcheck_run(&c, NULL), 0);
-	put("Workflows/u/Main.json", "[{\"type\": \"SlowButQualityRAG\"}]\n");
+	put("Workflows/u/Main.json", "[{\"type\": \"Bogus\", "
+	    "\"endpointName\": \"Good\"}]\n");
 	ck_assert_int_eq(confcheck_run(&c, NULL), 0);
 	put("Workflows/u/Main.json", "[{\"endpointName\": \"Nope\"}]\n");
 	ck_assert_int_eq(confcheck_run(&c, NULL), EX_CONFIG);
@@ -208,11 +209,10 @@ START_TEST(summary_line)
 	text[n] = '\0';
 	fclose(f);
 	expand(&exp, "configuration OK (5 files checked for user 'u')\n"
-	    "warning: @/Workflows/u/Main.json:1:3: node 1 (SlowButQualityRAG) "
-	    "is not "
-	    "run by this version of Sluice; requests reaching it get HTTP "
-	    "501\n"
-	    "configuration OK (2 files checked for user 'u', 1 warning)\n"
+	    "warning: @/Workflows/u/Main.json:1:3: node 1: unknown node type "
+	    "'Bogus': WilmerAI runs it as a Standard node, and so does "
+	    "Sluice\n"
+	    "configuration OK (4 files checked for user 'u', 1 warning)\n"
 	    "@/Workflows/u/Main.json:1:3: node 1: Endpoints/Nope.json: no such "
 	    "endpoint 'Nope' (looked in @/Endpoints/Nope.json)\n"
 	    "1 problem in @\n");
@@ -246,6 +246,28 @@ START_TEST(conditional_missing_branch)
 	assert_check(EX_CONFIG, "@/Workflows/u/Main.json:2:43: node 1 "
 	    "\"Route\", branch 'No': Workflows/u/Gone.json: no such workflow "
 	    "'Gone' (looked in @/Workflows/u/Gone.json)\n");
+}
+END_TEST
+
+/* The workflows run per chunk are walked too: the chunk processor's
+ * (its chunk is agent1Input, scoped_variables follow) and the RAG
+ * node's fileMemoryWorkflowName. */
+START_TEST(per_chunk_workflows)
+{
+	put("Workflows/u/Main.json", "[{\"type\": "
+	    "\"ConversationChunkProcessor\", \"id\": \"ev\", "
+	    "\"workflowName\": \"Chunk\", \"cursorDirectory\": \"/tmp\", "
+	    "\"scoped_variables\": [\"Nope\"]},\n {\"type\": "
+	    "\"SlowButQualityRAG\", \"ragTarget\": \"t\", \"ragType\": \"x\", "
+	    "\"endpointName\": \"Good\", \"fileMemoryWorkflowName\": "
+	    "\"Gone\"}]\n");
+	put("Workflows/u/Chunk.json", "[{\"endpointName\": "
+	    "\"{agent2Input}\", \"prompt\": \"{agent1Input}\"}]\n");
+	assert_check(EX_CONFIG, "@/Workflows/u/Chunk.json:1:3: node 1 "
+	    "(endpointName '{agent2Input}' is 'Nope'): Endpoints/Nope.json: no "
+	    "such endpoint 'Nope' (looked in @/Endpoints/Nope.json)\n"
+	    "@/Workflows/u/Main.json:2:90: node 2: Workflows/u/Gone.json: no "
+	    "such workflow 'Gone' (looked in @/Workflows/u/Gone.json)\n");
 }
 END_TEST
 
@@ -368,23 +390,17 @@ END_TEST
 START_TEST(unsupported_types)
 {
 	put("Workflows/u/Main.json", "[{\"title\": \"Wiki\", \"type\": "
-	    "\"SlowButQualityRAG\"},\n"
+	    "\"StaticResponse\"},\n"
 	    " {\"type\": \"Bogus\", \"endpointName\": \"Good\"},\n"
 	    " {\"endpointName\": \"Good\", \"jinja2\": true},\n"
 	    " {\"endpointName\": \"Good\", \"jinja2\": false},\n"
-	    " {\"type\": \"SlowButQualityRAG\"}]\n");
-	assert_check(0, "warning: @/Workflows/u/Main.json:1:20: node 1 "
-	    "\"Wiki\" (SlowButQualityRAG) is not run by this version "
-	    "of Sluice; requests reaching it get HTTP 501\n"
-	    "warning: @/Workflows/u/Main.json:2:3: node 2: unknown node type "
+	    " {\"type\": \"ContextCompactor\"}]\n");
+	assert_check(0, "warning: @/Workflows/u/Main.json:2:3: node 2: unknown node type "
 	    "'Bogus': WilmerAI runs it as a Standard node, and so does "
 	    "Sluice\n"
 	    "warning: @/Workflows/u/Main.json:3:27: node 3: \"jinja2\" prompt "
 	    "templates are not supported by Sluice; requests reaching this "
-	    "node get HTTP 501\n"
-	    "warning: @/Workflows/u/Main.json:5:3: node 5 (SlowButQualityRAG) "
-	    "is not run by this version of Sluice; requests reaching it get "
-	    "HTTP 501\n");
+	    "node get HTTP 501\n");
 	ck_assert_int_eq(nproblems, 0);
 }
 END_TEST
@@ -874,7 +890,7 @@ suite(void)
 
 	ADD_CASE(s, "references", good_config, summary_line,
 	    nested_missing_endpoint, conditional_missing_branch,
-	    standard_needs_endpoint);
+	    standard_needs_endpoint, per_chunk_workflows);
 	ADD_CASE(s, "cycles", workflow_cycles, backup_chain, backup_missing);
 	ADD_CASE(s, "routing", routing_missing_category, routing_no_default);
 	ADD_CASE(s, "templates", completion_template, user_template);

@@ -366,18 +366,6 @@ START_TEST(unknown_type_runs_as_standard)
 }
 END_TEST
 
-/* A type Sluice does not run: 501, and the run stops there. */
-START_TEST(unsupported_type_is_501)
-{
-	workflow("main", "[{'text': 'a'}, {'type': 'SlowButQualityRAG'}, "
-	    "{'text': 'c'}]");
-	ck_error(501, "node_unsupported", "workflow 'main' node 2 has type "
-	    "'SlowButQualityRAG', which this version of Sluice does not run");
-	ck_assert_str_eq(trace(), "main:1T ");
-	ck_assert_int_eq(t_rq.fr_emits, 0);
-}
-END_TEST
-
 /* A failing node fails the request with its error; nothing after it
  * runs. */
 START_TEST(failing_node_stops_the_run)
@@ -472,6 +460,27 @@ START_TEST(seam_set_while_running)
 	ck_answer("set [{\"type\":\"function\"}]");
 	ck_assert_ptr_null(t_rq.fr_rq.rq_flow);
 	ck_assert_ptr_null(t_rq.fr_rq.rq_engine);
+}
+END_TEST
+
+/* A child given its own conversation and no tools (as
+ * ConversationChunkProcessor's): its nodes and its own children see
+ * those; the parent's nodes after it see the request's again. */
+START_TEST(child_messages_and_tools)
+{
+	workflow("main", "[{'type': 'CustomWorkflow', 'workflowName': "
+	    "'child', 'lastMessageOnly': true, 'noTools': true}, "
+	    "{'show': 'tools', 'text': '{agent1Output}/'}, {'show': "
+	    "'messages', 'text': '{agent2Output}/'}]");
+	workflow("child", "[{'show': 'messages'}, {'type': 'CustomWorkflow', "
+	    "'workflowName': 'grandchild'}, {'text': '{agent1Output}"
+	    "{agent2Output}'}]");
+	workflow("grandchild", "[{'show': 'tools', 'text': '<'}, {'show': "
+	    "'messages', 'text': '{agent1Output}>'}]");
+	msg("user", "two");
+	t_rs.tools = str_from("[{\"type\":\"function\"}]");
+	ck_answer("user|two\n<(none)>user|two\n/"
+	    "[{\"type\":\"function\"}]/user|hi\nuser|two\n");
 }
 END_TEST
 
@@ -842,6 +851,7 @@ engine_suite(void)
 	tcase_add_test(tc, child_answers);
 	tcase_add_test(tc, child_result_is_output);
 	tcase_add_test(tc, child_inputs);
+	tcase_add_test(tc, child_messages_and_tools);
 	tcase_add_test(tc, first_node_overrides);
 	tcase_add_test(tc, depth_limit);
 	tcase_add_test(tc, early_end_ends_parents);
@@ -850,7 +860,6 @@ engine_suite(void)
 	tcase_add_test(tc, answer_before_parent_nodes);
 	TC("types");
 	tcase_add_test(tc, unknown_type_runs_as_standard);
-	tcase_add_test(tc, unsupported_type_is_501);
 	tcase_add_test(tc, failing_node_stops_the_run);
 	tcase_add_test(tc, cancel_between_nodes);
 	TC("select");

@@ -119,6 +119,12 @@ bool	node_bool(struct node_ctx *, const char *key, bool def);
 char	**node_strv(struct node_ctx *, const char *key);
 void	  node_strv_free(char **);
 
+/* scoped_variables (CustomWorkflow and its kin), each str()'d then
+ * given the variables, after lead slots holding "" that the caller may
+ * replace (freeing what was there): a child workflow's agentNInput.
+ * NULL-terminated; free with node_strv_free. */
+char	**node_scoped_inputs(struct node_ctx *, size_t lead);
+
 /* Fill res for an error of this node: "workflow 'W' node N (TYPE): ..."
  * with HTTP status http. Returns -1. */
 int	node_fail(struct node_ctx *, struct wresult *res, int http,

@@ -5,14 +5,10 @@
 #include "../../common/log.h"
 #include "../../common/pystr.h"
 #include "../../common/xmem.h"
-#include "../store/store_lock.h"
 #include "compact_win.h"
 #include "compactor.h"
 #include "memory.h"
 #include "memstore.h"
-
-/* The compactor lock's expiry, renewed before each call. */
-#define LOCK_TTL_S	MEMORY_LOCK_TTL_S
 
 /* One compaction's world. */
 struct compaction {
@@ -58,12 +54,7 @@ ask(struct compaction *c, int i, const char *prompt, const char *fallback,
 		*out = xstrdup(fallback);
 		return 0;
 	}
-	if ((rc = memory_lock_try(c->c_x, c->c_lock, LOCK_TTL_S, res)) == -1)
-		return -1;
-	if (rc == 0)
-		log_warnx("[rq %s] ContextCompactor: the lock %s expired and "
-		    "another request holds it; going on", c->c_x->nx_rq->rq_id,
-		    c->c_lock);
+	memory_lock_renew(c->c_x, c->c_lock);
 	sys = memory_literal(cc->cc_system[i]);
 	pr = memory_literal(prompt);
 	rc = memory_llm_opts(c->c_x, cc->cc_endpoint, cc->cc_preset, sys, pr,
@@ -219,7 +210,7 @@ static int
 locked_compact(struct compaction *c, struct wresult *res)
 {
 	struct node_ctx	*x = c->c_x;
-	int		 r = memory_lock_try(x, c->c_lock, LOCK_TTL_S, res);
+	int		 r = memory_lock_try(x, c->c_lock, res);
 
 	if (r == 0)
 		log_info("[rq %s] ContextCompactor: discussion '%s' is being "
@@ -231,10 +222,7 @@ locked_compact(struct compaction *c, struct wresult *res)
 	if (r == 0 && compact_decide(&c->c_w, &c->c_b, &c->c_old) !=
 	    COMPACT_NONE)
 		r = compact(c, res);
-	if (store_unlock(c->c_store, c->c_lock, x->nx_rq->rq_id) == -1)
-		log_warnx("[rq %s] cannot give back the lock %s (it expires "
-		    "by itself): %s", x->nx_rq->rq_id, c->c_lock,
-		    store_err(c->c_store));
+	memory_unlock(x, c->c_lock);
 	return r;
 }
 

@@ -111,17 +111,26 @@ int	 memory_workflow(struct node_ctx *, const char *name,
 int	 memory_gen_lock(struct node_ctx *, const char *key, long wait_s,
 	    struct wresult *res);
 
-/* One try at the named lock (workflow_locks, owned by the request,
- * expiring ttl_s seconds after it is taken; taking it again renews
- * it): 1 taken, 0 held by another request, -1 with res filled
- * (cancelled, or a database error). */
-int	 memory_lock_try(struct node_ctx *, const char *name, unsigned ttl_s,
-	    struct wresult *res);
-
 /* Push the lock's expiry back (between long steps: each LLM call);
  * memory_gen_unlock gives it back. Errors are logged. */
 void	 memory_gen_renew(struct node_ctx *, const char *key);
 void	 memory_gen_unlock(struct node_ctx *, const char *key);
+
+/* The same for any lock name of the shared store (memory_gen_lock is
+ * this with "memory:" + key); what names the work waited for in the
+ * phase ("memory generation"). 1 held, 0 the wait ran out, -1 with res
+ * filled. memory_lock_renew and memory_unlock as below; errors are
+ * logged. */
+int	 memory_lock(struct node_ctx *, const char *name, const char *what,
+	    long wait_s, struct wresult *res);
+void	 memory_lock_renew(struct node_ctx *, const char *name);
+void	 memory_unlock(struct node_ctx *, const char *name);
+
+/* One try at such a lock, without waiting: 1 taken (or renewed: the
+ * request held it), 0 held by another request, -1 with res filled
+ * (cancelled, or a database error). */
+int	 memory_lock_try(struct node_ctx *, const char *name,
+	    struct wresult *res);
 
 /* The shared database, opened on first use. NULL with res filled (500)
  * when it cannot be opened. */
