@@ -119,7 +119,7 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
-		   users.c)
+		   users.c wflags.c)
 # the worker pool's supervisor (gateway/sup_int.h says which calls which)
 SUP_SRCS	:= $(addprefix gateway/,sup.c sup_backoff.c sup_frames.c \
 		   sup_pool.c sup_queue.c)
@@ -332,7 +332,7 @@ check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
 			   gateway/begtags.c gateway/owui.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
-			   $(SUP_SRCS)) $(call u,stubs_gwconf.c)
+			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
 			   worker/llm/gen_input.c worker/llm/adapter.c \
 			   worker/llm/structured.c) \

@@ -114,7 +114,7 @@ lock_current(void)
 static void
 rotate(void)
 {
-	char	 from[PATH_MAX + 4], to[PATH_MAX + 4];
+	char	 from[PATH_MAX + 16], to[PATH_MAX + 16];
 	int	 i, fd;
 
 	for (i = LOGFILE_KEEP - 1; i >= 1; i--) {

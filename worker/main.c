@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../common/logfile.h"
 #include "fault.h"
 #include "import/import.h"
 #include "llm/transport.h"
@@ -29,6 +30,7 @@ struct wargs {
 	int		 wa_level;
 	const char	*wa_state_dir;	/* the database's folder */
 	bool		 wa_sync_full;	/* --db-sync full */
+	const char	*wa_log_file;	/* --log-file PATH */
 	const char	*wa_import;	/* --import-wilmer DIR */
 	const char	*wa_keys[IMPORT_MAX];	/* --import-key-file, each */
 	size_t		 wa_nkeys;
@@ -48,6 +50,7 @@ static const struct option longopts[] = {
 	{ "import-wilmer", required_argument, NULL, 'i' },
 	{ "import-key-file", required_argument, NULL, 'K' },
 	{ "import-user", required_argument, NULL, 'U' },
+	{ "log-file", required_argument, NULL, 'L' },
 	{ "cache-max", required_argument, NULL, 'M' },
 	{ "cache-ttl-s", required_argument, NULL, 'T' },
 	{ "cache-temp", required_argument, NULL, 'E' },
@@ -102,6 +105,7 @@ parse_args(struct wargs *a, int argc, char **argv)
 			  break;
 		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
 		case 'i': a->wa_import = optarg; break;
+		case 'L': a->wa_log_file = optarg; break;
 		case 'K': if (a->wa_nkeys == IMPORT_MAX)
 				return -1;
 			  a->wa_keys[a->wa_nkeys++] = optarg;
@@ -162,6 +166,8 @@ main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	log_init(a.wa_level);
+	if (a.wa_log_file != NULL && logfile_open(a.wa_log_file) == -1)
+		log_warn("cannot write the log file %s", a.wa_log_file);
 	if (a.wa_import != NULL)
 		return run_import(&a);
 	snprintf(role, sizeof(role), "worker/%u", a.wa_slot);
