@@ -142,6 +142,7 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_research.c node_webfetch.c)
 W_NODES	+= worker/nodes/node_curl.c worker/nodes/node_mcp.c
 W_NODES	+= worker/nodes/node_chunks.c worker/nodes/node_rag.c
+W_NODES	+= worker/nodes/node_compactor.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 		   netguard.c)
@@ -156,6 +157,8 @@ W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
 		   kwsearch.c timestamps.c)
+W_MEMORY	+= $(addprefix worker/memory/,compactor.c compact_conf.c \
+		   compact_win.c)
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
@@ -165,6 +168,7 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c \
 		   import_crypt.c)
+W_IMPORT	+= worker/import/import_compact.c
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_stage.c clean_toks.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
@@ -298,6 +302,7 @@ UNIT_TESTS	+= check_liveness
 UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
 UNIT_TESTS	+= check_logfile
+UNIT_TESTS	+= check_compactor
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -307,6 +312,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 IT_TESTS	+= check_curlcmd
 IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
+IT_TESTS	+= check_compactor_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -391,6 +397,10 @@ check_memnodes_OBJS	:= $(check_memgen_OBJS) $(call obj, \
 			   node_kwsearch.c node_vecsearch.c node_unsupported.c)) \
 			   $(call u,stubs_nodes.c)
 check_memnodes_A	:= MEMORY STORE CORE
+check_compactor_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
+			   compactor.c compact_conf.c compact_win.c) \
+			   worker/nodes/node_compactor.c) $(NODECTX)
+check_compactor_A	:= MEMORY STORE CORE
 check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   $(addprefix worker/nodes/,node_standard.c \
 			   node_image.c node_sub.c node_lock.c \
@@ -503,6 +513,7 @@ check_vecmem_it_OBJS	+= $(DBQ)
 check_timestamps_it_OBJS += $(DBQ)
 check_cache_it_OBJS	+= $(DBQ)
 check_memory_chaos_OBJS	+= $(DBQ)
+check_compactor_it_OBJS	+= $(DBQ)
 
 define TEST_template
 $(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \

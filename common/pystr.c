@@ -1,4 +1,8 @@
 /* pystr.c - Python's whitespace on UTF-8 text: str.isspace() of one character, str.strip(). */
+#include <ctype.h>
+#include <limits.h>
+#include <string.h>
+
 #include "pystr.h"
 
 /* The three-byte whitespace characters: U+1680 (e1 9a 80), U+2000-U+200A
@@ -80,4 +84,28 @@ pystr_trim(const char **p, size_t *n)
 	pystr_strip(*p, *n, true, true, &off, &len);
 	*p += off;
 	*n = len;
+}
+
+int
+pystr_int(const char *s, long long *out)
+{
+	const char	*p = s;
+	size_t		 n = strlen(s), i = 0;
+	long long	 sign = 1, v = 0;
+	int		 digits = 0;
+
+	pystr_trim(&p, &n);
+	if (n > 0 && (p[0] == '+' || p[0] == '-'))
+		sign = p[i++] == '-' ? -1 : 1;
+	for (; i < n; i++) {
+		if (p[i] == '_' && digits > 0 && i + 1 < n &&
+		    isdigit((unsigned char)p[i + 1]))
+			continue;
+		if (!isdigit((unsigned char)p[i]))
+			return -1;
+		if (digits++, v <= (LLONG_MAX - 9) / 10)
+			v = v * 10 + (p[i] - '0');
+	}
+	*out = sign * v;
+	return digits > 0 ? 0 : -1;
 }

@@ -1,7 +1,10 @@
 /* tokens.c - WilmerAI's token estimate for text (no tokenizer needed). */
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#include <strings.h>
 
+#include "pystr.h"
 #include "tokens.h"
 
 /* Decode one UTF-8 sequence at p (n bytes left); returns its length and
@@ -62,4 +65,23 @@ tokens_estimate(const char *text, size_t len, double margin)
 	w = (double)words * 1.35;
 	c = (double)chars / 3.5;
 	return (long)((w > c ? w : c) * margin);
+}
+
+double
+tokens_level(const char *level)
+{
+	static const struct { const char *n; double f; } lv[] = {
+		{ "conservative", 1.0 }, { "balanced", 1.25 },
+		{ "aggressive", 1.5 }, { "xaggressive", 1.85 } };
+	const char	*p = level;
+	size_t		 n, i;
+
+	if (p == NULL)
+		return 1.0;
+	n = strlen(p);
+	pystr_trim(&p, &n);
+	for (i = 0; i < sizeof(lv) / sizeof(lv[0]); i++)
+		if (strlen(lv[i].n) == n && strncasecmp(p, lv[i].n, n) == 0)
+			return lv[i].f;
+	return 1.0;
 }

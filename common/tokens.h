@@ -10,4 +10,9 @@
  * non-whitespace (Python str.split()) and chars are code points. */
 long	tokens_estimate(const char *text, size_t len, double margin);
 
+/* wilmerContextEstimationLevel's budget multiplier: level (NULL: not
+ * a string) stripped, ignoring case: conservative 1.0, balanced 1.25,
+ * aggressive 1.5, xaggressive 1.85; anything else 1.0. */
+double	tokens_level(const char *level);
+
 #endif

@@ -401,19 +401,6 @@ START_TEST(discussion_id_and_chat_rewriting)
 }
 END_TEST
 
-START_TEST(unsupported_node_type_is_501)
-{
-	char	*a;
-
-	start_with(NULL, "[{\"type\": \"ContextCompactor\"}]");
-	go();
-	a = ask("x", 501);
-	ck_assert_msg(strstr(a, "ContextCompactor") != NULL, "%s", a);
-	free(a);
-	it_stop_clean(&T);
-}
-END_TEST
-
 /* A completion endpoint's broken prompt template: the worker answers
  * 500 with the message --check-config gives (common/conf_template.c),
  * naming file and line. */
@@ -1327,7 +1314,6 @@ flow_suite(void)
 	tcase_add_test(tc, image_processor);
 	tcase_add_test(tc, slot_timeout_fails_over);
 	tcase_add_test(tc, discussion_id_and_chat_rewriting);
-	tcase_add_test(tc, unsupported_node_type_is_501);
 	tcase_add_test(tc, broken_prompt_template_is_500_naming_the_file);
 	tcase_add_test(tc, disconnect_cancels_nested_call);
 	tcase_add_test(tc, stream_failover_only_before_first_token);

@@ -197,7 +197,8 @@ START_TEST(summary_line)
 	c.c_user = c.c_users[0] = u;
 	/* The user, Main, Good, Chat, and Warm for Good. */
 	ck_assert_int_eq(confcheck_run(&c, NULL), 0);
-	put("Workflows/u/Main.json", "[{\"type\": \"ContextCompactor\"}]\n");
+	put("Workflows/u/Main.json", "[{\"type\": \"Bogus\", "
+	    "\"endpointName\": \"Good\"}]\n");
 	ck_assert_int_eq(confcheck_run(&c, NULL), 0);
 	put("Workflows/u/Main.json", "[{\"endpointName\": \"Nope\"}]\n");
 	ck_assert_int_eq(confcheck_run(&c, NULL), EX_CONFIG);
@@ -208,10 +209,10 @@ START_TEST(summary_line)
 	text[n] = '\0';
 	fclose(f);
 	expand(&exp, "configuration OK (5 files checked for user 'u')\n"
-	    "warning: @/Workflows/u/Main.json:1:3: node 1 (ContextCompactor) is not "
-	    "run by this version of Sluice; requests reaching it get HTTP "
-	    "501\n"
-	    "configuration OK (2 files checked for user 'u', 1 warning)\n"
+	    "warning: @/Workflows/u/Main.json:1:3: node 1: unknown node type "
+	    "'Bogus': WilmerAI runs it as a Standard node, and so does "
+	    "Sluice\n"
+	    "configuration OK (4 files checked for user 'u', 1 warning)\n"
 	    "@/Workflows/u/Main.json:1:3: node 1: Endpoints/Nope.json: no such "
 	    "endpoint 'Nope' (looked in @/Endpoints/Nope.json)\n"
 	    "1 problem in @\n");
@@ -389,23 +390,17 @@ END_TEST
 START_TEST(unsupported_types)
 {
 	put("Workflows/u/Main.json", "[{\"title\": \"Wiki\", \"type\": "
-	    "\"ContextCompactor\"},\n"
+	    "\"StaticResponse\"},\n"
 	    " {\"type\": \"Bogus\", \"endpointName\": \"Good\"},\n"
 	    " {\"endpointName\": \"Good\", \"jinja2\": true},\n"
 	    " {\"endpointName\": \"Good\", \"jinja2\": false},\n"
 	    " {\"type\": \"ContextCompactor\"}]\n");
-	assert_check(0, "warning: @/Workflows/u/Main.json:1:20: node 1 "
-	    "\"Wiki\" (ContextCompactor) is not run by this version "
-	    "of Sluice; requests reaching it get HTTP 501\n"
-	    "warning: @/Workflows/u/Main.json:2:3: node 2: unknown node type "
+	assert_check(0, "warning: @/Workflows/u/Main.json:2:3: node 2: unknown node type "
 	    "'Bogus': WilmerAI runs it as a Standard node, and so does "
 	    "Sluice\n"
 	    "warning: @/Workflows/u/Main.json:3:27: node 3: \"jinja2\" prompt "
 	    "templates are not supported by Sluice; requests reaching this "
-	    "node get HTTP 501\n"
-	    "warning: @/Workflows/u/Main.json:5:3: node 5 (ContextCompactor) "
-	    "is not run by this version of Sluice; requests reaching it get "
-	    "HTTP 501\n");
+	    "node get HTTP 501\n");
 	ck_assert_int_eq(nproblems, 0);
 }
 END_TEST
@@ -593,7 +588,7 @@ START_TEST(node_types)
 	ck_assert(nodetype_find("DelimitedChunker")->ti_runs);
 	ck_assert(nodetype_find("OfflineWikiApiFullArticle")->ti_runs);
 	ck_assert(nodetype_find("OfflineWikiApiPartialArticle")->ti_runs);
-	ck_assert(!nodetype_find("ContextCompactor")->ti_runs);
+	ck_assert(nodetype_find("ContextCompactor")->ti_runs);
 	ck_assert(nodetype_find("MCPToolCall")->ti_runs);
 	ck_assert(nodetype_find("WebFetch")->ti_runs);
 	ck_assert_ptr_null(nodetype_find("standard"));

@@ -366,18 +366,6 @@ START_TEST(unknown_type_runs_as_standard)
 }
 END_TEST
 
-/* A type Sluice does not run: 501, and the run stops there. */
-START_TEST(unsupported_type_is_501)
-{
-	workflow("main", "[{'text': 'a'}, {'type': 'ContextCompactor'}, "
-	    "{'text': 'c'}]");
-	ck_error(501, "node_unsupported", "workflow 'main' node 2 has type "
-	    "'ContextCompactor', which this version of Sluice does not run");
-	ck_assert_str_eq(trace(), "main:1T ");
-	ck_assert_int_eq(t_rq.fr_emits, 0);
-}
-END_TEST
-
 /* A failing node fails the request with its error; nothing after it
  * runs. */
 START_TEST(failing_node_stops_the_run)
@@ -872,7 +860,6 @@ engine_suite(void)
 	tcase_add_test(tc, answer_before_parent_nodes);
 	TC("types");
 	tcase_add_test(tc, unknown_type_runs_as_standard);
-	tcase_add_test(tc, unsupported_type_is_501);
 	tcase_add_test(tc, failing_node_stops_the_run);
 	tcase_add_test(tc, cancel_between_nodes);
 	TC("select");

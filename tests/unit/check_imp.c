@@ -245,18 +245,20 @@ START_TEST(scan_file_names)
 }
 END_TEST
 
-/* WilmerAI's files Sluice has no place for are named (vision
- * responses first, then the compactor's), found ignoring case. */
+/* WilmerAI's files Sluice has no place for are named, found ignoring
+ * case; the compactor's are kept. */
 START_TEST(scan_files_not_kept)
 {
 	put(ROOT "/gus/vision_responses.json", "{}");
-	put(ROOT "/gus/context_compactor_old.json", "{}");
+	put(ROOT "/gus/Context_Compactor_Old.json", "{}");
 	put(ROOT "/hal/Vision_Responses.json", "{}");
 	put(ROOT "/hal/memories.json", "[]");
 	scan(ROOT);
 	ck_keys("gus\nhal\n");
 	ck_assert_str_eq(disc("gus")->d_other.b_data,
-	    "vision_responses.json, context_compactor_old.json");
+	    "vision_responses.json");
+	ck_file("gus", IMP_COMPACT_OLD, ROOT "/gus/Context_Compactor_Old.json");
+	ck_file("gus", IMP_COMPACT_OLDEST, "-");
 	ck_assert_str_eq(disc("hal")->d_other.b_data,
 	    "Vision_Responses.json");
 }
@@ -546,6 +548,39 @@ START_TEST(summary_last_entry)
 	ck_assert_int_eq(import_one("xia"), 0);
 	ck_report("", "");
 	ck_rows("SELECT count(*) FROM discussions WHERE key = 'xia'", "0\n");
+}
+END_TEST
+
+/* ContextCompactor's two files, each section unless Sluice has one;
+ * legacy boundaries (no "idx:") come over as they are. */
+START_TEST(compactor_state)
+{
+	put(ROOT "/amy/context_compactor_old.json", "[{'text_block': 'S', "
+	    "'hash': 'h3'}, {'text_block': '__boundary__', 'hash': 'h2'}]");
+	put(ROOT "/amy/context_compactor_oldest.json", "[{'text_block': 'U', "
+	    "'hash': 'h0'}]");
+	ck_assert_int_eq(import_one("amy"), 0);
+	ck_report("compactor state", "");
+	ck_rows("SELECT discussion, section, pos, text, hash FROM "
+	    "compactor_sections ORDER BY section, pos",
+	    "amy|old|0|S|h3\namy|old|1|__boundary__|h2\n"
+	    "amy|oldest|0|U|h0\n");
+	ck_assert_int_eq(import_one("amy"), 0);
+	ck_report("compactor state already imported", "");
+	put(ROOT "/amy/context_compactor_oldest.json", "[{'text_block': 'V', "
+	    "'hash': 'h0'}]");
+	ck_assert_int_eq(import_one("amy"), 0);
+	ck_report("compactor state already imported",
+	    "context_compactor_oldest.json (the discussion already has "
+	    "compactor state in Sluice)");
+	put(ROOT "/bea/context_compactor_old.json", "[]");
+	put(ROOT "/bea/context_compactor_oldest.json", "{'a': 1}");
+	ck_assert_int_eq(import_one("bea"), -1);
+	ck_assert_ptr_nonnull(strstr(t_res.ir_err, "must be a list"));
+	put(ROOT "/bea/context_compactor_oldest.json", "[]");
+	ck_assert_int_eq(import_one("bea"), 0);
+	ck_report("", "");
+	ck_rows("SELECT count(*) FROM discussions WHERE key = 'bea'", "0\n");
 }
 END_TEST
 
@@ -894,6 +929,7 @@ imp_suite(void)
 	tcase_add_test(tc, memories_again);
 	tcase_add_test(tc, summary_last_entry);
 	tcase_add_test(tc, timestamps_added);
+	tcase_add_test(tc, compactor_state);
 	TC("vector");
 	tcase_add_test(tc, vector_without_fts);
 	tcase_add_test(tc, vector_hash_log);

@@ -77,13 +77,16 @@ mk(const char *fmt, ...)
 }
 
 /* Run node (the reference is taken) as node 3 of 5 of workflow "wf". */
+/* run() runs this handler instead of the type's when set. */
+static const struct node_type	*t_force;
+
 static int
 run(json_t *node, struct buf *out, struct wresult *res)
 {
 	const char		*type = json_string_value(json_object_get(node,
 				    "type"));
-	const struct node_type	*t = node_type_find(type != NULL ? type :
-				    "");
+	const struct node_type	*t = t_force != NULL ? t_force :
+				    node_type_find(type != NULL ? type : "");
 	struct conf_user	 u;
 	struct node_ctx		 x;
 	bool			 streamed = false;
@@ -167,29 +170,25 @@ START_TEST(static_response)
 }
 END_TEST
 
-/* The types WilmerAI has and Sluice does not run share one handler:
+/* The shared handler of a type WilmerAI has and Sluice does not run
+ * (a NOT_IMPLEMENTED row; today there is none, so it is run directly):
  * 501 naming the workflow, the node and the type. */
 START_TEST(unsupported_types_are_501)
 {
-	const char	*types[] = { "ContextCompactor", NULL };
 	struct buf	 out = BUF_INIT;
 	struct wresult	 res;
-	char		 want[256];
-	size_t		 i;
 
-	for (i = 0; types[i] != NULL; i++) {
-		ck_assert_ptr_eq(node_type_find(types[i]), &node_unsupported);
-		ck_assert_int_eq(run(mk("{s:s}", "type", types[i]), &out, &res),
-		    -1);
-		ck_assert_int_eq(res.r_status, RQ_ERROR);
-		ck_assert_int_eq(res.r_http, 501);
-		ck_assert_str_eq(res.r_code, "node_unsupported");
-		snprintf(want, sizeof(want), "workflow 'wf' node 3 has type "
-		    "'%s', which this version of Sluice does not run",
-		    types[i]);
-		ck_assert_str_eq(res.r_message, want);
-		ck_assert_uint_eq(out.b_len, 0);
-	}
+	ck_assert_ptr_ne(node_type_find("ContextCompactor"), &node_unsupported);
+	t_force = &node_unsupported;
+	ck_assert_int_eq(run(mk("{s:s}", "type", "ContextCompactor"), &out,
+	    &res), -1);
+	t_force = NULL;
+	ck_assert_int_eq(res.r_status, RQ_ERROR);
+	ck_assert_int_eq(res.r_http, 501);
+	ck_assert_str_eq(res.r_code, "node_unsupported");
+	ck_assert_str_eq(res.r_message, "workflow 'wf' node 3 has type "
+	    "'ContextCompactor', which this version of Sluice does not run");
+	ck_assert_uint_eq(out.b_len, 0);
 }
 END_TEST
 

@@ -16,6 +16,8 @@ enum imp_file {
 	IMP_TRACKER,		/* condensation_tracker.json */
 	IMP_SUMMARY,		/* chat_summary.json */
 	IMP_TIMESTAMPS,		/* timestamps.json */
+	IMP_COMPACT_OLD,	/* context_compactor_old.json */
+	IMP_COMPACT_OLDEST,	/* context_compactor_oldest.json */
 	IMP_VECTOR,		/* vector_memory.db */
 	IMP_STATE,		/* state_document.md */
 	IMP_STATE_BAK,		/* state_document.md.bak: its last version */
@@ -91,6 +93,12 @@ int	imp_json_read(const struct imp_disc *d, struct imp_json *j,
 int	imp_json_write(struct store *, const struct imp_disc *d,
 	    const struct imp_json *j, struct imp_res *r);
 void	imp_json_free(struct imp_json *j);
+
+/* import_compact.c: the ContextCompactor state of d's JSON files j,
+ * each section only when the discussion has none in Sluice yet, inside
+ * the caller's transaction (0, or -1 with the store's error). */
+int	imp_compact(struct store *, const struct imp_disc *d,
+	    const struct imp_json *j, struct imp_res *r);
 
 /* import_vec.c: copy d's vector_memory.db (memories with their keyword
  * index rows, and the hash log) inside the caller's transaction. 0, or

@@ -99,8 +99,8 @@ imp_note_encrypted(struct imp_res *r, const char *path, bool tried)
 		    "see --import-key-file)", imp_file_name(path));
 }
 
-/* memories.json and chat_summary.json: [{"text_block", "hash"}, ...]
- * (file_utils.read_chunks_with_hashes). */
+/* memories.json, chat_summary.json and the compactor's two files:
+ * [{"text_block", "hash"}, ...] (file_utils.read_chunks_with_hashes). */
 static int
 check_blocks(const struct jfile *jf, char err[CONF_ERRLEN])
 {
@@ -436,7 +436,8 @@ imp_json_write(struct store *s, const struct imp_disc *d,
 {
 	if (write_memories(s, d, j, r) == -1 ||
 	    write_summary(s, d, j, r) == -1 ||
-	    write_stamps(s, d->d_key, j, r) == -1) {
+	    write_stamps(s, d->d_key, j, r) == -1 ||
+	    imp_compact(s, d, j, r) == -1) {
 		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
 		return -1;
 	}

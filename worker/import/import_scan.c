@@ -27,14 +27,14 @@
  */
 static const char *const kept[IMP_NFILES] = {
 	"memories.json", "condensation_tracker.json", "chat_summary.json",
-	"timestamps.json", "vector_memory.db", "state_document.md",
-	"state_document.md.bak",
+	"timestamps.json", "context_compactor_old.json",
+	"context_compactor_oldest.json", "vector_memory.db",
+	"state_document.md", "state_document.md.bak",
 };
 
 /* WilmerAI keeps these too; Sluice has no place for them. */
 static const char *const not_kept[] = {
-	"vision_responses.json", "context_compactor_old.json",
-	"context_compactor_oldest.json", NULL,
+	"vision_responses.json", NULL,
 };
 
 #define KEYDIR_LEN	16

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "../../common/tokens.h"
 #include "../../common/xmem.h"
@@ -35,18 +34,8 @@ clamp_on(struct node_ctx *x, const struct llm_ask *a,
 static double
 level(const struct llm_target *t)
 {
-	static const struct { const char *n; double f; } lv[] = {
-		{ "conservative", 1.0 }, { "balanced", 1.25 },
-		{ "aggressive", 1.5 }, { "xaggressive", 1.85 } };
-	const char	*s = json_string_value(json_object_get(
-			    t->tg_ep->e_file.jf_root,
-			    "wilmerContextEstimationLevel"));
-	size_t		 i;
-
-	for (i = 0; s != NULL && i < sizeof(lv) / sizeof(lv[0]); i++)
-		if (strcasecmp(s, lv[i].n) == 0)
-			return lv[i].f;
-	return 1.0;
+	return tokens_level(json_string_value(json_object_get(
+	    t->tg_ep->e_file.jf_root, "wilmerContextEstimationLevel")));
 }
 
 void

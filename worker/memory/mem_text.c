@@ -91,9 +91,8 @@ memory_replace(const char *text, const char *ph, const char *value)
 	return buf_take(&b);
 }
 
-/* s with its braces doubled: a variable pass gives it back as it is. */
-static char *
-literal(const char *s)
+char *
+memory_literal(const char *s)
 {
 	struct buf	 b = BUF_INIT;
 
@@ -116,7 +115,7 @@ memory_fill(const char *tmpl, ...)
 	va_start(ap, tmpl);
 	while ((ph = va_arg(ap, const char *)) != NULL) {
 		val = va_arg(ap, const char *);
-		lit = literal(val != NULL ? val : "");
+		lit = memory_literal(val != NULL ? val : "");
 		next = memory_replace(cur, ph, lit);
 		free(lit);
 		free(cur);

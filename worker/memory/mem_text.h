@@ -29,6 +29,10 @@ char	*memory_strip(const char *s);
 char	*memory_replace(const char *text, const char *placeholder,
 	    const char *value);
 
+/* s with its braces doubled: a variable pass (memory_llm, vars_format)
+ * gives it back as it is. Caller frees. */
+char	*memory_literal(const char *s);
+
 /* tmpl with each placeholder of the (placeholder, value) pairs, ended
  * by (char *)NULL, replaced by its value, in order, WilmerAI's literal string
  * replace; the values' braces are doubled so that a later variable pass

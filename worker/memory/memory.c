@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/names.h"
+#include "../../common/tokens.h"
 #include "../../common/xmem.h"
 #include "../llm/ask_node.h"
 #include "../store/store_lock.h"
@@ -51,21 +51,6 @@ lget(json_t *root, const char *key, long def)
 	return def;
 }
 
-static double
-level(json_t *root)
-{
-	static const struct { const char *n; double f; } lv[] = {
-		{ "conservative", 1.0 }, { "balanced", 1.25 },
-		{ "aggressive", 1.5 }, { "xaggressive", 1.85 } };
-	const char	*s = sget(root, "wilmerContextEstimationLevel", NULL);
-	size_t		 i;
-
-	for (i = 0; s != NULL && i < sizeof(lv) / sizeof(lv[0]); i++)
-		if (strcasecmp(s, lv[i].n) == 0)
-			return lv[i].f;
-	return 1.0;
-}
-
 static void
 fill_settings(struct memory_settings *ms, json_t *r)
 {
@@ -95,7 +80,8 @@ fill_settings(struct memory_settings *ms, json_t *r)
 	ms->ms_condense_count = lget(r, "memoriesBeforeCondensation", 0);
 	ms->ms_condense_buffer = lget(r, "memoryCondensationBuffer", 0);
 	ms->ms_condense_lock_s = lget(r, "condensationLockTimeoutSeconds", 600);
-	ms->ms_level = level(r);
+	ms->ms_level = tokens_level(json_string_value(json_object_get(r,
+	    "wilmerContextEstimationLevel")));
 }
 
 int
@@ -185,6 +171,15 @@ memory_llm(struct node_ctx *x, const char *endpoint, const char *preset,
     const char *system, const char *prompt, long max_tokens,
     struct buf *out, struct wresult *res)
 {
+	return memory_llm_opts(x, endpoint, preset, system, prompt, max_tokens,
+	    NULL, out, res);
+}
+
+int
+memory_llm_opts(struct node_ctx *x, const char *endpoint, const char *preset,
+    const char *system, const char *prompt, long max_tokens, json_t *opts,
+    struct buf *out, struct wresult *res)
+{
 	struct llm_ask	 a;
 
 	if (endpoint == NULL || *endpoint == '\0')
@@ -196,6 +191,7 @@ memory_llm(struct node_ctx *x, const char *endpoint, const char *preset,
 	a.la_system = system;
 	a.la_prompt = prompt;
 	a.la_max_tokens = max_tokens;
+	a.la_opts = opts;
 	return ask_quietly(x, &a, out, res);
 }
 
@@ -273,6 +269,14 @@ try_lock(struct node_ctx *x, struct store *s, const char *name,
 		return -1;
 	}
 	return node_fail(x, res, 500, "%s", store_err(s));
+}
+
+int
+memory_lock_try(struct node_ctx *x, const char *name, struct wresult *res)
+{
+	struct store	*s = memory_store(x, res);
+
+	return s == NULL ? -1 : try_lock(x, s, name, res);
 }
 
 int

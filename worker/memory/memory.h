@@ -78,6 +78,13 @@ int	 memory_llm(struct node_ctx *, const char *endpoint, const char *preset,
 	    const char *system, const char *prompt, long max_tokens,
 	    struct buf *out, struct wresult *res);
 
+/* The same with a node's other settings (ask.h's la_opts; borrowed,
+ * NULL: defaults). */
+int	 memory_llm_opts(struct node_ctx *, const char *endpoint,
+	    const char *preset, const char *system, const char *prompt,
+	    long max_tokens, json_t *opts, struct buf *out,
+	    struct wresult *res);
+
 /* The node's own LLM call (its endpointName, preset and every other
  * field) with systemPrompt and prompt replaced by these templates (see
  * memory_llm). Not streamed. Returns 0 with the answer in out, or -1
@@ -118,6 +125,12 @@ int	 memory_lock(struct node_ctx *, const char *name, const char *what,
 	    long wait_s, struct wresult *res);
 void	 memory_lock_renew(struct node_ctx *, const char *name);
 void	 memory_unlock(struct node_ctx *, const char *name);
+
+/* One try at such a lock, without waiting: 1 taken (or renewed: the
+ * request held it), 0 held by another request, -1 with res filled
+ * (cancelled, or a database error). */
+int	 memory_lock_try(struct node_ctx *, const char *name,
+	    struct wresult *res);
 
 /* The shared database, opened on first use. NULL with res filled (500)
  * when it cannot be opened. */

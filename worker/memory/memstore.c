@@ -45,12 +45,31 @@ has_ledger(struct store *s, const char *key)
 	return r;
 }
 
+/* The (id, text, hash) rows of bound statement st into out (empty on
+ * error). 0, or -1. */
+static int
+read_blocks(struct store *s, sqlite3_stmt *st, struct mem_blocks *out)
+{
+	struct mem_block *m;
+	int		 r;
+
+	while ((r = store_step(s, st)) == 1) {
+		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
+		m = &out->v[out->n++];
+		m->mb_id = sqlite3_column_int64(st, 0);
+		m->mb_text = col_dup(st, 1);
+		m->mb_hash = col_dup(st, 2);
+	}
+	if (r == -1)
+		mem_blocks_free(out);
+	return r;
+}
+
 int
 memstore_read(struct store *s, const char *key, struct mem_blocks *out,
     bool *ledger)
 {
 	sqlite3_stmt	*st;
-	struct mem_block *m;
 	int		 r;
 
 	memset(out, 0, sizeof(*out));
@@ -63,16 +82,7 @@ memstore_read(struct store *s, const char *key, struct mem_blocks *out,
 	    "discussion = ? ORDER BY id");
 	if (st == NULL || store_bind(s, st, "t", key) == -1)
 		return -1;
-	while ((r = store_step(s, st)) == 1) {
-		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
-		m = &out->v[out->n++];
-		m->mb_id = sqlite3_column_int64(st, 0);
-		m->mb_text = col_dup(st, 1);
-		m->mb_hash = col_dup(st, 2);
-	}
-	if (r == -1)
-		mem_blocks_free(out);
-	return r;
+	return read_blocks(s, st, out);
 }
 
 /* Inside a transaction: the discussion's row. */
@@ -317,6 +327,55 @@ memstore_state_put(struct store *s, const char *key, const char *text)
 	if (store_begin(s) == -1)
 		return -1;
 	return (int)finish(s, state_put_locked(s, key, text));
+}
+
+int
+memstore_section(struct store *s, const char *key, const char *section,
+    struct mem_blocks *out)
+{
+	sqlite3_stmt	*st;
+
+	memset(out, 0, sizeof(*out));
+	st = store_stmt(s, "SELECT pos, text, hash FROM compactor_sections "
+	    "WHERE discussion = ? AND section = ? ORDER BY pos");
+	if (st == NULL || store_bind(s, st, "tt", key, section) == -1)
+		return -1;
+	return read_blocks(s, st, out);
+}
+
+/* Inside a transaction: section's entries replaced by b's. */
+static int
+section_put_locked(struct store *s, const char *key, const char *section,
+    const struct mem_blocks *b)
+{
+	size_t	 i;
+
+	if (store_exec(s, "DELETE FROM compactor_sections WHERE discussion = ? "
+	    "AND section = ?", "tt", key, section) == -1)
+		return -1;
+	for (i = 0; i < b->n; i++)
+		if (store_exec(s, "INSERT INTO compactor_sections (discussion, "
+		    "section, pos, text, hash) VALUES (?, ?, ?, ?, ?)", "ttitt",
+		    key, section, (int64_t)i, b->v[i].mb_text,
+		    b->v[i].mb_hash) == -1)
+			return -1;
+	return 0;
+}
+
+int
+memstore_sections_put(struct store *s, const char *key,
+    const struct mem_blocks *old, const struct mem_blocks *oldest)
+{
+	int	 r;
+
+	if (store_begin(s) == -1)
+		return -1;
+	r = ensure_discussion(s, key);
+	if (r == 0 && old != NULL)
+		r = section_put_locked(s, key, "old", old);
+	if (r == 0 && oldest != NULL)
+		r = section_put_locked(s, key, "oldest", oldest);
+	return (int)finish(s, r);
 }
 
 int

@@ -71,6 +71,19 @@ int	memstore_tracker_put(struct store *, const char *key, const char *hash);
 int	memstore_state(struct store *, const char *key, char **text);
 int	memstore_state_put(struct store *, const char *key, const char *text);
 
+/* ContextCompactor's state (WilmerAI's context_compactor_old.json and
+ * context_compactor_oldest.json): section "old" or "oldest", its
+ * entries in order into out (mb_id their position; empty when none).
+ * Returns 0, or -1 with store_err set. */
+int	memstore_section(struct store *, const char *key, const char *section,
+	    struct mem_blocks *out);
+
+/* Replace the "old" section's entries by old's and the "oldest"
+ * section's by oldest's (NULL: that section is left as it is), in one
+ * transaction. 0, or -1. */
+int	memstore_sections_put(struct store *, const char *key,
+	    const struct mem_blocks *old, const struct mem_blocks *oldest);
+
 /* ImageProcessor's vision-response cache (WilmerAI's
  * vision_responses.json): the description kept for a message's key
  * (vision_key) in discussion key. 1 with *text (caller frees), 0 when

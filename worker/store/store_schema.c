@@ -130,6 +130,19 @@ static const char *const steps[] = {
 	"CREATE INDEX response_cache_age ON response_cache(created_ms);",
 
 	/* 4 */
+	/* ContextCompactor's state, WilmerAI's context_compactor_old.json
+	 * (section 'old') and context_compactor_oldest.json ('oldest'):
+	 * each a list of {"text_block", "hash"} entries, pos their order. */
+	"CREATE TABLE compactor_sections ("
+	"  discussion TEXT NOT NULL REFERENCES discussions(key)"
+	"    ON DELETE CASCADE,"
+	"  section TEXT NOT NULL,"
+	"  pos INTEGER NOT NULL,"
+	"  text TEXT NOT NULL,"
+	"  hash TEXT NOT NULL,"
+	"  PRIMARY KEY(discussion, section, pos));",
+
+	/* 5 */
 	/* ImageProcessor's vision-response cache (WilmerAI's
 	 * vision_responses.json): a message's description by its key,
 	 * sha256 of role, content and sorted images. */

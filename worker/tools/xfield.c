@@ -116,30 +116,6 @@ xf_bool(const char *node, const char *field, const json_t *v, bool def,
 	return 0;
 }
 
-/* Python's int(s) for a string: optional sign, decimal digits (single
- * underscores between them allowed), whitespace around. Saturates. */
-static int
-py_int(const char *s, long long *out)
-{
-	char		*t = stripped(s), *p = t;
-	long long	 sign = 1, v = 0;
-	int		 digits = 0, r = 0;
-
-	if (*p == '+' || *p == '-')
-		sign = *p++ == '-' ? -1 : 1;
-	for (; *p != '\0' && r == 0; p++) {
-		if (*p == '_' && digits > 0 && isdigit((unsigned char)p[1]))
-			continue;
-		if (!isdigit((unsigned char)*p))
-			r = -1;
-		else if (digits++, v <= (LLONG_MAX - 9) / 10)
-			v = v * 10 + (*p - '0');
-	}
-	free(t);
-	*out = sign * v;
-	return digits > 0 ? r : -1;
-}
-
 int
 xf_maxbytes(const char *node, const json_t *v, long long *out, struct buf *err)
 {
@@ -160,7 +136,7 @@ xf_maxbytes(const char *node, const json_t *v, long long *out, struct buf *err)
 		    (long long)d;
 		return 0;
 	}
-	if (json_is_string(v) && py_int(json_string_value(v), out) == 0)
+	if (json_is_string(v) && pystr_int(json_string_value(v), out) == 0)
 		return 0;
 	return got(err, node, "maxResponseBytes", what, v);
 }

@@ -1,0 +1,104 @@
+/* import_compact.c - importing ContextCompactor's state: context_compactor_old.json and context_compactor_oldest.json into compactor_sections. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "../store/store_stmt.h"
+#include "import_int.h"
+
+static const struct {
+	enum imp_file	 f;
+	const char	*section;
+} parts[] = {
+	{ IMP_COMPACT_OLD, "old" },
+	{ IMP_COMPACT_OLDEST, "oldest" },
+};
+
+static const char *
+field(json_t *arr, size_t i, const char *k)
+{
+	return json_string_value(json_object_get(json_array_get(arr, i), k));
+}
+
+/* What key's section holds now: *have rows, *same when they are arr's
+ * entries (an earlier import of this file). 0, or -1. */
+static int
+section_state(struct store *s, const char *key, const char *section,
+    json_t *arr, size_t *have, bool *same)
+{
+	sqlite3_stmt	*st = store_stmt(s, "SELECT text, hash FROM "
+			    "compactor_sections WHERE discussion = ? AND "
+			    "section = ? ORDER BY pos");
+	const char	*t, *h;
+	int		 rc;
+
+	*have = 0;
+	*same = true;
+	if (st == NULL || store_bind(s, st, "tt", key, section) == -1)
+		return -1;
+	while ((rc = store_step(s, st)) == 1) {
+		t = (const char *)sqlite3_column_text(st, 0);
+		h = (const char *)sqlite3_column_text(st, 1);
+		if (*have >= json_array_size(arr) || strcmp(t, field(arr,
+		    *have, "text_block")) != 0 || strcmp(h, field(arr, *have,
+		    "hash")) != 0)
+			*same = false;
+		(*have)++;
+	}
+	if (*have != json_array_size(arr))
+		*same = false;
+	return rc;
+}
+
+static int
+section_write(struct store *s, const char *key, const char *section,
+    json_t *arr)
+{
+	size_t	 i;
+
+	if (imp_discussion(s, key) == -1)
+		return -1;
+	for (i = 0; i < json_array_size(arr); i++)
+		if (store_exec(s, "INSERT INTO compactor_sections (discussion, "
+		    "section, pos, text, hash) VALUES (?, ?, ?, ?, ?)", "ttitt",
+		    key, section, (int64_t)i, field(arr, i, "text_block"),
+		    field(arr, i, "hash")) == -1)
+			return -1;
+	return 0;
+}
+
+int
+imp_compact(struct store *s, const struct imp_disc *d,
+    const struct imp_json *j, struct imp_res *r)
+{
+	json_t	*arr;
+	size_t	 i, have, done = 0, again = 0;
+	bool	 same;
+
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		arr = j->j_f[parts[i].f].jf_root;
+		if (json_array_size(arr) == 0)		/* none, or [] */
+			continue;
+		if (section_state(s, d->d_key, parts[i].section, arr, &have,
+		    &same) == -1)
+			return -1;
+		if (have == 0) {
+			if (section_write(s, d->d_key, parts[i].section,
+			    arr) == -1)
+				return -1;
+			done++;
+		} else if (same)
+			again++;
+		else {
+			imp_sep(&r->ir_skips, "; ");
+			buf_printf(&r->ir_skips, "%s (the discussion already "
+			    "has compactor state in Sluice)",
+			    imp_file_name(d->d_file[parts[i].f]));
+		}
+	}
+	if (done > 0 || again > 0) {
+		imp_sep(&r->ir_parts, ", ");
+		buf_adds(&r->ir_parts, done > 0 ? "compactor state" :
+		    "compactor state already imported");
+	}
+	return 0;
+}
