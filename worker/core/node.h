@@ -119,6 +119,13 @@ bool	node_bool(struct node_ctx *, const char *key, bool def);
 char	**node_strv(struct node_ctx *, const char *key);
 void	  node_strv_free(char **);
 
+/* Did a Jinja2 render of this node's fields fail, or stop because the
+ * request stopped (vars_render_error, vars_render_stopped)? A handler
+ * asks before it acts on what it formatted (sends, writes, runs) and
+ * returns -1 when so: the engine then fills res with the render's
+ * error (addendum A7: the node raises). */
+bool	node_render_failed(struct node_ctx *);
+
 /* Fill res for an error of this node: "workflow 'W' node N (TYPE): ..."
  * with HTTP status http. Returns -1. */
 int	node_fail(struct node_ctx *, struct wresult *res, int http,

@@ -232,6 +232,8 @@ py_execute(struct node_ctx *x, char *module, const char *payload,
 	enum child_end		 end;
 	int			 rc;
 
+	if (node_render_failed(x))
+		return -1;	/* the engine says why */
 	if (!(t > 0) || t > 86400)
 		t = PY_TIMEOUT_S;
 	if (py_start(x, &c, module, res) == -1)

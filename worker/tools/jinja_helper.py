@@ -1,0 +1,88 @@
+# jinja_helper.py - renders Jinja2 templates for a Sluice worker: one JSON request a line on stdin, one JSON answer a line on stdout.
+#
+# Built into the worker (worker/tools/jinja.c runs it as `python3 -I -c
+# <this file>`), so there is no install path to get wrong. A request is
+# {"t": template, "c": {variables}, "cap": bytes}; the answer is
+# {"ok": text}, or {"error": cause, "line": N or null}. The first line
+# written is {"ready": jinja2 version}, or {"fatal": why} when the
+# jinja2 module cannot be imported. Each render gets a fresh default
+# jinja2.Environment(), as WilmerAI's apply_variables does. Time is
+# limited by the worker, which kills this process's group.
+
+import json
+import resource
+import sys
+
+
+def say(obj):
+    out = sys.stdout.buffer
+    out.write(json.dumps(obj, ensure_ascii=False).encode("utf-8",
+        "surrogatepass"))
+    out.write(b"\n")
+    out.flush()
+
+
+def template_line(exc):
+    # Jinja rewrites a render error's traceback so that the template's
+    # frames carry its line numbers under the file name "<template>".
+    tb = exc.__traceback__
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def render(jinja2, req):
+    cap = int(req.get("cap", 16 << 20))
+    try:
+        tmpl = jinja2.Environment().from_string(req["t"])
+        parts = []
+        size = 0
+        for chunk in tmpl.generate(**req["c"]):
+            size += len(chunk.encode("utf-8", "surrogatepass"))
+            if size > cap:
+                return {"error": "the output is longer than the limit "
+                        "of %d bytes" % cap, "line": None}
+            parts.append(chunk)
+        return {"ok": "".join(parts)}
+    except jinja2.TemplateSyntaxError as e:
+        return {"error": "TemplateSyntaxError: %s" % e.message,
+                "line": e.lineno}
+    except MemoryError:
+        return {"error": "MemoryError: the template used more memory "
+                "than the limit", "line": None}
+    except RecursionError as e:
+        return {"error": "RecursionError: %s" % e, "line": None}
+    except Exception as e:
+        return {"error": "%s: %s" % (type(e).__name__, e),
+                "line": template_line(e)}
+
+
+def main():
+    if len(sys.argv) > 1 and int(sys.argv[1]) > 0:
+        lim = int(sys.argv[1])
+        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+    try:
+        import jinja2
+    except ImportError as e:
+        say({"fatal": "python3 cannot import jinja2 (%s); install the "
+             "python3-jinja2 package" % e})
+        return
+    say({"ready": jinja2.__version__})
+    for line in sys.stdin.buffer:
+        try:
+            req = json.loads(line.decode("utf-8", "surrogateescape"))
+        except ValueError as e:
+            say({"error": "bad request: %s" % e, "line": None})
+            continue
+        try:
+            ans = render(jinja2, req)
+        except MemoryError:
+            ans = {"error": "MemoryError: the template used more memory "
+                   "than the limit", "line": None}
+        say(ans)
+
+
+main()
