@@ -306,6 +306,7 @@ UNIT_TESTS	+= check_child check_curl
 UNIT_TESTS	+= check_webfetch
 UNIT_TESTS	+= check_mcp
 UNIT_TESTS	+= check_liveness
+UNIT_TESTS	+= check_jinja
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -456,6 +457,10 @@ check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
 check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
+# Jinja2 (tools/jinja*.c, core/vars_jinja.c) against python3's jinja2.
+check_jinja_OBJS	:= $(call obj,$(addprefix worker/tools/,jinja.c \
+			   jinja_vars.c jinja_script.c child.c))
+check_jinja_A		:= CORE
 # Child processes: spawning, pipes, the group killed (tools/child.c).
 check_child_OBJS	:= $(call obj,worker/tools/child.c \
 			   worker/tools/childrun.c)
