@@ -561,7 +561,7 @@ START_TEST(assistant_vector_memory)
 END_TEST
 
 /* MCPToolCall: WilmerAI's shipped MCP example drives it from a
- * PythonModule and a jinja2 node, which Sluice refuses, so a workflow
+ * PythonModule and jinja2 nodes (a7_mcp_example_renders), so a workflow
  * of our own in the shipped folder, under chat-ui's shared workflows:
  * the node is the responder, its tool's text the answer, streamed word
  * by word or not; a failing call is the answer with onError "return",
@@ -628,6 +628,106 @@ START_TEST(mcp_tool_call)
 }
 END_TEST
 
+/* A Standard node with "jinja2": true (addendum A7), under chat-ui's
+ * shared workflows: the workflow's list and string keys, the messages
+ * (their braces as they were), a literal {name} kept; the exact prompt
+ * reaches the backend. A template that fails answers HTTP 500 naming
+ * it, and nothing is sent. */
+START_TEST(a7_jinja_standard_node)
+{
+	json_t		*log, *msgs;
+	struct it_resp	 r;
+
+	if (!find_shipped())
+		return;
+	start_as("chat-ui");
+	it_file(&T, "Workflows/_shared/jinja-chat/_DefaultWorkflow.json",
+	    "{\"persona\": \"Sluice\", \"rules\": [\"be brief\", "
+	    "\"be kind\"], \"nodes\": [{\"title\": \"Jinja Responder\", "
+	    "\"type\": \"Standard\", \"endpointName\": \"General-Endpoint\", "
+	    "\"preset\": \"General-Endpoint\", \"maxResponseSizeInTokens\": "
+	    "100, \"jinja2\": true, \"systemPrompt\": \"You are {{ persona "
+	    "}}.{% for r in rules %} Rule {{ loop.index }}: {{ r }}.{% endfor "
+	    "%}\", \"prompt\": \"{% for m in messages if m.role == 'user' %}"
+	    "{{ m.role | upper }} said: {{ m.content | trim }}\\n{% endfor %}"
+	    "{{ messages | length }} messages; {literal} stays.\"}]}");
+	it_file(&T, "Workflows/_shared/jinja-broken/_DefaultWorkflow.json",
+	    "{\"nodes\": [{\"title\": \"Broken\", \"type\": "
+	    "\"Standard\", \"endpointName\": \"General-Endpoint\", "
+	    "\"jinja2\": true, \"prompt\": \"ok\\n{{ messages[0].nope.x "
+	    "}}\"}]}");
+	log = chat_ok("jinja-chat", false, "Say {hi}");
+	ck_assert_uint_eq(json_array_size(log), 1);
+	msgs = json_object_get(json_object_get(json_array_get(log, 0),
+	    "body"), "messages");
+	ck_assert_uint_eq(json_array_size(msgs), 2);
+	ck_assert_str_eq(sent(log, 0, 0), "You are Sluice. Rule 1: be brief. "
+	    "Rule 2: be kind.");
+	ck_assert_str_eq(sent(log, 0, 1), "USER said: User: Say {hi}\n"
+	    "2 messages; {literal} stays.");
+	json_decref(log);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"jinja-broken\", \"stream\": false, "
+	    "\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}]}",
+	    &r), 0);
+	ck_assert_int_eq(r.r_status, 500);
+	ck_assert_msg(strstr(r.r_body.b_data, "template 'prompt' of node "
+	    "'Broken', line 2: UndefinedError: ") != NULL, "%s",
+	    r.r_body.b_data);
+	it_resp_free(&r);
+	log = it_mock_log(&T, true);
+	ck_assert_uint_eq(json_array_size(log), 0);
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* WilmerAI's shipped MCP example (isevendays...-mcp): its jinja2 nodes
+ * render. Its PythonModule scripts are not shipped, so stubs that say
+ * what they got stand in. Node 3's systemPrompt reads a member of
+ * agent2Output, a string (a PythonModule's result is its str()), so it
+ * renders ""; node 4 gets agent3Output; node 5's
+ * agent2Output['messages'] | tojson raises as jinja2 does in WilmerAI:
+ * a TypeError, HTTP 500 naming the node's template. */
+START_TEST(a7_mcp_example_renders)
+{
+	static const char *dir = "Public/workflow_python_scripts/"
+	    "_isevendays_mcp_scripts/";
+	char		 path[256];
+	struct it_resp	 r;
+	json_t		*log;
+
+	if (!find_shipped())
+		return;
+	start_as("isevendays-openwebui-norouting-general-offline-mcp");
+	snprintf(path, sizeof(path), "%sensure_system_prompt.py", dir);
+	it_file(&T, path, "def Invoke(*a, **k):\n    return 'tools: ' + "
+	    "k['user_identified_services']\n");
+	snprintf(path, sizeof(path), "%ssanitize_llm_response.py", dir);
+	it_file(&T, path, "def Invoke(*a, **k):\n    return 'clean<' + "
+	    "a[0] + '>'\n");
+	snprintf(path, sizeof(path), "%smcp_workflow_integration.py", dir);
+	it_file(&T, path, "def Invoke(*a, **k):\n    return repr((a, k))\n");
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"x\", \"stream\": false, \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"What time is it?\"}]}",
+	    &r), 0);
+	ck_assert_int_eq(r.r_status, 500);
+	ck_assert_msg(strstr(r.r_body.b_data, "template 'args[0]' of node "
+	    "'Tool Execution and Response Formatting', line 1: TypeError: "
+	    "Object of type Undefined is not JSON serializable") != NULL,
+	    "%s", r.r_body.b_data);
+	it_resp_free(&r);
+	log = it_mock_log(&T, true);
+	/* node 1 (no jinja2), then node 3 with its rendered systemPrompt */
+	ck_assert_uint_eq(json_array_size(log), 2);
+	ck_assert_ptr_nonnull(strstr(sent(log, 0, 1), "What time is it?"));
+	ck_assert(!log_has(log, "agent2Output"));	/* rendered */
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 wilmer_suite(void)
 {
@@ -646,6 +746,8 @@ wilmer_suite(void)
 	tcase_add_test(tc, game_bot_file_memory);
 	tcase_add_test(tc, assistant_vector_memory);
 	tcase_add_test(tc, mcp_tool_call);
+	tcase_add_test(tc, a7_jinja_standard_node);
+	tcase_add_test(tc, a7_mcp_example_renders);
 	suite_add_tcase(s, tc);
 	return s;
 }
