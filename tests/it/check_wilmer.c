@@ -685,10 +685,11 @@ END_TEST
 /* WilmerAI's shipped MCP example (isevendays...-mcp): its jinja2 nodes
  * render. Its PythonModule scripts are not shipped, so stubs that say
  * what they got stand in. Node 3's systemPrompt reads a member of
- * agent2Output, a string (a PythonModule's result is its str()), so it
- * renders ""; node 4 gets agent3Output; node 5's
- * agent2Output['messages'] | tojson raises as jinja2 does in WilmerAI:
- * a TypeError, HTTP 500 naming the node's template. */
+ * agent2Output, a string in Sluice (a PythonModule's result is its
+ * str(); WilmerAI keeps the dict the real script returns: a documented
+ * difference), so it renders ""; node 4 gets agent3Output; node 5's
+ * agent2Output['messages'] | tojson raises jinja2's TypeError: HTTP 500
+ * naming the node's template. */
 START_TEST(a7_mcp_example_renders)
 {
 	static const char *dir = "Public/workflow_python_scripts/"
