@@ -210,6 +210,7 @@ MOCK_RESEARCH	:= $(O)/tests/mock-research
 MOCK_WEB	:= $(O)/tests/mock-web
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
+JINJABENCH	:= $(O)/bench/jinjabench
 BINS		:= $(GATEWAY) $(WORKER)
 
 all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB)
@@ -276,6 +277,15 @@ $(LOADGEN): $(call obj,bench/loadgen.c) $(A_COMMON) $(O)/ldflags
 	    $(LIBS_MOCK) -lcurl -lm
 
 $(CLEANBENCH): $(call obj,bench/cleanbench.c) $(A_CLEAN) $(A_COMMON) \
+	    $(O)/ldflags
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_WORKER) -lm
+
+# The cost of one render through worker/tools/jinja (bench/RESULTS.md).
+$(JINJABENCH): $(call obj,bench/jinjabench.c worker/tools/jinja.c \
+	    worker/tools/jinja_script.c worker/tools/child.c) $(A_COMMON) \
 	    $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)

@@ -51,7 +51,8 @@ const char	*vars_get(const struct vars *, const char *name, size_t n);
  * when one name is unknown; we substitute the known ones - see
  * docs/migrating-from-wilmer.md). Data values are inserted as they are; template
  * values are expanded once by the same rules. Linear in the sizes of
- * tmpl and of the result. Returns a string the caller frees. */
+ * tmpl and of the result. While a renderer is set (below) tmpl is a
+ * Jinja2 template instead. Returns a string the caller frees. */
 char		*vars_format(const struct vars *, const char *tmpl);
 
 /* WilmerAI's apply_variables(str(v)): Python's str() of the JSON
