@@ -5,9 +5,12 @@
 # {"t": template, "c": {variables}, "cap": bytes}; the answer is
 # {"ok": text}, or {"error": cause, "line": N or null}. The first line
 # written is {"ready": jinja2 version}, or {"fatal": why} when the
-# jinja2 module cannot be imported. Each render gets a fresh default
-# jinja2.Environment(), as WilmerAI's apply_variables does. Time is
-# limited by the worker, which kills this process's group.
+# jinja2 module cannot be imported. Templates compile in a default
+# jinja2.Environment(), as WilmerAI's apply_variables does (it makes a
+# fresh one a call; the default one holds no state a render changes),
+# and the compiled ones are kept by source, since compiling is most of
+# a render's cost. Time is limited by the worker, which kills this
+# process's group.
 
 import json
 import resource
@@ -34,10 +37,24 @@ def template_line(exc):
     return line
 
 
+CACHE_MAX = 256
+cache = {}
+
+
+def compiled(jinja2, source):
+    tmpl = cache.get(source)
+    if tmpl is None:
+        tmpl = jinja2.Environment().from_string(source)
+        if len(cache) >= CACHE_MAX:
+            cache.clear()
+        cache[source] = tmpl
+    return tmpl
+
+
 def render(jinja2, req):
     cap = int(req.get("cap", 16 << 20))
     try:
-        tmpl = jinja2.Environment().from_string(req["t"])
+        tmpl = compiled(jinja2, req["t"])
         parts = []
         size = 0
         for chunk in tmpl.generate(**req["c"]):
