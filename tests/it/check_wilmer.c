@@ -631,7 +631,8 @@ END_TEST
 /* A Standard node with "jinja2": true (addendum A7), under chat-ui's
  * shared workflows: the workflow's list and string keys, the messages
  * (their braces as they were), a literal {name} kept; the exact prompt
- * reaches the backend. A template that fails answers HTTP 500 naming
+ * reaches the backend. StringConcatenator and StaticResponse render
+ * too ("jinja2" truthy as Python sees it), streamed or not. A template that fails answers HTTP 500 naming
  * it, and nothing is sent. */
 START_TEST(a7_jinja_standard_node)
 {
@@ -656,6 +657,17 @@ START_TEST(a7_jinja_standard_node)
 	    "\"Standard\", \"endpointName\": \"General-Endpoint\", "
 	    "\"jinja2\": true, \"prompt\": \"ok\\n{{ messages[0].nope.x "
 	    "}}\"}]}");
+	it_file(&T, "Workflows/_shared/jinja-static/_DefaultWorkflow.json",
+	    "{\"nodes\": [{\"type\": \"StringConcatenator\", \"jinja2\": "
+	    "\"yes\", \"delimiter\": \"-\", \"strings\": [\"{{ messages | "
+	    "length }}\", \"{{ 'x' | upper }}\", \"{kept}\"]}, {\"type\": "
+	    "\"StaticResponse\", \"jinja2\": 1, \"content\": \"{{ "
+	    "agent1Output }}/{{ agent1Output | length }}\"}]}");
+	/* 44: the template sees agent1Output's braces as sentinels (A7) */
+	json_decref(chat_want("jinja-static", false, "Hi", "2-X-{kept}/"
+	    "44"));
+	json_decref(chat_want("jinja-static", true, "Hi", "2-X-{kept}/"
+	    "44"));
 	log = chat_ok("jinja-chat", false, "Say {hi}");
 	ck_assert_uint_eq(json_array_size(log), 1);
 	msgs = json_object_get(json_object_get(json_array_get(log, 0),
