@@ -6,11 +6,14 @@
 # {"ok": text}, or {"error": cause, "line": N or null}. The first line
 # written is {"ready": jinja2 version}, or {"fatal": why} when the
 # jinja2 module cannot be imported. Templates compile in a default
-# jinja2.Environment(), as WilmerAI's apply_variables does (it makes a
-# fresh one a call; the default one holds no state a render changes),
-# and the compiled ones are kept by source, since compiling is most of
-# a render's cost. Time is limited by the worker, which kills this
-# process's group.
+# jinja2.sandbox.SandboxedEnvironment(): WilmerAI's apply_variables uses
+# a fresh jinja2.Environment() a call, and the sandbox renders the same
+# text for every template of tests/jinja/corpus.txt, while a template
+# cannot reach Python's internals (__class__, __globals__, ...) nor
+# make a range of more than 100000 items (docs/migrating-from-wilmer.md).
+# The environment holds no state a render changes, so the compiled
+# templates are kept by source: compiling is most of a render's cost.
+# Time is limited by the worker, which kills this process's group.
 
 import json
 import resource
@@ -44,7 +47,7 @@ cache = {}
 def compiled(jinja2, source):
     tmpl = cache.get(source)
     if tmpl is None:
-        tmpl = jinja2.Environment().from_string(source)
+        tmpl = jinja2.sandbox.SandboxedEnvironment().from_string(source)
         if len(cache) >= CACHE_MAX:
             cache.clear()
         cache[source] = tmpl
@@ -98,6 +101,7 @@ def main():
         resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
     try:
         import jinja2
+        import jinja2.sandbox
     except ImportError as e:
         say({"fatal": "python3 cannot import jinja2 (%s); install the "
              "python3-jinja2 package" % e})
