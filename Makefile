@@ -469,7 +469,8 @@ check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
 # Jinja2 (tools/jinja*.c, core/vars_jinja.c) against python3's jinja2.
 check_jinja_OBJS	:= $(call obj,$(addprefix worker/tools/,jinja.c \
-			   jinja_vars.c jinja_script.c child.c))
+			   jinja_vars.c jinja_script.c child.c) \
+			   worker/memory/mem_text.c)
 check_jinja_A		:= CORE
 # Child processes: spawning, pipes, the group killed (tools/child.c).
 check_child_OBJS	:= $(call obj,worker/tools/child.c \

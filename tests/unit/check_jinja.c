@@ -17,6 +17,7 @@
 #include "../../worker/core/vars_conv.h"
 #include "../../worker/core/vars_jinja.h"
 #include "../../worker/core/vars_json.h"
+#include "../../worker/memory/mem_text.h"
 #include "../../worker/tools/jinja.h"
 #include "../../worker/tools/jinja_vars.h"
 #include "../testmain.h"
@@ -400,6 +401,36 @@ START_TEST(a7_lazy_and_early)
 }
 END_TEST
 
+/* Text put in for a memory placeholder ([TextChunk], ...) stays text
+ * in a Jinja2 template, and in a {name} one: its braces go in as
+ * sentinels and come back as braces. */
+START_TEST(a7_memory_placeholders)
+{
+	json_t		*ctxs = contexts();
+	struct fix	 f;
+	char		*t, *s;
+
+	fix_init(&f, json_object_get(ctxs, "chat"), "", NULL);
+	t = memory_fill("Chunk: [TextChunk] by {{ user_name }}",
+	    "[TextChunk]", "a {{ b }} {% if %} {c}", (char *)NULL);
+	s = vars_format(f.f_vs, t);
+	ck_assert_str_eq(s, "Chunk: a {{ b }} {% if %} {c} by Tester");
+	ck_assert_ptr_null(vars_render_error(f.f_vs));
+	free(s);
+	free(t);
+	vars_set_renderer(f.f_vs, NULL, NULL);
+	t = memory_fill("Chunk: [TextChunk] by {user_name}", "[TextChunk]",
+	    "a {{ b }} {c}", (char *)NULL);
+	s = vars_format(f.f_vs, t);
+	ck_assert_str_eq(s, "Chunk: a {{ b }} {c} by Tester");
+	free(s);
+	free(t);
+	fix_free(&f);
+	json_decref(ctxs);
+	jinja_shutdown();
+}
+END_TEST
+
 /* A failure names the template (field and node title), its line and
  * its cause; it sticks for the rest of the node; clearing the renderer
  * forgets it. */
@@ -575,6 +606,7 @@ jinja_suite(void)
 	    30);
 	test_case(s, "a7_lazy_and_early", a7_lazy_and_early, 30);
 	test_case(s, "a7_error_message", a7_error_message, 30);
+	test_case(s, "a7_memory_placeholders", a7_memory_placeholders, 30);
 	test_case(s, "a7_timeout_restarts", a7_timeout_restarts, 30);
 	test_case(s, "a7_cancel", a7_cancel, 30);
 	test_case(s, "a7_missing_module", a7_missing_module, 30);

@@ -235,6 +235,8 @@ vars_format_plain(const struct vars *vs, const char *t)
 
 	buf_reserve(&b, strlen(t));
 	expand(vs, &b, t, 0);
+	if (b.b_len > 0 && memmem(b.b_data, b.b_len, "__WILMER_", 9) != NULL)
+		vars_sentinel_restore(&b);	/* as WilmerAI's format */
 	return buf_take(&b);
 }
 

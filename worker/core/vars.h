@@ -105,7 +105,9 @@ const char	*vars_render_error(const struct vars *);
 bool		 vars_render_stopped(const struct vars *);
 
 /* vars_format's {name} substitution, whatever the renderer: for the
- * fields WilmerAI never renders with Jinja (numbers). Caller frees. */
+ * fields WilmerAI never renders with Jinja (numbers). Either way, brace
+ * sentinels in the result (__WILMER_L_CURLY__, __WILMER_R_CURLY__)
+ * become braces, as after WilmerAI's format. Caller frees. */
 char		*vars_format_plain(const struct vars *, const char *tmpl);
 
 /* Append one line per variable, in the order first set: name, "=" for
