@@ -694,48 +694,48 @@ START_TEST(a7_jinja_standard_node)
 }
 END_TEST
 
-/* WilmerAI's shipped MCP example (isevendays...-mcp): its jinja2 nodes
- * render. Its PythonModule scripts are not shipped, so stubs that say
- * what they got stand in. Node 3's systemPrompt reads a member of
- * agent2Output, a string in Sluice (a PythonModule's result is its
- * str(); WilmerAI keeps the dict the real script returns: a documented
- * difference), so it renders ""; node 4 gets agent3Output; node 5's
- * agent2Output['messages'] | tojson raises jinja2's TypeError: HTTP 500
- * naming the node's template. */
+/* WilmerAI's shipped MCP example (isevendays...-mcp) runs through: its
+ * PythonModule scripts are not shipped, so stubs stand in, the first
+ * returning a dict as the real one does. Its jinja2 nodes read that
+ * object (agent2Output.chat_system_prompt, agent2Output['messages'] |
+ * tojson), the LLM's answer (agent3Output) and the sanitizer's
+ * (agent4Output); what each rendered reaches the backend. */
 START_TEST(a7_mcp_example_renders)
 {
 	static const char *dir = "Public/workflow_python_scripts/"
 	    "_isevendays_mcp_scripts/";
-	char		 path[256];
-	struct it_resp	 r;
+	static const char *fox = "The quick brown fox jumps over the lazy "
+	    "dog.";
+	char		 path[256], want[512];
 	json_t		*log;
+	const char	*p;
 
 	if (!find_shipped())
 		return;
 	start_as("isevendays-openwebui-norouting-general-offline-mcp");
 	snprintf(path, sizeof(path), "%sensure_system_prompt.py", dir);
-	it_file(&T, path, "def Invoke(*a, **k):\n    return 'tools: ' + "
-	    "k['user_identified_services']\n");
+	it_file(&T, path, "def Invoke(*a, **k):\n    return {"
+	    "'chat_system_prompt': 'SYS for ' + k['user_identified_services'],"
+	    " 'messages': [{'role': 'user', 'content': 'm'}], "
+	    "'discovered_tools_map': {'time': 't'}}\n");
 	snprintf(path, sizeof(path), "%ssanitize_llm_response.py", dir);
 	it_file(&T, path, "def Invoke(*a, **k):\n    return 'clean<' + "
 	    "a[0] + '>'\n");
 	snprintf(path, sizeof(path), "%smcp_workflow_integration.py", dir);
 	it_file(&T, path, "def Invoke(*a, **k):\n    return repr((a, k))\n");
-	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
-	    "{\"model\": \"x\", \"stream\": false, \"messages\": "
-	    "[{\"role\": \"user\", \"content\": \"What time is it?\"}]}",
-	    &r), 0);
-	ck_assert_int_eq(r.r_status, 500);
-	ck_assert_msg(strstr(r.r_body.b_data, "template 'args[0]' of node "
-	    "'Tool Execution and Response Formatting', line 1: TypeError: "
-	    "Object of type Undefined is not JSON serializable") != NULL,
-	    "%s", r.r_body.b_data);
-	it_resp_free(&r);
-	log = it_mock_log(&T, true);
-	/* node 1 (no jinja2), then node 3 with its rendered systemPrompt */
-	ck_assert_uint_eq(json_array_size(log), 2);
-	ck_assert_ptr_nonnull(strstr(sent(log, 0, 1), "What time is it?"));
-	ck_assert(!log_has(log, "agent2Output"));	/* rendered */
+	log = chat_ok("x", false, "What time is it?");
+	/* node 1, node 3 (jinja2), node 6 */
+	ck_assert_uint_eq(json_array_size(log), 3);
+	snprintf(want, sizeof(want), "SYS for %s", fox);
+	ck_assert_str_eq(sent(log, 1, 0), want);
+	p = sent(log, 2, 1);
+	ck_assert_ptr_nonnull(p);
+	/* tojson sorts keys, as jinja2's does */
+	ck_assert_msg(strstr(p, "(('[{\"content\": \"m\", \"role\": "
+	    "\"user\"}]',), {'original_response': 'clean<") != NULL, "%s", p);
+	snprintf(want, sizeof(want), "clean<%s>', 'tool_execution_map': "
+	    "'{\"time\": \"t\"}'})", fox);
+	ck_assert_msg(strstr(p, want) != NULL, "%s", p);
 	json_decref(log);
 	it_stop_clean(&T);
 }

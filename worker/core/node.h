@@ -52,6 +52,12 @@ struct node_ctx {
 	struct vars		*nx_early;	/* "early" variables: workflow
 						   keys and agent inputs only
 						   (endpointName, preset) */
+	json_t			*nx_out_json;	/* set by a handler (a
+						   reference the engine takes):
+						   what a Jinja2 template sees
+						   as its agentNOutput in place
+						   of the text (PythonModule's
+						   dict or list) */
 };
 
 /* A handler writes the node's output (its agentNOutput) to out and

@@ -283,6 +283,8 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 		out.b_len--;
 		snprintf(name, sizeof(name), "agent%zuOutput", i + 1);
 		vars_set(r->wr_vars, name, out.b_data);
+		if (x.nx_out_json != NULL)
+			vars_set_jinja(r->wr_vars, name, x.nx_out_json);
 		if (i == r->wr_responder) {
 			buf_reset(result);
 			buf_add(result, out.b_data, out.b_len);
@@ -293,6 +295,8 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 		if (placed && wf_ts_after(r->wr_flow, &x, out.b_data) == -1)
 			rc = -1;	/* cancelled */
 	}
+	if (nt != NULL)
+		json_decref(x.nx_out_json);
 	wmsgs_free(&stamped);
 	buf_free(&out);
 	json_decref(node);
