@@ -111,7 +111,7 @@ PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c \
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
 		   nodetypes.c sha256.c textchunk.c tokens.c utf8.c uuid.c \
-		   xmem.c liveness.c) \
+		   xmem.c liveness.c fernet.c logfile.c) \
 		   $(PYFMT_SRCS)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
@@ -119,7 +119,7 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
-		   users.c)
+		   users.c wflags.c)
 # the worker pool's supervisor (gateway/sup_int.h says which calls which)
 SUP_SRCS	:= $(addprefix gateway/,sup.c sup_backoff.c sup_frames.c \
 		   sup_pool.c sup_queue.c)
@@ -141,6 +141,7 @@ W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_unsupported.c node_vecsearch.c node_wiki.c \
 		   node_research.c node_webfetch.c)
 W_NODES	+= worker/nodes/node_curl.c worker/nodes/node_mcp.c
+W_NODES	+= worker/nodes/node_chunks.c worker/nodes/node_rag.c
 # outside services' clients (nodes/ uses them; they use llm/ and core/)
 W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 		   netguard.c)
@@ -148,6 +149,7 @@ W_TOOLS	:= $(addprefix worker/tools/,wiki.c research.c xfield.c \
 W_TOOLS	+= $(addprefix worker/tools/,child.c childrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,curlcmd.c curlrun.c)
 W_TOOLS	+= $(addprefix worker/tools/,webfetch.c webtext.c htmlstrip.c)
+W_TOOLS	+= worker/tools/chunkcur.c
 W_TOOLS	+= $(addprefix worker/tools/,mcp.c mcp_conf.c mcp_rpc.c mcp_text.c \
 		   mcp_schema.c mcp_stdio.c mcp_http.c mcp_sse.c)
 # Jinja2 in a python3 helper; jinja_script.c is made from jinja_helper.py
@@ -160,9 +162,11 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
 		   adapter_openai.c sse.c lines.c ask.c ask_node.c attempt.c \
-		   build.c target.c url.c structured.c exchange.c)
+		   build.c target.c url.c structured.c exchange.c toolforce.c \
+		   forced.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
-		   import_scan.c import_state.c import_util.c import_vec.c)
+		   import_scan.c import_state.c import_util.c import_vec.c \
+		   import_crypt.c)
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_stage.c clean_toks.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
@@ -317,6 +321,9 @@ UNIT_TESTS	+= check_webfetch
 UNIT_TESTS	+= check_mcp
 UNIT_TESTS	+= check_liveness
 UNIT_TESTS	+= check_jinja
+UNIT_TESTS	+= check_toolforce
+UNIT_TESTS	+= check_fernet
+UNIT_TESTS	+= check_logfile
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -324,6 +331,7 @@ IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_memory_chaos check_cache_it check_hostile \
 		   check_security check_browser check_tools
 IT_TESTS	+= check_curlcmd
+IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
@@ -344,7 +352,7 @@ check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
 			   gateway/begtags.c gateway/owui.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
-			   $(SUP_SRCS)) $(call u,stubs_gwconf.c)
+			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
 			   worker/llm/gen_input.c worker/llm/adapter.c \
 			   worker/llm/structured.c) \
@@ -376,6 +384,8 @@ check_registry_OBJS	:= $(call obj,worker/engine/registry.c $(W_NODES))
 check_registry_A	:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
+check_fernet_OBJS	:=
+check_logfile_OBJS	:= $(call u,scratchdir.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c vars_jinja.c))
 check_vars_A		:= CORE
@@ -412,6 +422,13 @@ check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   node_image.c node_sub.c node_lock.c \
 			   node_unsupported.c)) $(call u,stubs_nodes.c) $(NODECTX)
 check_llmnodes_A	:= STORE CORE
+UNIT_TESTS	+= check_chunkrag
+check_chunkrag_OBJS	:= $(call obj,worker/engine/registry.c \
+			   worker/nodes/node_chunks.c worker/nodes/node_rag.c \
+			   worker/nodes/node_unsupported.c \
+			   worker/tools/chunkcur.c) $(call u,stubs_nodes.c) \
+			   $(NODECTX)
+check_chunkrag_A	:= MEMORY STORE CORE
 # worker/llm against tests/mock-llm, the request a fake loop
 # (nodefix.c: one node of a workflow in a scratch config folder).
 check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
@@ -439,6 +456,9 @@ check_structured_A	:= CORE
 # livenessToolCall on the way in (worker/core/msgs_liveness.c).
 check_liveness_OBJS	:= $(call obj,worker/core/msgs_liveness.c)
 check_liveness_A	:= CORE
+# tool_choice enforced through structured output (worker/llm/toolforce.c).
+check_toolforce_OBJS	:= $(call obj,worker/llm/toolforce.c)
+check_toolforce_A	:= CORE
 check_ask_OBJS		:= $(call obj,$(addprefix worker/llm/,ask.c \
 			   ask_node.c attempt.c)) $(check_backend_OBJS) $(call u,nodefix.c)
 check_ask_A		:= LLM CLEAN STORE CORE
@@ -589,7 +609,7 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		   -fsanitize=fuzzer-no-link $(FUZZ_SAN) -MMD -MP $(PKG_CFLAGS) \
 		   -I$(LLHTTP_INC)
-FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c)
+FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c logfile.c)
 FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
 		   jsonw.c conf.c names.c utf8.c) $(PYFMT_SRCS)
 fuzz_clean_SRCS	:= $(W_CLEAN) \

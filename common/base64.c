@@ -1,5 +1,6 @@
-/* base64.c - the standard base64 alphabet (RFC 4648, section 4): a digit's value, and whether a text is base64. */
+/* base64.c - base64 (RFC 4648): the standard alphabet's digits and validity, and the URL-safe alphabet's encoding with padding. */
 #include "base64.h"
+#include "buf.h"
 
 int
 base64_digit(int c)
@@ -31,4 +32,79 @@ base64_valid(const char *s, size_t n)
 			digits++;
 	}
 	return digits > 0 && pad <= 2 && (digits + pad) % 4 == 0;
+}
+
+static const char	url_digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+void
+base64url_encode(struct buf *out, const void *p, size_t n)
+{
+	const unsigned char	*b = p;
+	unsigned long		 v;
+	size_t			 i;
+	char			 q[4];
+
+	for (i = 0; i + 2 < n; i += 3) {
+		v = (unsigned long)b[i] << 16 | (unsigned long)b[i + 1] << 8 |
+		    b[i + 2];
+		q[0] = url_digits[v >> 18 & 63];
+		q[1] = url_digits[v >> 12 & 63];
+		q[2] = url_digits[v >> 6 & 63];
+		q[3] = url_digits[v & 63];
+		buf_add(out, q, 4);
+	}
+	if (i == n)
+		return;
+	v = (unsigned long)b[i] << 16 | (i + 1 < n ? (unsigned long)b[i + 1] <<
+	    8 : 0);
+	q[0] = url_digits[v >> 18 & 63];
+	q[1] = url_digits[v >> 12 & 63];
+	q[2] = i + 1 < n ? url_digits[v >> 6 & 63] : '=';
+	q[3] = '=';
+	buf_add(out, q, 4);
+}
+
+/* The URL-safe digit's value, or -1. */
+static int
+url_digit(int c)
+{
+	if (c == '-')
+		return 62;
+	if (c == '_')
+		return 63;
+	return c == '+' || c == '/' ? -1 : base64_digit(c);
+}
+
+int
+base64url_decode(const char *s, size_t n, struct buf *out)
+{
+	unsigned long	 v = 0;
+	size_t		 i, digits = 0, pad = 0;
+	int		 d;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\r' || s[i] == '\n')
+			continue;
+		if (s[i] == '=') {
+			pad++;
+			continue;
+		}
+		if (pad > 0 || (d = url_digit((unsigned char)s[i])) < 0)
+			return -1;
+		v = v << 6 | (unsigned long)d;
+		if (++digits % 4 == 0) {
+			buf_addc(out, (char)(v >> 16 & 255));
+			buf_addc(out, (char)(v >> 8 & 255));
+			buf_addc(out, (char)(v & 255));
+			v = 0;
+		}
+	}
+	if (pad > 2 || (digits + pad) % 4 != 0 || (digits % 4 == 1))
+		return -1;
+	if (digits % 4 >= 2)
+		buf_addc(out, (char)(v >> (digits % 4 == 2 ? 4 : 10) & 255));
+	if (digits % 4 == 3)
+		buf_addc(out, (char)(v >> 2 & 255));
+	return 0;
 }

@@ -1,9 +1,11 @@
-/* base64.h - the standard base64 alphabet (RFC 4648, section 4): a digit's value, and whether a text is base64. */
+/* base64.h - base64 (RFC 4648): the standard alphabet's digits and validity, and the URL-safe alphabet's encoding with padding. */
 #ifndef SLUICE_BASE64_H
 #define SLUICE_BASE64_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+struct buf;
 
 /* The value (0..63) of the base64 digit c, or -1 when c is not one
  * ('=' is padding, not a digit; NUL is not a digit). */
@@ -15,5 +17,15 @@ int	base64_digit(int c);
  * which that decoder skips, may stand anywhere. Empty text is not
  * base64 here: no image is that short. */
 bool	base64_valid(const char *s, size_t n);
+
+/* Append p[0..n) to out in the URL-safe alphabet ('-' and '_'), with
+ * '=' padding: Python's base64.urlsafe_b64encode. */
+void	base64url_encode(struct buf *out, const void *p, size_t n);
+
+/* Append the bytes of s[0..n), URL-safe base64 with its padding, to
+ * out. Line breaks are skipped. Returns 0, or -1 when s is not that
+ * (another character, a digit after '=', a length that padding does
+ * not make a multiple of four); out may then hold part of it. */
+int	base64url_decode(const char *s, size_t n, struct buf *out);
 
 #endif

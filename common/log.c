@@ -1,4 +1,4 @@
-/* log.c - OpenBSD-style logging to stderr, journald-aware. */
+/* log.c - OpenBSD-style logging to stderr, journald-aware, and to the log file when one is open. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "logfile.h"
 
 int		 log_verbose = LOG_LVL_INFO;
 static char	 log_role[32] = "sluice";
@@ -59,7 +60,7 @@ static void
 vlog(int level, const char *errstr, const char *fmt, va_list ap)
 {
 	char		 line[2048];
-	size_t		 n = 0;
+	size_t		 n = 0, msg;
 	int		 r;
 
 	if (level > log_verbose)
@@ -81,6 +82,7 @@ vlog(int level, const char *errstr, const char *fmt, va_list ap)
 	}
 	if (r > 0)
 		n = (size_t)r < sizeof(line) ? (size_t)r : sizeof(line) - 1;
+	msg = n;
 	r = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	if (r > 0)
 		n += (size_t)r < sizeof(line) - n ? (size_t)r :
@@ -93,6 +95,7 @@ vlog(int level, const char *errstr, const char *fmt, va_list ap)
 	}
 	if (n >= sizeof(line) - 1)
 		n = sizeof(line) - 2;
+	logfile_write(level, log_role, line + msg, n - msg);
 	line[n++] = '\n';
 	(void)!write(STDERR_FILENO, line, n);
 }

@@ -1,4 +1,4 @@
-/* log.h - OpenBSD-style logging to stderr, journald-aware. */
+/* log.h - OpenBSD-style logging to stderr, journald-aware, and to the log file when one is open (logfile.h). */
 #ifndef SLUICE_LOG_H
 #define SLUICE_LOG_H
 

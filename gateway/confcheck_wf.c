@@ -129,6 +129,42 @@ check_conditional(struct check *k, const struct walk *wk,
 	ck_inputs_free(&in);
 }
 
+/* The workflow a node runs once per chunk, from the user's workflow
+ * folder: ConversationChunkProcessor's workflowName (the chunk, then
+ * scoped_variables) or SlowButQualityRAG's fileMemoryWorkflowName
+ * (lead inputs, all made by the request). */
+static void
+check_per_chunk(struct check *k, const struct walk *wk,
+    const struct ck_ref *r, json_t *node, const char *key, size_t lead,
+    bool scoped)
+{
+	const char		*name = json_string_value(json_object_get(node,
+				    key));
+	struct ck_ref		 wr = *r;
+	struct ck_inputs	 in, sv;
+	size_t			 i;
+
+	if (name == NULL || *name == '\0')
+		return;
+	memset(&sv, 0, sizeof(sv));
+	if (scoped)
+		ck_inputs_make(&wk->wk_sc, node, &sv);
+	in.in_n = lead + sv.in_n;
+	in.in_val = xcalloc(in.in_n + 1, sizeof(*in.in_val));
+	in.in_why = xcalloc(in.in_n + 1, sizeof(*in.in_why));
+	for (i = 0; i < lead; i++)
+		in.in_why[i] = xstrdup("the chunk or the memories");
+	for (i = 0; i < sv.in_n; i++) {
+		in.in_val[lead + i] = sv.in_val[i];
+		in.in_why[lead + i] = sv.in_why[i];
+	}
+	free(sv.in_val);
+	free(sv.in_why);
+	wr.rf_key = key;
+	ck_workflow(k, &wr, k->k_user->u_workflow_folder, name, &in);
+	ck_inputs_free(&in);
+}
+
 /* The name the node's key (endpointName or preset, given at ref) has
  * when a request runs, as far as the configuration fixes it (caller
  * frees). A name with variables says in *what (caller frees, set as
@@ -226,6 +262,11 @@ check_node(struct check *k, const struct walk *wk, size_t i, json_t *node)
 		check_custom(k, wk, &r, node);
 	else if (strcmp(type, "ConditionalCustomWorkflow") == 0)
 		check_conditional(k, wk, &r, node);
+	else if (strcmp(type, "ConversationChunkProcessor") == 0)
+		check_per_chunk(k, wk, &r, node, "workflowName", 1, true);
+	else if (strcmp(type, "SlowButQualityRAG") == 0)
+		check_per_chunk(k, wk, &r, node, "fileMemoryWorkflowName", 4,
+		    false);
 	check_llm(k, wk, &r, node, strcmp(type, "Standard") == 0);
 	free(label);
 }

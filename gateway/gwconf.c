@@ -142,9 +142,13 @@ usage(FILE *f)
 "  --check-config     load and check every configuration file, then exit\n"
 "  --import-wilmer DIR  import a WilmerAI DiscussionIds folder (or one\n"
 "                     discussion's folder) into the database, then exit\n"
+"  --import-key-file F  the API key (first line of F) that opens the\n"
+"                     discussions WilmerAI encrypted (repeatable)\n"
 "  -v, --verbose      debug logging\n"
 "  --version, --help\n"
-"WilmerAI's --ConfigDirectory and --User are accepted as aliases.\n"
+"WilmerAI's --ConfigDirectory and --User are accepted as aliases, and\n"
+"its --PublicDirectory, --LoggingDirectory, --DiscussionDirectory,\n"
+"--UserLevelSqlLiteDirectory and --file-logging (docs/configuration.md).\n"
 "Settings files: <config-dir>/sluice.json, then the \"sluice\" object of\n"
 "the user file; command-line options win. See docs/configuration.md.\n");
 }
@@ -200,7 +204,8 @@ parse_uint(const char *v, unsigned *out)
 
 enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
     O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL,
-    O_IMPORT, O_AHOST, O_AORIGIN };
+    O_IMPORT, O_IMPORT_KEY, O_AHOST, O_AORIGIN, O_PUBLIC, O_LOGDIR,
+    O_DISCDIR, O_SQLDIR, O_FILELOG };
 
 static const struct option longopts[] = {
 	{ "config-dir", required_argument, NULL, O_CONFIG },
@@ -214,11 +219,17 @@ static const struct option longopts[] = {
 	{ "worker-bin", required_argument, NULL, O_WBIN },
 	{ "check-config", no_argument, NULL, O_CHECK },
 	{ "import-wilmer", required_argument, NULL, O_IMPORT },
+	{ "import-key-file", required_argument, NULL, O_IMPORT_KEY },
 	{ "concurrency", required_argument, NULL, O_CONC },
 	{ "concurrency-timeout", required_argument, NULL, O_CONC_TO },
 	{ "concurrency-level", required_argument, NULL, O_CONC_LEVEL },
 	{ "allowed-host", required_argument, NULL, O_AHOST },
 	{ "allowed-origin", required_argument, NULL, O_AORIGIN },
+	{ "PublicDirectory", required_argument, NULL, O_PUBLIC },
+	{ "LoggingDirectory", required_argument, NULL, O_LOGDIR },
+	{ "DiscussionDirectory", required_argument, NULL, O_DISCDIR },
+	{ "UserLevelSqlLiteDirectory", required_argument, NULL, O_SQLDIR },
+	{ "file-logging", no_argument, NULL, O_FILELOG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, O_VERSION },
 	{ "help", no_argument, NULL, O_HELP },
@@ -303,6 +314,23 @@ list_clear(char **list)
 	}
 }
 
+/* --import-key-file is repeatable: one API key each. */
+static int
+add_key_file(struct gw_conf *c, const char *path)
+{
+	size_t	 n = 0;
+
+	while (c->c_import_keys[n] != NULL)
+		n++;
+	if (n == GW_MAX_KEYS) {
+		fprintf(stderr, "sluice-gateway: at most %d key files\n",
+		    GW_MAX_KEYS);
+		return -1;
+	}
+	c->c_import_keys[n] = xstrdup(path);
+	return 0;
+}
+
 /* --allowed-host, --allowed-origin: each adds an entry; once one is
  * given, the files' list is not read. */
 static int
@@ -336,7 +364,14 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 	unsigned	 n;
 
 	switch (ch) {
-	case O_CONFIG:	replace(&c->c_config_dir, arg); return 0;
+	case O_CONFIG:	replace(&c->c_config_dir, arg);
+			c->c_wilmer.w_config_given = true; return 0;
+	case O_PUBLIC:	wflags_set(&c->c_wilmer.w_public, arg, true); return 0;
+	case O_LOGDIR:	wflags_set(&c->c_wilmer.w_logdir, arg, false); return 0;
+	case O_DISCDIR:	wflags_set(&c->c_wilmer.w_discussions, arg, true);
+			return 0;
+	case O_SQLDIR:	wflags_set(&c->c_wilmer.w_sqlite, arg, true); return 0;
+	case O_FILELOG:	c->c_wilmer.w_file_logging = true; return 0;
 	case O_USER:	return add_user(c, arg);
 	case O_STATE:	replace(&c->c_state_dir, arg);
 			cli_set |= 1ull << setting_index("state_dir"); return 0;
@@ -345,6 +380,7 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 			return apply_conc(c, ch, arg);
 	case O_CHECK:	c->c_check_only = true; return 0;
 	case O_IMPORT:	replace(&c->c_import_dir, arg); return 0;
+	case O_IMPORT_KEY: return add_key_file(c, arg);
 	case O_AHOST:	return add_entry(c, "allowed_hosts", "--allowed-host",
 			    arg);
 	case O_AORIGIN:	return add_entry(c, "allowed_origins",
@@ -369,6 +405,30 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 	return -1;
 }
 
+/* state_dir from --PublicDirectory: a default sluice.json may
+ * change. */
+static void
+public_state(struct gw_conf *c, const char *dir)
+{
+	if (!(cli_set & (1ull << setting_index("state_dir"))))
+		replace(&c->c_state_dir, dir);
+}
+
+/* WilmerAI's folder flags after the command line: its SQLite folder is
+ * our state_dir as --state-dir is (which wins), its Public folder
+ * gives defaults. */
+static void
+wflag_dirs(struct gw_conf *c)
+{
+	int	 st = setting_index("state_dir");
+
+	wflags_defaults(c, public_state);
+	if (c->c_wilmer.w_sqlite != NULL && !(cli_set & (1ull << st))) {
+		replace(&c->c_state_dir, c->c_wilmer.w_sqlite);
+		cli_set |= 1ull << st;
+	}
+}
+
 int
 gwconf_args(struct gw_conf *c, int argc, char **argv)
 {
@@ -391,8 +451,12 @@ gwconf_args(struct gw_conf *c, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (optind < argc)		/* WilmerAI's positional form */
-		replace(&c->c_config_dir, argv[optind++]);
+	if (optind < argc) {		/* WilmerAI's positional form */
+		if (!c->c_wilmer.w_config_given)
+			replace(&c->c_config_dir, argv[optind]);
+		c->c_wilmer.w_config_given = true;
+		optind++;
+	}
 	if (optind < argc && add_user(c, argv[optind++]) == -1)
 		return -1;
 	if (optind < argc) {
@@ -400,6 +464,7 @@ gwconf_args(struct gw_conf *c, int argc, char **argv)
 		    argv[optind]);
 		return -1;
 	}
+	wflag_dirs(c);
 	return 0;
 }
 
@@ -706,6 +771,8 @@ gwconf_load(struct gw_conf *c, char err[CONF_ERRLEN])
 	if (u->u_sluice != NULL &&
 	    apply_object(c, &u->u_file, u->u_sluice, err) == -1)
 		goto out;
+	free(c->c_log_file);
+	c->c_log_file = wflags_log_file(c, u);
 	r = check_sanity(c, err);
 out:
 	conf_user_free(u);
@@ -748,6 +815,9 @@ gwconf_free(struct gw_conf *c)
 	list_clear(c->c_admin_keys);
 	list_clear(c->c_allowed_hosts);
 	list_clear(c->c_allowed_origins);
+	list_clear(c->c_import_keys);
+	wflags_free(&c->c_wilmer);
+	free(c->c_log_file);
 	memset(c, 0, sizeof(*c));
 }
 

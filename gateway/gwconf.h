@@ -8,6 +8,7 @@
 #include "../common/json.h"
 #include "http.h"
 #include "sup.h"
+#include "wflags.h"
 
 #define GW_MAX_KEYS	32
 #define GW_MAX_USERS	32
@@ -60,6 +61,10 @@ struct gw_conf {
 						   pages that may call */
 	bool			 c_check_only;	/* --check-config */
 	char			*c_import_dir;	/* --import-wilmer DIR */
+	char			*c_import_keys[GW_MAX_KEYS + 1];	/* each
+						   --import-key-file; NULL-ended */
+	struct gw_wilmer	 c_wilmer;	/* WilmerAI's folder flags */
+	char			*c_log_file;	/* --file-logging's file, or NULL */
 	bool			 c_access_log;	/* a line per request */
 	struct gw_cache		 c_cache;	/* response cache */
 };

@@ -56,19 +56,42 @@ wait_worker(pid_t pid, const char *bin)
 	return 128 + WTERMSIG(st);
 }
 
+/* The worker's command line: the folder, the database, the key files
+ * and the user names keys are derived for. */
+static void
+build_argv(const struct gw_conf *c, char *bin, char *ppid, char **argv)
+{
+	size_t	 n = 0, i;
+
+	argv[n++] = bin;
+	argv[n++] = "--import-wilmer";
+	argv[n++] = c->c_import_dir;
+	argv[n++] = "--state-dir";
+	argv[n++] = c->c_state_dir;
+	argv[n++] = "--db-sync";
+	argv[n++] = c->c_db_sync_full ? "full" : "normal";
+	argv[n++] = "--parent";
+	argv[n++] = ppid;
+	for (i = 0; c->c_import_keys[i] != NULL; i++) {
+		argv[n++] = "--import-key-file";
+		argv[n++] = c->c_import_keys[i];
+	}
+	for (i = 0; c->c_users[i] != NULL; i++) {
+		argv[n++] = "--import-user";
+		argv[n++] = c->c_users[i];
+	}
+	if (c->c_log_level >= LOG_LVL_DEBUG)
+		argv[n++] = "--verbose";
+	argv[n] = NULL;
+}
+
 int
 gwimport_run(const struct gw_conf *c)
 {
 	posix_spawnattr_t	 at;
 	pid_t			 pid;
 	char			 bin[4096], ppid[16];
-	char			*argv[] = { bin, "--import-wilmer",
-				    c->c_import_dir, "--state-dir",
-				    c->c_state_dir, "--db-sync",
-				    c->c_db_sync_full ? "full" : "normal",
-				    "--parent", ppid,
-				    c->c_log_level >= LOG_LVL_DEBUG ?
-				    "--verbose" : NULL, NULL };
+	char			*argv[12 + 2 * (GW_MAX_KEYS + GW_MAX_USERS)];
 	int			 r;
 
 	if (gwconf_worker_path(c, bin, sizeof(bin)) == -1)
@@ -78,6 +101,7 @@ gwimport_run(const struct gw_conf *c)
 		return EX_UNAVAILABLE;
 	}
 	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
+	build_argv(c, bin, ppid, argv);
 	r = posix_spawn(&pid, bin, NULL, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
 	if (r != 0) {

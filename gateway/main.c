@@ -304,6 +304,11 @@ main(int argc, char **argv)
 		gwconf_free(&g.g_conf);
 		return r;
 	}
+	if (wflags_open_log(&g.g_conf) == -1) {
+		gwconf_free(&g.g_conf);
+		return EX_CANTCREAT;
+	}
+	wflags_note(&g.g_conf);
 	signal(SIGPIPE, SIG_IGN);
 	if ((r = setup(&g)) == 0) {
 		pool_start(&g);

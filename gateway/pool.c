@@ -148,6 +148,10 @@ worker_argv(struct gw *g, unsigned slot, unsigned maxreq, struct wargv *wa)
 	v[n++] = "--db-sync";
 	v[n++] = c->c_db_sync_full ? "full" : "normal";
 	cache_argv(c, wa, &n);
+	if (c->c_log_file != NULL) {
+		v[n++] = "--log-file";
+		v[n++] = c->c_log_file;
+	}
 	if (c->c_log_level >= LOG_LVL_DEBUG)
 		v[n++] = "--verbose";
 	v[n] = NULL;

@@ -46,6 +46,7 @@ apply(struct gw *g, struct gw_conf *nc)
 	g->g_conf = *nc;	/* takes the strings */
 	memset(nc, 0, sizeof(*nc));
 	log_init(g->g_conf.c_log_level);
+	(void)wflags_open_log(&g->g_conf);
 	http_server_set_limits(g->g_http, &g->g_conf.c_http);
 	users_load(g, "reload: ");
 	sup_reload(g->g_sup, &g->g_conf.c_sup);

@@ -11,13 +11,15 @@
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../common/logfile.h"
 #include "fault.h"
 #include "import/import.h"
 #include "llm/transport.h"
 #include "loop/wloop.h"
 #include "loop/wloop_store.h"
 
-#define CHAN_FD	3
+#define CHAN_FD		3
+#define IMPORT_MAX	32	/* key files, user names */
 
 struct wargs {
 	const char	*wa_confdir;
@@ -28,7 +30,12 @@ struct wargs {
 	int		 wa_level;
 	const char	*wa_state_dir;	/* the database's folder */
 	bool		 wa_sync_full;	/* --db-sync full */
+	const char	*wa_log_file;	/* --log-file PATH */
 	const char	*wa_import;	/* --import-wilmer DIR */
+	const char	*wa_keys[IMPORT_MAX];	/* --import-key-file, each */
+	size_t		 wa_nkeys;
+	const char	*wa_users[IMPORT_MAX];	/* --import-user, each */
+	size_t		 wa_nusers;
 	struct cache_conf wa_cache;	/* --cache-max, -ttl-s, -temp */
 };
 
@@ -41,6 +48,9 @@ static const struct option longopts[] = {
 	{ "state-dir", required_argument, NULL, 'd' },
 	{ "db-sync", required_argument, NULL, 'y' },
 	{ "import-wilmer", required_argument, NULL, 'i' },
+	{ "import-key-file", required_argument, NULL, 'K' },
+	{ "import-user", required_argument, NULL, 'U' },
+	{ "log-file", required_argument, NULL, 'L' },
 	{ "cache-max", required_argument, NULL, 'M' },
 	{ "cache-ttl-s", required_argument, NULL, 'T' },
 	{ "cache-temp", required_argument, NULL, 'E' },
@@ -95,6 +105,15 @@ parse_args(struct wargs *a, int argc, char **argv)
 			  break;
 		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
 		case 'i': a->wa_import = optarg; break;
+		case 'L': a->wa_log_file = optarg; break;
+		case 'K': if (a->wa_nkeys == IMPORT_MAX)
+				return -1;
+			  a->wa_keys[a->wa_nkeys++] = optarg;
+			  break;
+		case 'U': if (a->wa_nusers == IMPORT_MAX)
+				return -1;
+			  a->wa_users[a->wa_nusers++] = optarg;
+			  break;
 		case 'M': case 'T': case 'E':
 			  if (cache_arg(&a->wa_cache, ch, optarg) == -1)
 				  return -1;
@@ -123,7 +142,8 @@ static int
 run_import(const struct wargs *a)
 {
 	struct import_opts	 o = { a->wa_import, a->wa_state_dir,
-				    a->wa_sync_full };
+				    a->wa_sync_full, a->wa_keys, a->wa_nkeys,
+				    a->wa_users, a->wa_nusers };
 
 	log_procinit("worker/import");
 	tie_to_parent(a->wa_parent);
@@ -146,6 +166,8 @@ main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	log_init(a.wa_level);
+	if (a.wa_log_file != NULL && logfile_open(a.wa_log_file) == -1)
+		log_warn("cannot write the log file %s", a.wa_log_file);
 	if (a.wa_import != NULL)
 		return run_import(&a);
 	snprintf(role, sizeof(role), "worker/%u", a.wa_slot);

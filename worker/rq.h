@@ -26,6 +26,7 @@ struct store;
 struct cache_conf;
 struct rq;
 struct wf_run;
+struct wmsgs;
 
 #define RQ_MSGLEN	1024
 
@@ -103,6 +104,11 @@ struct rq_flowcall {
 	const char	*fc_prompt_override;
 	json_t		*fc_routing;	/* categories (routing) or NULL */
 	struct wf_run	*fc_parent;	/* NULL for the top-level run */
+	struct wmsgs	*fc_msgs;	/* its conversation, the caller's
+					   until the run returns; NULL: the
+					   parent run's (the request's) */
+	bool		 fc_no_tools;	/* it and its children see none of
+					   the request's tools */
 };
 
 /* The engine's part: run a workflow of this request. out gets its

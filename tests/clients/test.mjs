@@ -376,11 +376,45 @@ async function livenessInjected() {
 	    undefined && w.choices[0].finish_reason === 'stop', JSON.stringify(w));
 }
 
+// tool_choice enforced through structured output (A8.6): the backend is
+// asked for JSON, the client gets the call, whole or streamed.
+async function toolChoiceEnforced() {
+	const answer = { text: '{"name": "Get_Weather", "arguments": {"city": "Paris"}}' };
+	const forced = { type: 'function', function: { name: 'Get_Weather' } };
+	const r = await openai.chat.completions.create({ model: 'it', tools: weather,
+	    tool_choice: forced, messages: user(answer) });
+	const m = r.choices[0].message;
+	const c = m.tool_calls?.[0];
+	check('openai forced tool_choice', m.content === null &&
+	    r.choices[0].finish_reason === 'tool_calls' &&
+	    c?.id?.startsWith('wilmer-') && c.function.name === 'get_weather' &&
+	    JSON.parse(c.function.arguments).city === 'Paris', JSON.stringify(r));
+	const s = await openai.chat.completions.create({ model: 'it', stream: true,
+	    tools: weather, tool_choice: 'required', messages: user(answer) });
+	let text = '', finish = null, call = null;
+	for await (const ch of s) {
+		const d = ch.choices[0]?.delta;
+		text += d?.content ?? '';
+		call = d?.tool_calls?.[0] ?? call;
+		finish = ch.choices[0]?.finish_reason ?? finish;
+	}
+	check('openai required tool_choice (stream)', text === '' &&
+	    finish === 'tool_calls' && call?.function?.name === 'get_weather' &&
+	    JSON.parse(call.function.arguments).city === 'Paris',
+	    `${text} / ${finish} / ${JSON.stringify(call)}`);
+	const log = await (await fetch(`${mock}/mock/requests`)).json();
+	const sent = log[log.length - 1].body;
+	check('forced round sends a schema, not the tools', sent.tools ===
+	    undefined && sent.response_format?.type === 'json_schema',
+	    JSON.stringify(sent));
+}
+
 try {
 	if (mode === 'tools') {
 		await owuiIntercepted();
 		await namesLowercased();
 		await livenessInjected();
+		await toolChoiceEnforced();
 		console.log(failed === 0 ? 'all client checks passed' :
 		    `${failed} client checks failed`);
 		process.exit(failed === 0 ? 0 : 1);

@@ -82,7 +82,8 @@ END_TEST
 /* The tool-call settings (addendum A8) as the official clients see
  * them: the user answers Open WebUI's tool question at once and ends a
  * streamed answer without a call with its liveness call; the node
- * forwards tools and lower-cases the names of the calls. */
+ * forwards tools and lower-cases the names of the calls, and enforces
+ * a forced or required tool_choice through structured output. */
 START_TEST(official_clients_tool_settings)
 {
 	struct it	 t;
@@ -97,6 +98,14 @@ START_TEST(official_clients_tool_settings)
 	    "\"endpointName\": \"Mock\", \"prompt\": \"\", \"allowTools\": "
 	    "true, \"lowercaseToolCallFunctionNames\": true, "
 	    "\"injectLivenessToolCall\": true}]");
+	/* As WilmerAI's shipped Open-AI-API: a forced or required
+	 * tool_choice is enforced through the schema. */
+	it_file(&t, "ApiTypes/Open-AI-API.json", "{\"type\": "
+	    "\"openAIChatCompletion\", \"presetType\": \"OpenAI\", "
+	    "\"maxNewTokensPropertyName\": \"max_tokens\", "
+	    "\"streamPropertyName\": \"stream\", \"structuredOutput\": "
+	    "{\"field\": \"response_format\", \"style\": "
+	    "\"openaiJsonSchema\", \"strict\": false}}\n");
 	it_user_set(&t, "interceptOpenWebUIToolRequests", json_true());
 	it_user_set(&t, "livenessToolCall", json_pack("{s:s,s:{s:s}}",
 	    "toolName", "keep_going", "arguments", "note", "[Wilmer] go on"));

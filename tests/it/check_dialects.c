@@ -732,6 +732,215 @@ START_TEST(tool_exchange_appended)
 }
 END_TEST
 
+/* ---- tool_choice enforced through structured output (A8.6) ---------- */
+
+/* Two tools, one without parameters; the request demands choice (JSON
+ * text). The user text scripts the mock's answer (script: JSON text). */
+static const char *
+force_body(const char *model, const char *choice, bool stream,
+    const char *script, char *buf, size_t len)
+{
+	char	 content[512], *t;
+	json_t	*o;
+
+	snprintf(content, sizeof(content), "Weather in Paris?\n#mock %s",
+	    script);
+	o = json_pack("{s:s,s:b,s:o,s:[{s:s,s:{s:s,s:s,s:{s:s,s:{s:{s:s}}}}},"
+	    "{s:s,s:{s:s}}],s:[{s:s,s:s}]}", "model", model, "stream", stream,
+	    "tool_choice", json_loads(choice, JSON_DECODE_ANY, NULL),
+	    "tools", "type", "function", "function", "name", "get_weather",
+	    "description", "Weather in a city:", "parameters", "type",
+	    "object", "properties", "city", "type", "string",
+	    "type", "function", "function", "name", "now",
+	    "messages", "role", "user", "content", content);
+	ck_assert_ptr_nonnull(o);
+	t = json_dumps(o, JSON_COMPACT);
+	snprintf(buf, len, "%s", t);
+	free(t);
+	json_decref(o);
+	return buf;
+}
+
+/* POST it; the answer (status 200 asserted) and the backend's
+ * requests. */
+static json_t *
+force_ask(const char *body, struct it_resp *r)
+{
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
+	    r), 0);
+	ck_assert_msg(r->r_status == 200, "%ld %s", r->r_status,
+	    r->r_body.b_data);
+	return it_mock_log(&T, true);
+}
+
+#define FORCE_CALL	"{\"text\": \"  {\\\"name\\\": \\\"get_weather\\\", " \
+	"\\\"arguments\\\": {\\\"city\\\": \\\"Par\\u00eds\\\"}} \"}"
+
+/* The one call of a whole answer, as the client sees it. */
+static void
+assert_whole_call(const struct it_resp *r)
+{
+	json_t	*o = json_loads(r->r_body.b_data, 0, NULL);
+	json_t	*ch = json_array_get(json_object_get(o, "choices"), 0);
+	json_t	*m = json_object_get(ch, "message");
+	json_t	*c = json_array_get(json_object_get(m, "tool_calls"), 0);
+	json_t	*f = json_object_get(c, "function");
+
+	ck_assert_msg(c != NULL, "%s", r->r_body.b_data);
+	ck_assert(json_is_null(json_object_get(m, "content")));
+	ck_assert_str_eq(json_string_value(json_object_get(ch,
+	    "finish_reason")), "tool_calls");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "name")),
+	    "get_weather");
+	ck_assert_str_eq(json_string_value(json_object_get(f, "arguments")),
+	    "{\"city\": \"Par\\u00eds\"}");
+	ck_assert_int_eq(strncmp(json_string_value(json_object_get(c, "id")),
+	    "wilmer-", 7), 0);
+	ck_assert_uint_eq(json_string_length(json_object_get(c, "id")), 39);
+	json_decref(o);
+}
+
+/* A node that forwards tools, on a backend with structured output,
+ * enforces a forced or required tool_choice: the tools leave the
+ * request for a schema and a description in the system prompt
+ * (tests/golden/toolchoice.*.json), and the JSON answer comes back as
+ * the call, whole or streamed. A miss is asked once more, then its text
+ * is the answer. "auto" and a backend without the block keep the
+ * native tools; a structuredOutputFile beside an enforced round is an
+ * error. */
+START_TEST(a8_6_tool_choice_enforced)
+{
+	static const char *forced = "{\"type\": \"function\", \"function\": "
+	    "{\"name\": \"get_weather\"}}";
+	char		 body[2048], rel[128], text[512];
+	struct it_resp	 r;
+	json_t		*log, *b;
+	struct sse_summary ss;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 1, \"max_workers\": 1", NULL);
+	it_allow_shared(&T);
+	write_so("openai", "openAIChatCompletion", ", \"structuredOutput\": "
+	    "{\"field\": \"response_format\", \"style\": "
+	    "\"openaiJsonSchema\", \"strict\": false}", "unused");
+	write_so("ollama", "ollamaApiChat", ", \"structuredOutput\": "
+	    "{\"field\": \"format\", \"style\": \"raw\"}", "unused");
+	write_so("noblock", "openAIChatCompletion", "", "unused");
+	write_so("clash", "openAIChatCompletion", ", \"structuredOutput\": "
+	    "{\"field\": \"response_format\", \"style\": "
+	    "\"openaiJsonSchema\"}", "weather");
+	it_file(&T, "StructuredOutputs/weather.json", "{\"type\": \"object\"}");
+	static const char *const eps[] = { "openai", "ollama", "noblock" };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel), "Workflows/_shared/so-%s/"
+		    "_DefaultWorkflow.json", eps[i]);
+		snprintf(text, sizeof(text), "[{\"type\": \"Standard\", "
+		    "\"endpointName\": \"So-%s\", \"systemPrompt\": \"Be "
+		    "useful.\", \"prompt\": \"\", \"allowTools\": true}]\n",
+		    eps[i]);
+		it_file(&T, rel, text);
+	}
+	it_file(&T, "Workflows/_shared/so-clash/_DefaultWorkflow.json",
+	    "[{\"type\": \"Standard\", \"endpointName\": \"So-clash\", "
+	    "\"prompt\": \"\", \"allowTools\": true, "
+	    "\"structuredOutputFile\": \"weather\"}]\n");
+	it_gateway_start(&T, NULL);
+
+	/* forced, whole: the call */
+	log = force_ask(force_body("so-openai", forced, false, FORCE_CALL,
+	    body, sizeof(body)), &r);
+	ck_assert_uint_eq(json_array_size(log), 1);
+	assert_golden(json_object_get(json_array_get(log, 0), "body"),
+	    "toolchoice.forced");
+	assert_whole_call(&r);
+	it_resp_free(&r);
+	json_decref(log);
+
+	/* required, streamed, raw style: the call as a delta */
+	log = force_ask(force_body("so-ollama", "\"required\"", true,
+	    FORCE_CALL, body, sizeof(body)), &r);
+	ck_assert_uint_eq(json_array_size(log), 1);
+	assert_golden(json_object_get(json_array_get(log, 0), "body"),
+	    "toolchoice.required");
+	it_sse_parse(r.r_body.b_data, &ss);
+	ck_assert_msg(ss.ss_done && strcmp(ss.ss_finish, "tool_calls") == 0 &&
+	    strcmp(ss.ss_text, "") == 0, "%s", r.r_body.b_data);
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"tool_calls\":[{"));
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data,
+	    "\"arguments\":\"{\\\"city\\\": \\\"Par\\\\u00eds\\\"}\""));
+	free(ss.ss_text);
+	it_resp_free(&r);
+	json_decref(log);
+
+	/* prose twice: asked once more, then the text is the answer */
+	log = force_ask(force_body("so-openai", forced, true,
+	    "{\"text\": \"It is sunny.\"}", body, sizeof(body)), &r);
+	ck_assert_uint_eq(json_array_size(log), 2);
+	ck_assert(json_equal(json_object_get(json_array_get(log, 0), "body"),
+	    json_object_get(json_array_get(log, 1), "body")));
+	it_sse_parse(r.r_body.b_data, &ss);
+	ck_assert_str_eq(ss.ss_text, "It is sunny.");
+	ck_assert_str_eq(ss.ss_finish, "stop");
+	free(ss.ss_text);
+	it_resp_free(&r);
+	json_decref(log);
+
+	/* an unknown tool's name is a miss too */
+	log = force_ask(force_body("so-openai", "\"required\"", false,
+	    "{\"text\": \"{\\\"name\\\": \\\"nope\\\", \\\"arguments\\\": "
+	    "{}}\"}", body, sizeof(body)), &r);
+	ck_assert_uint_eq(json_array_size(log), 2);
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "nope"));
+	it_resp_free(&r);
+	json_decref(log);
+
+	/* a native call is taken as it is, whole or streamed */
+	for (int st = 0; st < 2; st++) {
+		log = force_ask(force_body("so-openai", forced, st == 1,
+		    "{\"tool_calls\": [{\"name\": \"get_weather\", "
+		    "\"arguments\": {\"city\": \"Rome\"}}]}", body,
+		    sizeof(body)), &r);
+		ck_assert_uint_eq(json_array_size(log), 1);
+		ck_assert_msg(strstr(r.r_body.b_data, "call_mock_0") != NULL &&
+		    strstr(r.r_body.b_data, "Rome") != NULL &&
+		    strstr(r.r_body.b_data, "\"finish_reason\":\"tool_calls\"")
+		    != NULL, "%s", r.r_body.b_data);
+		it_resp_free(&r);
+		json_decref(log);
+	}
+
+	/* "auto", and a backend without the block: native tools */
+	log = force_ask(force_body("so-openai", "\"auto\"", false, "{}",
+	    body, sizeof(body)), &r);
+	b = json_object_get(json_array_get(log, 0), "body");
+	ck_assert_ptr_nonnull(json_object_get(b, "tools"));
+	ck_assert_ptr_null(json_object_get(b, "response_format"));
+	it_resp_free(&r);
+	json_decref(log);
+	log = force_ask(force_body("so-noblock", forced, false, "{}", body,
+	    sizeof(body)), &r);
+	b = json_object_get(json_array_get(log, 0), "body");
+	ck_assert_ptr_nonnull(json_object_get(b, "tool_choice"));
+	ck_assert_ptr_null(json_object_get(b, "response_format"));
+	it_resp_free(&r);
+	json_decref(log);
+
+	/* both constraints on one node */
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    force_body("so-clash", forced, false, "{}", body, sizeof(body)),
+	    &r), 0);
+	ck_assert_int_eq(r.r_status, 500);
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "tool-enforcement "
+	    "round is active"));
+	it_resp_free(&r);
+	log = it_mock_log(&T, true);
+	ck_assert_uint_eq(json_array_size(log), 0);
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 dialects_suite(void)
 {
@@ -752,6 +961,7 @@ dialects_suite(void)
 	suite_add_tcase(s, tc);
 	test_case(s, "structured", structured_output_attached, 30);
 	test_case(s, "exchange", tool_exchange_appended, 30);
+	test_case(s, "toolchoice", a8_6_tool_choice_enforced, 30);
 	return s;
 }
 

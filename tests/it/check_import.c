@@ -351,7 +351,8 @@ static const char first_report[] =
     "left out 'x:y': not a discussion id WilmerAI accepts (it holds '\\' or"
     " ':', or is '.' or '..')\n"
     KEYDIR "/carol: 1 memory; skipped: chat_summary.json (encrypted with the"
-    " API key (encryptUsingApiKey): it cannot be read without the key)\n"
+    " API key (encryptUsingApiKey): it cannot be read without the key,"
+    " see --import-key-file)\n"
     "alice: 3 memories, condensation tracker, summary, 2 timestamps,"
     " 2 vector memories, 2 hash log entries, state document (with its"
     " previous version); skipped: vision_responses.json"
@@ -564,7 +565,8 @@ START_TEST(one_discussion_folder)
 	want = xasprintf("importing %s (one discussion's folder, 1 discussion)"
 	    " into %s/sluice.db\n" KEYDIR "/carol: 1 memory; skipped: "
 	    "chat_summary.json (encrypted with the API key "
-	    "(encryptUsingApiKey): it cannot be read without the key)\n"
+	    "(encryptUsingApiKey): it cannot be read without the key, see "
+	    "--import-key-file)\n"
 	    "total: 1 discussion (0 failed): imported 1 memory, 0 summaries, "
 	    "0 timestamps, 0 vector memories, 0 hash log entries\n", dir,
 	    state);
@@ -575,6 +577,108 @@ START_TEST(one_discussion_folder)
 	check_rows(state, "SELECT discussion, text FROM memories",
 	    KEYDIR "/carol|Carol's memory\n");
 	free(want);
+	run_free(&r);
+	cleanup();
+}
+END_TEST
+
+/* ---- encrypted discussions (addendum A10) ---- */
+
+#define ENC_DIR	"de25c9ef998df9e3"	/* sha256("sk-wilmer-test")[:16] */
+
+/* Made by WilmerAI's encryption (Python's cryptography) with API key
+ * sk-wilmer-test for user "it", except FRED_SUM (for user "alice"). */
+#define DORA_MEM "gAAAAABrCo34jSwId_zLpRgS6MBcGmUVCG05xDUmKgEmyabQm7qnD4zvK" \
+	"fFUSZIaTfs44HJXCnFVO_ElUM-DvJP8pA7IjzQSGfZVSQJtXeSbYiHLcRo9NuSrwt9v2" \
+	"VHXsElinZrOLCtVd8IEuIbqnb6DS-VyJGE_oeky_LhJ0MYg3-59FgGnRZiSVitC6-UXf" \
+	"yitDKVzjx6f"
+#define DORA_SUM "gAAAAABrCo34dtKt923zS3o2K3cF2E2LvKxB9pp45rONKQE6c2--OCKqm" \
+	"L5j-UtFMiyxD6ltZELzMxIVuvrkrC1_xGp0ZsgRACM2Ox0OhImKhgTYaswtkP5HXNJDx" \
+	"D_scoYifPf2ma83vyCtLVrrbFBnGRomRMDsTGZ_Lb_gz98UlvUqKCYcP0Y="
+#define DORA_DOC "gAAAAABrCo34hbWc65eJa_O9ZIXKeAQU3ogE3JuCgpxyD9x1UNapVbblT" \
+	"jUKGHOJ_JfuVYMhfolCQzZDA3HvkVAmeaBOyVabjA=="
+#define FRED_SUM "gAAAAABrCo34Pwlk_0cEw7SVI8v2uM67EKMlcMA-io_9q81VCQ3H1HHLg" \
+	"mI8Y-_CdjymtzGxX-mNcNljEbXiizW4KRkeCGr1yVO6CFjRAsjOmcXB-IMGIvKQTyMdH" \
+	"6JkZiFe7_fI1QPR76wkA68hYtyZFUcbsudzVPRr61LvTJDL0xP8Qwp8NKs="
+
+/* T/Enc/DiscussionIds with dora (all encrypted for "it") and fred (a
+ * summary encrypted for another user, plain memories); the key file. */
+static void
+enc_fixture(char *root, size_t len)
+{
+	fixture();
+	snprintf(root, len, "%s/Enc/DiscussionIds", T);
+	put("Enc/DiscussionIds/" ENC_DIR "/dora/memories.json", DORA_MEM);
+	put("Enc/DiscussionIds/" ENC_DIR "/dora/chat_summary.json", DORA_SUM);
+	put("Enc/DiscussionIds/" ENC_DIR "/dora/state_document.md", DORA_DOC);
+	put("Enc/DiscussionIds/" ENC_DIR "/fred/memories.json",
+	    "[{\"text_block\": \"Fred plain\", \"hash\": \"f1\"}]");
+	put("Enc/DiscussionIds/" ENC_DIR "/fred/chat_summary.json", FRED_SUM);
+	put("key.txt", "  sk-wilmer-test  \nsecond line ignored\n");
+}
+
+/* With the API key (a file, or $WILMER_API_KEY), WilmerAI's encrypted
+ * files are read: the key derived for the configured user opens dora's;
+ * fred's summary, encrypted for another user, is left out and said so;
+ * nothing else is lost. Without a key, the report says how to give one;
+ * an unreadable key file stops the import before anything is written. */
+START_TEST(a10_encrypted_discussions)
+{
+	struct run	 r;
+	char		 root[600], key[600], *want;
+	const char	*with_file[] = { "--import-wilmer", root,
+			    "--import-key-file", key, NULL };
+	const char	*plain[] = { "--import-wilmer", root, NULL };
+
+	enc_fixture(root, sizeof(root));
+	snprintf(key, sizeof(key), "%s/key.txt", T);
+	run_gw(&r, with_file);
+	want = xasprintf("importing %s (a DiscussionIds folder, 2 discussions)"
+	    " into %s\n" ENC_DIR "/dora: 1 memory, summary, state document\n"
+	    ENC_DIR "/fred: 1 memory; skipped: chat_summary.json (encrypted "
+	    "with the API key (encryptUsingApiKey): no key given opens it: "
+	    "another API key, or another user name)\n"
+	    "total: 2 discussions (0 failed): imported 2 memories, 1 summary, "
+	    "0 timestamps, 0 vector memories, 0 hash log entries\n", root, Db);
+	ck_assert_str_eq(r.r_out, want);
+	ck_assert_int_eq(r.r_status, 0);
+	free(want);
+	run_free(&r);
+	check_rows(Db, "SELECT discussion, text, hash FROM memories ORDER BY "
+	    "discussion", ENC_DIR "/dora|Dora's caf\xc3\xa9 memory|d1\n"
+	    ENC_DIR "/fred|Fred plain|f1\n");
+	check_rows(Db, "SELECT discussion, text FROM summaries",
+	    ENC_DIR "/dora|Dora summary\n");
+	check_rows(Db, "SELECT discussion, text FROM state_documents",
+	    ENC_DIR "/dora|# Dora's state\n\n");
+
+	/* the same key from the environment, into a fresh database */
+	ck_assert_int_eq(unlink(Db), 0);
+	setenv("WILMER_API_KEY", "sk-wilmer-test\n", 1);
+	run_gw(&r, plain);
+	unsetenv("WILMER_API_KEY");
+	ck_assert_msg(strstr(r.r_out, ENC_DIR "/dora: 1 memory, summary, "
+	    "state document\n") != NULL, "%s", r.r_out);
+	run_free(&r);
+
+	/* no key: said, and the rest imported */
+	ck_assert_int_eq(unlink(Db), 0);
+	run_gw(&r, plain);
+	ck_assert_msg(strstr(r.r_out, ENC_DIR "/dora: nothing to import; "
+	    "skipped: memories.json (encrypted with the API key "
+	    "(encryptUsingApiKey): it cannot be read without the key, see "
+	    "--import-key-file)") != NULL, "%s", r.r_out);
+	ck_assert_int_eq(r.r_status, 0);
+	run_free(&r);
+
+	/* a key file that is not there */
+	ck_assert_int_eq(unlink(Db), 0);
+	snprintf(key, sizeof(key), "%s/nokey.txt", T);
+	run_gw(&r, with_file);
+	ck_assert_int_eq(r.r_status, 78);
+	ck_assert_msg(strstr(r.r_err, "nokey.txt: No such file") != NULL,
+	    "%s", r.r_err);
+	ck_assert_str_eq(r.r_out, "");
 	run_free(&r);
 	cleanup();
 }
@@ -729,6 +833,7 @@ import_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, one_discussion_folder);
 	suite_add_tcase(s, tc);
+	test_case(s, "a10", a10_encrypted_discussions, 60);
 	tc = tcase_create("errors");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, nothing_to_import);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -367,6 +368,67 @@ START_TEST(api_and_admin_keys)
 }
 END_TEST
 
+/* The text of path, or NULL. Caller frees. */
+static char *
+slurp(const char *path)
+{
+	FILE	*f = fopen(path, "r");
+	char	*s = NULL;
+	size_t	 n = 0;
+
+	if (f == NULL)
+		return NULL;
+	if (getdelim(&s, &n, '\0', f) == -1) {
+		free(s);
+		s = NULL;
+	}
+	fclose(f);
+	return s;
+}
+
+/* A11: WilmerAI's command line works as its start scripts write it:
+ * --PublicDirectory P finds the configuration in P/Configs and makes
+ * P/SqlLiteDBs the state folder; --file-logging writes P/logs/sluice.log
+ * in WilmerAI's line format, from the gateway and from its workers. */
+START_TEST(a11_wilmer_flags)
+{
+	char	 pub[64], link[80], path[400], *text, *log;
+	long	 status;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 1, \"max_workers\": 1", NULL);
+	ck_assert_int_lt(snprintf(pub, sizeof(pub), "%s.pub", T.it_dir),
+	    (int)sizeof(pub));
+	ck_assert_int_eq(mkdir(pub, 0750), 0);
+	snprintf(link, sizeof(link), "%s/Configs", pub);
+	ck_assert_int_eq(symlink(T.it_dir, link), 0);
+	snprintf(T.it_args, sizeof(T.it_args), "--PublicDirectory %s/ "
+	    "--file-logging --DiscussionDirectory %s/DiscussionIds -v", pub,
+	    pub);
+	it_gateway_start(&T, NULL);
+	text = it_chat_text(&T, false, "Hello", &status);
+	ck_assert_int_eq(status, 200);
+	free(text);
+	snprintf(path, sizeof(path), "%s/SqlLiteDBs", pub);	/* state_dir */
+	ck_assert_msg(access(path, W_OK) == 0, "no %s", path);
+	it_stop_clean(&T);
+	snprintf(path, sizeof(path), "%s/logs/sluice.log", pub);
+	ck_assert_ptr_nonnull(log = slurp(path));
+	ck_assert_msg(strstr(log, "] INFO [system] [gateway] listening on ") !=
+	    NULL, "%s", log);
+	ck_assert_msg(strstr(log, "] DEBUG [system] [worker") != NULL, "%s",
+	    log);
+	ck_assert_msg(strstr(log, "Sluice keeps discussion memory in ") !=
+	    NULL, "%s", log);
+	ck_assert_int_eq(log[0], '[');
+	ck_assert_int_eq(log[20], ']');		/* [YYYY-MM-DD HH:MM:SS] */
+	free(log);
+	snprintf(path, sizeof(path), "rm -rf '%s'", pub);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 /* A connection accepted just before SIGTERM is still served when its
  * request comes afterwards (not closed in silence), then closed. */
 START_TEST(drain_answers_fresh_connections)
@@ -404,6 +466,7 @@ ops_suite(void)
 	test_case(s, "recycle", recycling_under_load, 60);
 	test_case(s, "auth", api_and_admin_keys, 60);
 	test_case(s, "drain_fresh", drain_answers_fresh_connections, 60);
+	test_case(s, "wilmer_flags", a11_wilmer_flags, 60);
 	return s;
 }
 

@@ -492,14 +492,23 @@ static void
 exec_gateway(struct it *t, char *bin)
 {
 	char	 state[300];
-	char	*argv[18] = { bin, "--config-dir", t->it_dir, "--listen",
+	char	*argv[24] = { bin, "--config-dir", t->it_dir, "--listen",
 		    t->it_listen[0] != '\0' ? t->it_listen : "127.0.0.1:0",
 		    "--state-dir", state };
 	char	*users = strdup(t->it_users), *tok, *save;
+	char	*extra = strdup(t->it_args);
 	int	 n = 7;
 
 	snprintf(state, sizeof(state), "%s/state", t->it_dir);
-	for (tok = strtok_r(users, " ", &save); tok != NULL && n < 15;
+	if (t->it_args[0] != '\0') {
+		n = 3;
+		argv[1] = argv[3];
+		argv[2] = argv[4];
+		for (tok = strtok_r(extra, " ", &save); tok != NULL && n < 15;
+		    tok = strtok_r(NULL, " ", &save))
+			argv[n++] = tok;
+	}
+	for (tok = strtok_r(users, " ", &save); tok != NULL && n < 21;
 	    tok = strtok_r(NULL, " ", &save)) {
 		argv[n++] = "--user";
 		argv[n++] = tok;

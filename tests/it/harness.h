@@ -22,6 +22,9 @@ struct it {
 	char	 it_users[128];		/* "a b": --user for each, or "" */
 	char	 it_listen[64];		/* --listen "addr:0", or "" for
 					   127.0.0.1:0 */
+	char	 it_args[256];		/* "--a --b v": WilmerAI's flags
+					   instead of --config-dir and
+					   --state-dir, or "" */
 };
 
 /* Start the mock backend on a free port. Fails the test on error. */

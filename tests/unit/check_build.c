@@ -68,7 +68,7 @@ chat_sent(const char *ep, const char *system, const char *prompt)
 	target(ep, "", &t);
 	ask_init(&a, system, prompt);
 	memset(&res, 0, sizeof(res));
-	ck_assert_msg(build_request(&F.nf_x, &a, &t, &sent, &p, &res) == 0,
+	ck_assert_msg(build_request(&F.nf_x, &a, &t, NULL, &sent, &p, &res) == 0,
 	    "%s", res.r_message);
 	ck_assert_ptr_null(p);
 	for (i = 0; i < sent.n; i++) {
@@ -104,7 +104,7 @@ completion_sent(const char *ep, const char *system, const char *prompt)
 	ck_assert(t.tg_completion);
 	ask_init(&a, system, prompt);
 	memset(&res, 0, sizeof(res));
-	ck_assert_msg(build_request(&F.nf_x, &a, &t, &sent, &p, &res) == 0,
+	ck_assert_msg(build_request(&F.nf_x, &a, &t, NULL, &sent, &p, &res) == 0,
 	    "%s", res.r_message);
 	ck_assert_uint_eq(sent.n, 0);
 	ck_assert_ptr_nonnull(p);
@@ -337,7 +337,7 @@ START_TEST(chat_endpoint_injection)
 	target("BadInj", "", &t);
 	ask_init(&a, "S", NULL);
 	memset(&res, 0, sizeof(res));
-	ck_assert_int_eq(build_request(&F.nf_x, &a, &t, &sent, &p, &res), -1);
+	ck_assert_int_eq(build_request(&F.nf_x, &a, &t, NULL, &sent, &p, &res), -1);
 	nodefix_ck_fail(&res, 500, "textToAddToStartOfSystem");
 	target_free(&t);
 }
@@ -380,7 +380,7 @@ clamped(const char *ep, const char *system, char *oldest)
 	target(ep, "", &t);
 	ask_init(&a, system, NULL);
 	memset(&res, 0, sizeof(res));
-	ck_assert_int_eq(build_request(&F.nf_x, &a, &t, &sent, &p, &res), 0);
+	ck_assert_int_eq(build_request(&F.nf_x, &a, &t, NULL, &sent, &p, &res), 0);
 	first = *system != '\0' ? 1 : 0;
 	n = sent.n - first;
 	*oldest = n > 0 ? sent.v[first].m_content[0] : '\0';
@@ -596,7 +596,7 @@ exchange_sent(const char *ep, const char *prompt)
 	a.la_endpoint = ep;
 	memset(&res, 0, sizeof(res));
 	build_conv_vars(&F.nf_x, &a, &t);
-	ck_assert_msg(build_request(&F.nf_x, &a, &t, &sent, &p, &res) == 0,
+	ck_assert_msg(build_request(&F.nf_x, &a, &t, NULL, &sent, &p, &res) == 0,
 	    "%s", res.r_message);
 	for (i = 0; i < sent.n; i++)
 		buf_printf(&b, "%s:%s%s%s%s\n", sent.v[i].m_role,

@@ -248,6 +248,28 @@ START_TEST(conditional_missing_branch)
 }
 END_TEST
 
+/* The workflows run per chunk are walked too: the chunk processor's
+ * (its chunk is agent1Input, scoped_variables follow) and the RAG
+ * node's fileMemoryWorkflowName. */
+START_TEST(per_chunk_workflows)
+{
+	put("Workflows/u/Main.json", "[{\"type\": "
+	    "\"ConversationChunkProcessor\", \"id\": \"ev\", "
+	    "\"workflowName\": \"Chunk\", \"cursorDirectory\": \"/tmp\", "
+	    "\"scoped_variables\": [\"Nope\"]},\n {\"type\": "
+	    "\"SlowButQualityRAG\", \"ragTarget\": \"t\", \"ragType\": \"x\", "
+	    "\"endpointName\": \"Good\", \"fileMemoryWorkflowName\": "
+	    "\"Gone\"}]\n");
+	put("Workflows/u/Chunk.json", "[{\"endpointName\": "
+	    "\"{agent2Input}\", \"prompt\": \"{agent1Input}\"}]\n");
+	assert_check(EX_CONFIG, "@/Workflows/u/Chunk.json:1:3: node 1 "
+	    "(endpointName '{agent2Input}' is 'Nope'): Endpoints/Nope.json: no "
+	    "such endpoint 'Nope' (looked in @/Endpoints/Nope.json)\n"
+	    "@/Workflows/u/Main.json:2:90: node 2: Workflows/u/Gone.json: no "
+	    "such workflow 'Gone' (looked in @/Workflows/u/Gone.json)\n");
+}
+END_TEST
+
 START_TEST(workflow_cycles)
 {
 	/* Main calls itself, and A and B call each other twice over. */
@@ -869,7 +891,7 @@ suite(void)
 
 	ADD_CASE(s, "references", good_config, summary_line,
 	    nested_missing_endpoint, conditional_missing_branch,
-	    standard_needs_endpoint);
+	    standard_needs_endpoint, per_chunk_workflows);
 	ADD_CASE(s, "cycles", workflow_cycles, backup_chain, backup_missing);
 	ADD_CASE(s, "routing", routing_missing_category, routing_no_default);
 	ADD_CASE(s, "templates", completion_template, user_template);

@@ -475,6 +475,27 @@ START_TEST(seam_set_while_running)
 }
 END_TEST
 
+/* A child given its own conversation and no tools (as
+ * ConversationChunkProcessor's): its nodes and its own children see
+ * those; the parent's nodes after it see the request's again. */
+START_TEST(child_messages_and_tools)
+{
+	workflow("main", "[{'type': 'CustomWorkflow', 'workflowName': "
+	    "'child', 'lastMessageOnly': true, 'noTools': true}, "
+	    "{'show': 'tools', 'text': '{agent1Output}/'}, {'show': "
+	    "'messages', 'text': '{agent2Output}/'}]");
+	workflow("child", "[{'show': 'messages'}, {'type': 'CustomWorkflow', "
+	    "'workflowName': 'grandchild'}, {'text': '{agent1Output}"
+	    "{agent2Output}'}]");
+	workflow("grandchild", "[{'show': 'tools', 'text': '<'}, {'show': "
+	    "'messages', 'text': '{agent1Output}>'}]");
+	msg("user", "two");
+	t_rs.tools = str_from("[{\"type\":\"function\"}]");
+	ck_answer("user|two\n<(none)>user|two\n/"
+	    "[{\"type\":\"function\"}]/user|hi\nuser|two\n");
+}
+END_TEST
+
 /* ---- routing ---- */
 
 static json_t *
@@ -842,6 +863,7 @@ engine_suite(void)
 	tcase_add_test(tc, child_answers);
 	tcase_add_test(tc, child_result_is_output);
 	tcase_add_test(tc, child_inputs);
+	tcase_add_test(tc, child_messages_and_tools);
 	tcase_add_test(tc, first_node_overrides);
 	tcase_add_test(tc, depth_limit);
 	tcase_add_test(tc, early_end_ends_parents);

@@ -432,6 +432,101 @@ START_TEST(cache_errors_are_positioned)
 }
 END_TEST
 
+/* A11.1: WilmerAI's folder flags. Values are stripped, trailing
+ * slashes go, blanks are ignored; the Public folder gives the config
+ * folder (a given one wins, flag or positional) and state_dir; the
+ * SQLite folder is state_dir unless --state-dir says otherwise. */
+START_TEST(a11_1_folder_flags)
+{
+	struct gw_conf	 c;
+
+	ck_assert_int_eq(args(&c, "--PublicDirectory", " /srv/pub/\\ ",
+	    "--DiscussionDirectory", "/d//", "--LoggingDirectory", " /l/ ",
+	    (char *)NULL), 0);
+	ck_assert_str_eq(c.c_wilmer.w_public, "/srv/pub");
+	ck_assert_str_eq(c.c_config_dir, "/srv/pub/Configs");
+	ck_assert_str_eq(c.c_state_dir, "/srv/pub/SqlLiteDBs");
+	ck_assert_str_eq(c.c_wilmer.w_discussions, "/d");
+	ck_assert_str_eq(c.c_wilmer.w_logdir, "/l/");
+	ck_assert(!c.c_wilmer.w_file_logging);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--PublicDirectory", "/p", "/cfg",
+	    "--UserLevelSqlLiteDirectory", "/sq/", "--PublicDirectory", "  ",
+	    "--file-logging", (char *)NULL), 0);
+	ck_assert_str_eq(c.c_config_dir, "/cfg");
+	ck_assert_str_eq(c.c_state_dir, "/sq");
+	ck_assert_str_eq(c.c_wilmer.w_public, "/p");
+	ck_assert(c.c_wilmer.w_file_logging);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--ConfigDirectory", "/c", "--PublicDirectory",
+	    "/p", "--UserLevelSqlLiteDirectory", "/sq", "--state-dir", "/st",
+	    (char *)NULL), 0);
+	ck_assert_str_eq(c.c_config_dir, "/c");
+	ck_assert_str_eq(c.c_state_dir, "/st");
+	gwconf_free(&c);
+}
+END_TEST
+
+/* The log file of a loaded configuration, or "" when off. */
+static char *
+log_file_of(const char *a0, ...)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN], *argv[16] = { "sluice-gateway",
+			    "--config-dir", dir };
+	int		 argc = 3;
+	va_list		 ap;
+	const char	*a;
+	char		*r;
+
+	va_start(ap, a0);
+	for (a = a0; a != NULL && argc < 15; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)(uintptr_t)a;
+	va_end(ap);
+	ck_assert_int_eq(gwconf_args(&c, argc, argv), 0);
+	ck_assert_msg(gwconf_load(&c, err) == 0, "%s", err);
+	r = strdup(c.c_log_file != NULL ? c.c_log_file : "");
+	gwconf_free(&c);
+	return r;
+}
+
+static void
+log_file_is(char *got, const char *want)
+{
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+/* A11.1: file logging is on with --file-logging, or for one user whose
+ * file says useFileLogging; never by that key with several users. Its
+ * folder: --LoggingDirectory with <user> resolved, P/logs, or
+ * state_dir/logs. */
+START_TEST(a11_1_file_logging)
+{
+	put("Users/bob.json", "{\"chatCompleteAddUserAssistant\": false, "
+	    "\"chatCompletionAddMissingAssistantGenerator\": false, "
+	    "\"useFileLogging\": true}");
+	log_file_is(log_file_of((char *)NULL), "");
+	log_file_is(log_file_of("--file-logging", "--state-dir", "/st",
+	    (char *)NULL), "/st/logs/sluice.log");
+	log_file_is(log_file_of("--user", "bob", "--state-dir", "/st",
+	    (char *)NULL), "/st/logs/sluice.log");
+	log_file_is(log_file_of("--user", "bob", "--user", "ann",
+	    (char *)NULL), "");
+	log_file_is(log_file_of("--file-logging", "--LoggingDirectory",
+	    "/l/<user>/x", (char *)NULL), "/l/ann/x/sluice.log");
+	log_file_is(log_file_of("--file-logging", "--user", "bob", "--user",
+	    "ann", "--LoggingDirectory", "/l/<user>/", (char *)NULL),
+	    "/l/sluice.log");
+	log_file_is(log_file_of("--file-logging", "--PublicDirectory", "/p",
+	    "--state-dir", "/st", (char *)NULL), "/p/logs/sluice.log");
+	put("Users/bob.json", "{\"chatCompleteAddUserAssistant\": false, "
+	    "\"chatCompletionAddMissingAssistantGenerator\": false, "
+	    "\"useFileLogging\": 0}");
+	log_file_is(log_file_of("--user", "bob", (char *)NULL), "");
+}
+END_TEST
+
 static Suite *
 gwconf_suite(void)
 {
@@ -439,6 +534,7 @@ gwconf_suite(void)
 	TCase	*tc = tcase_create("args");
 
 	tcase_add_test(tc, defaults_and_aliases);
+	tcase_add_test(tc, a11_1_folder_flags);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("files");
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -452,6 +548,7 @@ gwconf_suite(void)
 	tcase_add_test(tc, cache_defaults_and_members);
 	tcase_add_test(tc, cache_user_file_overrides_members);
 	tcase_add_test(tc, cache_errors_are_positioned);
+	tcase_add_test(tc, a11_1_file_logging);
 	suite_add_tcase(s, tc);
 	return s;
 }

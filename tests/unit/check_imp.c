@@ -400,8 +400,65 @@ START_TEST(json_checked_and_encrypted)
 	put(ROOT "/rae/timestamps.json", "{'m1': 'then'}");
 	ck_assert_int_eq(import_one("rae"), 0);
 	ck_report("1 timestamp", "memories.json (encrypted with the API key "
-	    "(encryptUsingApiKey): it cannot be read without the key)");
+	    "(encryptUsingApiKey): it cannot be read without the key, see "
+	    "--import-key-file)");
 	ck_rows("SELECT count(*) FROM memories", "0\n");
+}
+END_TEST
+
+/* A memories file that WilmerAI encrypted with API key sk-wilmer-test
+ * for user "it" (Python's cryptography). */
+#define DORA_MEM "gAAAAABrCo34jSwId_zLpRgS6MBcGmUVCG05xDUmKgEmyabQm7qnD4zvK" \
+	"fFUSZIaTfs44HJXCnFVO_ElUM-DvJP8pA7IjzQSGfZVSQJtXeSbYiHLcRo9NuSrwt9v2" \
+	"VHXsElinZrOLCtVd8IEuIbqnb6DS-VyJGE_oeky_LhJ0MYg3-59FgGnRZiSVitC6-UXf" \
+	"yitDKVzjx6f"
+
+/* Import ROOT/dora with the key of key.txt derived for user. */
+static int
+import_keyed(const char *user, struct imp_keys *ks)
+{
+	char			 err[CONF_ERRLEN];
+	char			*path = scratchdir_path(&t_dir, "key.txt");
+	const char		*files[] = { path }, *users[] = { user };
+	struct import_opts	 o = { .io_key_files = files, .io_nkey_files = 1,
+				    .io_users = users, .io_nusers = 1 };
+	int			 rc;
+
+	ck_assert_msg(imp_keys_load(ks, &o, err) == 0, "%s", err);
+	free(path);
+	imp_list_free(&t_list);
+	scan(ROOT "/dora");
+	disc("dora")->d_keys = ks;
+	rc = import_disc("dora");
+	imp_keys_free(ks);
+	ck_assert_uint_eq(ks->ik_n, 0);
+	return rc;
+}
+
+/* A10.5: with the API key, the key derived for the configured user
+ * opens the file; under another user name it does not, and the report
+ * says so; a missing key file is an error. */
+START_TEST(a10_keys_open_files)
+{
+	struct imp_keys		 ks;
+	char			 err[CONF_ERRLEN];
+	const char		*files[] = { "/nonexistent/key" };
+	struct import_opts	 o = { .io_key_files = files,
+				    .io_nkey_files = 1 };
+
+	scratchdir_put(&t_dir, ROOT "/dora/memories.json", "%s", DORA_MEM);
+	scratchdir_put(&t_dir, "key.txt", "sk-wilmer-test\n");
+	ck_assert_int_eq(import_keyed("alice", &ks), 0);
+	ck_report("", "memories.json (encrypted with the API key "
+	    "(encryptUsingApiKey): no key given opens it: another API key, or "
+	    "another user name)");
+	ck_assert_int_eq(import_keyed("it", &ks), 0);
+	ck_report("1 memory", "");
+	ck_rows("SELECT text, hash FROM memories", "Dora's caf\xc3\xa9 "
+	    "memory|d1\n");
+	ck_assert_int_eq(imp_keys_load(&ks, &o, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/key"));
+	imp_keys_free(&ks);
 }
 END_TEST
 
@@ -649,12 +706,13 @@ START_TEST(state_encrypted_or_empty)
 	ck_assert_int_eq(import_one("fox"), 0);
 	ck_report("state document", "state_document.md.bak (encrypted with "
 	    "the API key (encryptUsingApiKey): it cannot be read without the "
-	    "key)");
+	    "key, see --import-key-file)");
 	ck_rows("SELECT previous FROM state_documents", "NULL\n");
 	scratchdir_put(&t_dir, ROOT "/gil/state_document.md", FERNET "\n");
 	ck_assert_int_eq(import_one("gil"), 0);
 	ck_report("", "state_document.md (encrypted with the API key "
-	    "(encryptUsingApiKey): it cannot be read without the key)");
+	    "(encryptUsingApiKey): it cannot be read without the key, see "
+	    "--import-key-file)");
 	scratchdir_put(&t_dir, ROOT "/hoa/state_document.md", "%s", "");
 	ck_assert_int_eq(import_one("hoa"), 0);
 	ck_report("", "");
@@ -829,6 +887,7 @@ imp_suite(void)
 	tcase_add_test(tc, encrypted_tokens);
 	tcase_add_test(tc, read_whole_files);
 	tcase_add_test(tc, json_checked_and_encrypted);
+	tcase_add_test(tc, a10_keys_open_files);
 	TC("json");
 	tcase_add_test(tc, memories_and_tracker);
 	tcase_add_test(tc, tracker_left_out);

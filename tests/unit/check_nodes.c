@@ -176,8 +176,7 @@ END_TEST
  * 501 naming the workflow, the node and the type. */
 START_TEST(unsupported_types_are_501)
 {
-	const char	*types[] = { "ContextCompactor", "SlowButQualityRAG",
-			    "ConversationChunkProcessor", NULL };
+	const char	*types[] = { "ContextCompactor", NULL };
 	struct buf	 out = BUF_INIT;
 	struct wresult	 res;
 	char		 want[256];

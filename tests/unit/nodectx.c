@@ -51,6 +51,10 @@ fake_flow(void *engine, const struct rq_flowcall *c, struct buf *out,
 	    xstrdup(c->fc_prompt_override) : NULL;
 	f->nf_routing = c->fc_routing != NULL;
 	f->nf_parent = c->fc_parent;
+	f->nf_own_msgs = c->fc_msgs != NULL;
+	for (size_t i = 0; c->fc_msgs != NULL && i < c->fc_msgs->n; i++)
+		wmsgs_add_copy(&f->nf_msgs, &c->fc_msgs->v[i]);
+	f->nf_no_tools = c->fc_no_tools;
 	ck_assert_msg(nc->nc_taken < nc->nc_nreplies, "unexpected run of "
 	    "workflow '%s'", f->nf_name);
 	r = &nc->nc_replies[nc->nc_taken++];
@@ -106,6 +110,7 @@ flows_free(struct nodectx *nc)
 		free(nc->nc_flows[i].nf_inputs);
 		free(nc->nc_flows[i].nf_system);
 		free(nc->nc_flows[i].nf_prompt);
+		wmsgs_free(&nc->nc_flows[i].nf_msgs);
 	}
 	free(nc->nc_flows);
 	for (i = 0; i < nc->nc_nreplies; i++)

@@ -29,6 +29,9 @@ struct nc_flow {
 	char		*nf_prompt;
 	bool		 nf_routing;	/* fc_routing was set */
 	struct wf_run	*nf_parent;
+	struct wmsgs	 nf_msgs;	/* a copy of fc_msgs (empty: NULL) */
+	bool		 nf_own_msgs;	/* fc_msgs was set */
+	bool		 nf_no_tools;
 };
 
 /* How the fake engine answers the next run. */

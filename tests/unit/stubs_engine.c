@@ -140,6 +140,7 @@ tcustom(struct node_ctx *x, struct buf *out, bool *streamed,
     struct wresult *res)
 {
 	struct rq_flowcall	 c;
+	struct wmsgs		 last = { NULL, 0 };
 	char			**inputs = node_strv(x, "scoped_variables");
 	bool			 delivered;
 	int			 rc;
@@ -155,9 +156,16 @@ tcustom(struct node_ctx *x, struct buf *out, bool *streamed,
 	c.fc_system_override = node_raw(x, "firstNodeSystemPromptOverride");
 	c.fc_prompt_override = node_raw(x, "firstNodePromptOverride");
 	c.fc_parent = x->nx_run;
+	/* as ConversationChunkProcessor: its own conversation, no tools */
+	if (node_bool(x, "lastMessageOnly", false) && x->nx_msgs->n > 0) {
+		wmsgs_add_copy(&last, &x->nx_msgs->v[x->nx_msgs->n - 1]);
+		c.fc_msgs = &last;
+	}
+	c.fc_no_tools = node_bool(x, "noTools", false);
 	rc = rq_run_flow(x->nx_rq, &c, out, &delivered, res);
 	*streamed = delivered;
 	node_strv_free(inputs);
+	wmsgs_free(&last);
 	return rc;
 }
 

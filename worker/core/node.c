@@ -9,6 +9,7 @@
 
 #include "../../common/xmem.h"
 #include "node.h"
+#include "vars_json.h"
 
 const char *
 field_raw(json_t *o, const char *key)
@@ -120,6 +121,25 @@ node_render_failed(struct node_ctx *x)
 {
 	return vars_render_error(x->nx_vars) != NULL ||
 	    vars_render_stopped(x->nx_vars);
+}
+
+char **
+node_scoped_inputs(struct node_ctx *x, size_t lead)
+{
+	json_t	*a = json_object_get(x->nx_node, "scoped_variables"), *e;
+	char	**v, *s;
+	size_t	 i;
+
+	v = xcalloc((json_is_array(a) ? json_array_size(a) : 0) + lead + 1,
+	    sizeof(*v));
+	for (i = 0; i < lead; i++)
+		v[i] = xstrdup("");
+	json_array_foreach(a, i, e) {
+		s = vars_py_str(e);
+		v[lead + i] = vars_format(x->nx_vars, s);
+		free(s);
+	}
+	return v;
 }
 
 int

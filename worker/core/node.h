@@ -132,6 +132,12 @@ void	  node_strv_free(char **);
  * error (addendum A7: the node raises). */
 bool	node_render_failed(struct node_ctx *);
 
+/* scoped_variables (CustomWorkflow and its kin), each str()'d then
+ * given the variables, after lead slots holding "" that the caller may
+ * replace (freeing what was there): a child workflow's agentNInput.
+ * NULL-terminated; free with node_strv_free. */
+char	**node_scoped_inputs(struct node_ctx *, size_t lead);
+
 /* Fill res for an error of this node: "workflow 'W' node N (TYPE): ..."
  * with HTTP status http. Returns -1. */
 int	node_fail(struct node_ctx *, struct wresult *res, int http,

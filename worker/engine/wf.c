@@ -25,6 +25,8 @@ struct wf_run {
 	struct conf_workflow	*wr_wf;
 	struct vars		*wr_vars;	/* everything a node sees */
 	struct vars		*wr_early;	/* workflow keys, agent inputs */
+	struct wmsgs		*wr_msgs;	/* its conversation */
+	bool			 wr_no_tools;	/* the request's tools hidden */
 	size_t			 wr_responder;
 	size_t			 wr_cur;
 	size_t			 wr_n;
@@ -205,12 +207,12 @@ node_ctx_init(struct wf_run *r, struct node_ctx *x, json_t *node, size_t i)
 	x->nx_user = f->f_user;
 	x->nx_vars = r->wr_vars;
 	x->nx_early = r->wr_early;
-	x->nx_msgs = &f->f_msgs;
-	x->nx_conv = &f->f_msgs;
+	x->nx_msgs = r->wr_msgs;
+	x->nx_conv = r->wr_msgs;
 	x->nx_discussion_id = f->f_discussion;
 	x->nx_key_scope = f->f_rs->key_scope;
-	x->nx_tools = f->f_tools;
-	x->nx_tool_choice = f->f_tool_choice;
+	x->nx_tools = r->wr_no_tools ? NULL : f->f_tools;
+	x->nx_tool_choice = r->wr_no_tools ? NULL : f->f_tool_choice;
 	x->nx_think = f->f_think;
 	x->nx_top = r->wr_call->fc_top;
 }
@@ -344,6 +346,10 @@ wf_run(struct flow *f, const struct rq_flowcall *c, struct buf *out,
 	r.wr_flow = f;
 	r.wr_call = c;
 	r.wr_depth = depth_of(c);
+	r.wr_msgs = c->fc_msgs != NULL ? c->fc_msgs : c->fc_parent != NULL ?
+	    c->fc_parent->wr_msgs : &f->f_msgs;
+	r.wr_no_tools = c->fc_no_tools ||
+	    (c->fc_parent != NULL && c->fc_parent->wr_no_tools);
 	r.wr_override = c->fc_system_override != NULL ||
 	    c->fc_prompt_override != NULL;
 	*delivered = false;

@@ -112,13 +112,15 @@ open_store(const struct import_opts *o, char **path)
 }
 
 static void
-run_all(struct store *s, const struct imp_list *l, struct imp_total *t)
+run_all(struct store *s, const struct imp_list *l,
+    const struct imp_keys *ks, struct imp_total *t)
 {
 	struct imp_res	 r;
 	size_t		 i;
 
 	for (i = 0; i < l->il_n; i++) {
 		memset(&r, 0, sizeof(r));
+		l->il_v[i].d_keys = ks;
 		import_one(s, &l->il_v[i], &r);
 		report(&l->il_v[i], &r, t);
 		buf_free(&r.ir_parts);
@@ -131,12 +133,19 @@ import_run(const struct import_opts *o)
 {
 	struct imp_total	 t;
 	struct imp_list		 l;
+	struct imp_keys		 ks;
 	struct store		*s;
 	char			 err[CONF_ERRLEN], *db = NULL;
 
 	memset(&t, 0, sizeof(t));
+	if (imp_keys_load(&ks, o, err) == -1) {
+		fprintf(stderr, "error: %s\n", err);
+		imp_keys_free(&ks);
+		return EX_CONFIG;
+	}
 	if (imp_scan(o->io_dir, &l, err) == -1) {
 		fprintf(stderr, "error: %s\n", err);
+		imp_keys_free(&ks);
 		return EX_NOINPUT;
 	}
 	if (l.il_n == 0) {
@@ -146,11 +155,13 @@ import_run(const struct import_opts *o)
 		    "the DiscussionIds folder or one discussion's folder)\n",
 		    o->io_dir);
 		imp_list_free(&l);
+		imp_keys_free(&ks);
 		return EX_NOINPUT;
 	}
 	if ((s = open_store(o, &db)) == NULL) {
 		free(db);
 		imp_list_free(&l);
+		imp_keys_free(&ks);
 		return EX_CANTCREAT;
 	}
 	printf("importing %s (%s, %zu %s) into %s\n", o->io_dir, l.il_single ?
@@ -158,10 +169,11 @@ import_run(const struct import_opts *o)
 	    imp_plural((long)l.il_n, "discussion", "discussions"), db);
 	if (l.il_notes.b_len > 0)
 		fputs(l.il_notes.b_data, stdout);
-	run_all(s, &l, &t);
+	run_all(s, &l, &ks, &t);
 	report_total(&t);
 	store_close(s);
 	free(db);
 	imp_list_free(&l);
+	imp_keys_free(&ks);
 	return t.t_status;
 }

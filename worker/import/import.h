@@ -9,6 +9,13 @@ struct import_opts {
 					   discussion's folder */
 	const char	*io_state_dir;	/* the database is <dir>/sluice.db */
 	bool		 io_sync_full;	/* --db-sync full */
+	/* Encrypted discussions (encryptUsingApiKey): files holding an
+	 * API key each (--import-key-file; $WILMER_API_KEY is read too),
+	 * and the user names the keys were derived for, as configured. */
+	const char *const *io_key_files;
+	size_t		 io_nkey_files;
+	const char *const *io_users;
+	size_t		 io_nusers;
 };
 
 /*
@@ -19,7 +26,8 @@ struct import_opts {
  * errors go to standard error. Returns the process exit status: 0 when
  * everything readable was imported; EX_DATAERR when a discussion could
  * not be read (malformed JSON, a broken vector_memory.db: that discussion
- * is left out, the others are imported); EX_IOERR when the database
+ * is left out, the others are imported); EX_CONFIG when a key file cannot
+ * be read; EX_IOERR when the database
  * refused a write; EX_NOINPUT when io_dir is missing or holds no
  * discussion; EX_CANTCREAT when the database cannot be opened.
  */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "../../common/buf.h"
+#include "../../common/fernet.h"
 #include "../../common/json.h"
 #include "../store/store.h"
 
@@ -22,6 +23,19 @@ enum imp_file {
 };
 #define IMP_NJSON	IMP_VECTOR	/* the files before it are JSON */
 
+/* A key derived for an API key and a user name (A10.2). */
+struct imp_key {
+	char			 ik_dir[FERNET_DIRLEN];	/* its folder */
+	struct fernet_key	 ik_k;
+	const char		*ik_user;	/* NULL: WilmerAI's fixed salt */
+};
+
+/* The keys the import was given. */
+struct imp_keys {
+	struct imp_key	*ik_v;
+	size_t		 ik_n;
+};
+
 /* One discussion found under the folder given. */
 struct imp_disc {
 	char		*d_key;		/* Sluice's: "id" or "<16 hex>/id" */
@@ -30,6 +44,7 @@ struct imp_disc {
 						   for each part, or NULL */
 	struct buf	 d_other;	/* files Sluice does not keep, joined
 					   by ", " */
+	const struct imp_keys *d_keys;	/* to open encrypted files, or NULL */
 };
 
 struct imp_list {
@@ -94,8 +109,25 @@ int	imp_read_file(const char *path, struct buf *b, char err[CONF_ERRLEN]);
  * encryption with the API key (encryptUsingApiKey). */
 bool	imp_encrypted(const char *s, size_t n);
 
-/* import_json.c: note in r that path is encrypted and left out. */
-void	imp_note_encrypted(struct imp_res *r, const char *path);
+/* import_json.c: note in r that path is encrypted and left out;
+ * tried: keys were given for it and none opened it. */
+void	imp_note_encrypted(struct imp_res *r, const char *path, bool tried);
+
+struct import_opts;
+
+/* import_crypt.c: a key for each API key given (o's key files, then
+ * $WILMER_API_KEY) and each user name of o (WilmerAI's fixed salt when
+ * there is none). 0, or -1 with err. imp_keys_free wipes them. */
+int	imp_keys_load(struct imp_keys *ks, const struct import_opts *o,
+	    char err[CONF_ERRLEN]);
+void	imp_keys_free(struct imp_keys *ks);
+
+/* import_crypt.c: the text of a file of d that was read into b, as
+ * WilmerAI reads it with an API key: 1 with the text in b (it was
+ * plain, or one of d's keys decrypted it), 0 when it is encrypted and
+ * no key given opens it (noted in r). */
+int	imp_plain(const struct imp_disc *d, const char *path, struct buf *b,
+	    struct imp_res *r);
 
 /* import_json.c: the last component of path (borrowed). */
 const char *imp_file_name(const char *path);

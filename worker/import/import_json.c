@@ -86,12 +86,17 @@ imp_encrypted(const char *s, size_t n)
 }
 
 void
-imp_note_encrypted(struct imp_res *r, const char *path)
+imp_note_encrypted(struct imp_res *r, const char *path, bool tried)
 {
 	imp_sep(&r->ir_skips, "; ");
-	buf_printf(&r->ir_skips, "%s (encrypted with the API key "
-	    "(encryptUsingApiKey): it cannot be read without the key)",
-	    imp_file_name(path));
+	if (tried)
+		buf_printf(&r->ir_skips, "%s (encrypted with the API key "
+		    "(encryptUsingApiKey): no key given opens it: another API "
+		    "key, or another user name)", imp_file_name(path));
+	else
+		buf_printf(&r->ir_skips, "%s (encrypted with the API key "
+		    "(encryptUsingApiKey): it cannot be read without the key, "
+		    "see --import-key-file)", imp_file_name(path));
 }
 
 /* memories.json and chat_summary.json: [{"text_block", "hash"}, ...]
@@ -163,7 +168,8 @@ check_tracker(const struct jfile *jf, char err[CONF_ERRLEN])
 /* One JSON file: 1 parsed and checked into jf, 0 encrypted (noted),
  * -1 unreadable or malformed (r_err). */
 static int
-read_one(const char *path, size_t f, struct jfile *jf, struct imp_res *r)
+read_one(const struct imp_disc *d, const char *path, size_t f,
+    struct jfile *jf, struct imp_res *r)
 {
 	struct buf	 b = BUF_INIT;
 	int		 rc;
@@ -172,8 +178,7 @@ read_one(const char *path, size_t f, struct jfile *jf, struct imp_res *r)
 		buf_free(&b);
 		return -1;
 	}
-	if (imp_encrypted(b.b_data, b.b_len)) {
-		imp_note_encrypted(r, path);
+	if (imp_plain(d, path, &b, r) == 0) {
 		buf_free(&b);
 		return 0;
 	}
@@ -199,7 +204,7 @@ imp_json_read(const struct imp_disc *d, struct imp_json *j,
 	memset(j, 0, sizeof(*j));
 	for (f = 0; f < IMP_NJSON; f++)
 		if (d->d_file[f] != NULL &&
-		    read_one(d->d_file[f], f, &j->j_f[f], r) == -1) {
+		    read_one(d, d->d_file[f], f, &j->j_f[f], r) == -1) {
 			imp_json_free(j);
 			return -1;
 		}

@@ -12,16 +12,15 @@
  * 1 with its text in b, 0 when encrypted (noted) or empty, -1 when it
  * cannot be read (r_err). */
 static int
-read_doc(const char *path, struct buf *b, struct imp_res *r)
+read_doc(const struct imp_disc *d, const char *path, struct buf *b,
+    struct imp_res *r)
 {
 	if (imp_read_file(path, b, r->ir_err) == -1) {
 		r->ir_fail = EX_DATAERR;
 		return -1;
 	}
-	if (imp_encrypted(b->b_data, b->b_len)) {
-		imp_note_encrypted(r, path);
+	if (imp_plain(d, path, b, r) == 0)
 		return 0;
-	}
 	return b->b_len > 0 ? 1 : 0;
 }
 
@@ -80,7 +79,7 @@ doc_insert(struct store *s, const struct imp_disc *d, const char *text,
 	int		 rc = 0;
 
 	if (d->d_file[IMP_STATE_BAK] != NULL &&
-	    (rc = read_doc(d->d_file[IMP_STATE_BAK], &bak, r)) == -1) {
+	    (rc = read_doc(d, d->d_file[IMP_STATE_BAK], &bak, r)) == -1) {
 		buf_free(&bak);
 		return -1;
 	}
@@ -109,7 +108,7 @@ imp_state(struct store *s, const struct imp_disc *d, struct imp_res *r)
 
 	if (d->d_file[IMP_STATE] == NULL)
 		return 0;
-	if ((rc = read_doc(d->d_file[IMP_STATE], &doc, r)) != 1) {
+	if ((rc = read_doc(d, d->d_file[IMP_STATE], &doc, r)) != 1) {
 		buf_free(&doc);
 		return rc;
 	}

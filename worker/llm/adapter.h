@@ -58,6 +58,11 @@ struct node_call {
 							   reasoning is sent as
 							   chunks the gateway
 							   keeps */
+	/* An enforcement round (forced.h): the backend streams when
+	 * nc_stream says so, but nothing reaches the client (text nor
+	 * reasoning) and the response cache is neither read nor filled;
+	 * the caller decides what the answer becomes. */
+	bool				 nc_quiet;
 };
 
 /* What came back. */

@@ -15,7 +15,9 @@
 #include "attempt.h"
 #include "backend.h"
 #include "build.h"
+#include "forced.h"
 #include "structured.h"
+#include "toolforce.h"
 
 /* The responder's figures become the request's usage: the backend's
  * own when it reported them, estimated otherwise. */
@@ -205,6 +207,11 @@ load_schema(struct node_ctx *x, const struct llm_ask *a,
 
 	if (name == NULL)
 		return 0;
+	if (nc->nc_quiet)
+		return node_fail(x, res, 500, "Node declares structuredOutputFile "
+		    "while a tool-enforcement round is active (forced/required "
+		    "tool_choice with allowTools). These constraints conflict; "
+		    "remove one.");
 	if (t->tg_completion) {
 		log_warnx("workflow '%s' node %zu: structuredOutputFile is for "
 		    "chat backends; %s takes a prompt, so it is not sent",
@@ -216,6 +223,37 @@ load_schema(struct node_ctx *x, const struct llm_ask *a,
 		return node_fail(x, res, 500, "%s", x->nx_user == NULL ?
 		    "structuredOutputFile needs a user" : err);
 	return 0;
+}
+
+/* Does this call enforce the client's tool_choice (addendum A8.6)? Only
+ * for a node that forwards tools, to a chat backend whose api type has
+ * structured output. 1 with tf filled, else 0. */
+static int
+force_begin(struct node_ctx *x, const struct llm_ask *a,
+    const struct llm_target *t, struct toolforce *tf)
+{
+	memset(tf, 0, sizeof(*tf));
+	if (!field_bool(a->la_opts, "allowTools", false) || t->tg_completion ||
+	    x->nx_tools == NULL || x->nx_tool_choice == NULL)
+		return 0;
+	if (toolforce_begin(tf, x->nx_tools, x->nx_tool_choice) == 0)
+		return 0;
+	if (structured_supported(t->tg_at))
+		return 1;
+	toolforce_free(tf);
+	return 0;
+}
+
+/* An enforcement round sends the schema instead of the tools, and
+ * keeps the answer until it is read back. */
+static void
+force_call(const struct toolforce *tf, struct node_call *nc)
+{
+	nc->nc_tools = NULL;
+	nc->nc_tool_choice = NULL;
+	nc->nc_quiet = true;
+	nc->nc_gchat = NULL;
+	nc->nc_schema = json_incref(tf->tf_schema);
 }
 
 /* ImageProcessor: the call carries exactly one image, on the last user
@@ -248,31 +286,33 @@ attempt_run(struct node_ctx *x, const struct llm_ask *a, struct llm_target *t,
 	struct clean_setup	 cs;
 	struct gchat		 g;
 	char			*speaker = NULL;
-	int			 rc = -1;
+	struct toolforce	 tf;
+	int			 rc = -1, force;
 
 	memset(&cs, 0, sizeof(cs));
 	build_conv_vars(x, a, t);
-	if (build_request(x, a, t, &sent, &prompt, res) == -1)
-		return -1;
-	fill_call(x, a, t, &nc, &sent, prompt);
-	if (load_schema(x, a, t, &nc, res) == -1) {
-		json_decref(nc.nc_tool_calls);
-		wmsgs_free(&sent);
-		free(prompt);
+	force = force_begin(x, a, t, &tf);
+	if (build_request(x, a, t, tf.tf_desc, &sent, &prompt, res) == -1) {
+		toolforce_free(&tf);
 		return -1;
 	}
-	if (x->nx_image != NULL)
-		only_image(x, t, &sent, &nc);
+	fill_call(x, a, t, &nc, &sent, prompt);
 	if (x->nx_responder && field_bool(a->la_opts,
 	    "useGroupChatTimestampLogic", false))
 		speaker = gchat_prompt(x->nx_msgs);
 	gchat_init(&g, speaker);
 	nc.nc_gchat = speaker != NULL ? &g : NULL;
+	if (force)
+		force_call(&tf, &nc);
 	node_out_init(&o);
-	if ((nc.nc_clean = make_cleaner(x, a, t, &cs, res)) != NULL) {
+	if (load_schema(x, a, t, &nc, res) == 0 &&
+	    (nc.nc_clean = make_cleaner(x, a, t, &cs, res)) != NULL) {
+		if (x->nx_image != NULL)
+			only_image(x, t, &sent, &nc);
 		rq_phase(x->nx_rq, "%s node %zu/%zu: waiting for %s",
 		    x->nx_workflow, x->nx_index + 1, x->nx_count, t->tg_name);
-		rc = backend_call(x->nx_rq, &nc, &o, res);
+		rc = force ? forced_call(x, &tf, &nc, &cs.su_conf, &o, res) :
+		    backend_call(x->nx_rq, &nc, &o, res);
 		*tokens = x->nx_stream && o.no_text.b_len > 0;
 	}
 	if (rc == 0) {
@@ -282,6 +322,7 @@ attempt_run(struct node_ctx *x, const struct llm_ask *a, struct llm_target *t,
 	}
 	json_decref(nc.nc_tool_calls);
 	json_decref(nc.nc_schema);
+	toolforce_free(&tf);
 	clean_free(nc.nc_clean);
 	clean_conf_free(&cs);
 	gchat_free(&g);

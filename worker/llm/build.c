@@ -305,14 +305,22 @@ render_fail(struct node_ctx *x, struct wresult *res)
 
 int
 build_request(struct node_ctx *x, const struct llm_ask *a,
-    const struct llm_target *t, struct wmsgs *sent, char **prompt,
-    struct wresult *res)
+    const struct llm_target *t, const char *sys_add, struct wmsgs *sent,
+    char **prompt, struct wresult *res)
 {
 	const char	*raw = a->la_prompt;
 	char		*sys = vars_format(x->nx_vars, a->la_system != NULL ?
 			    a->la_system : "");
 	char		*p = NULL;
 	int		 rc;
+
+	if (sys_add != NULL && *sys_add != '\0') {
+		p = *sys != '\0' ? xasprintf("%s\n\n%s", sys, sys_add) :
+		    xstrdup(sys_add);
+		free(sys);
+		sys = p;
+		p = NULL;
+	}
 
 	/* WilmerAI decides on the field as written: a prompt that only
 	 * becomes empty after substitution is still a prompt. */

@@ -14,10 +14,12 @@ void	build_conv_vars(struct node_ctx *, const struct llm_ask *a,
 
 /* What to send: for chat backends *sent (the caller frees it with
  * wmsgs_free), for completion backends *prompt (caller frees). a's
- * systemPrompt and prompt get their variables here. Returns 0, or -1
+ * systemPrompt and prompt get their variables here; sys_add (NULL or
+ * "": none; not a template) follows the system prompt after a blank
+ * line, or is the system prompt when that is empty. Returns 0, or -1
  * with res filled. */
 int	build_request(struct node_ctx *, const struct llm_ask *a,
-	    const struct llm_target *t, struct wmsgs *sent, char **prompt,
-	    struct wresult *res);
+	    const struct llm_target *t, const char *sys_add,
+	    struct wmsgs *sent, char **prompt, struct wresult *res);
 
 #endif

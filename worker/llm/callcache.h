@@ -22,7 +22,8 @@ struct call_cache {
 };
 
 /* Before the call, with the body the adapter will send. When the
- * worker caches and the call may be cached (cache_key), look it up:
+ * worker caches and the call may be cached (cache_key; never a
+ * nc_quiet enforcement round, whose miss is redrawn), look it up:
  * on a hit returns 1 with *hit filled (the caller replays it and
  * clears it; no backend call); else returns 0, recording from now on.
  * The gateway hears of each lookup (a CACHE frame: metrics, and the

@@ -49,6 +49,8 @@ take_text(struct call_state *cs, struct str text, struct str why)
 	const struct node_call	*nc = cs->cs_nc;
 
 	buf_add(&cs->cs_out->no_text, text.p, text.n);
+	if (nc->nc_quiet)
+		return;
 	if (nc->nc_stream)
 		rq_emit(cs->cs_rq, text, why);
 	else if (nc->nc_deliver)
@@ -96,7 +98,7 @@ output_token(struct call_state *cs, const char *p, size_t n)
 		return;
 	}
 	buf_add(&cs->cs_out->no_text, p, n);
-	if (cs->cs_nc->nc_stream)
+	if (cs->cs_nc->nc_stream && !cs->cs_nc->nc_quiet)
 		rq_emit(cs->cs_rq, (struct str){ p, n }, STR_NULL);
 }
 

@@ -56,6 +56,14 @@ payload(const struct block *b, json_t *schema)
 	    b->b_strict, "schema", schema);
 }
 
+bool
+structured_supported(const struct conf_apitype *at)
+{
+	struct block	 b;
+
+	return block_of(at, &b) == 0;
+}
+
 void
 structured_attach(json_t *root, const struct conf_apitype *at, json_t *schema)
 {

@@ -3,6 +3,7 @@
 #define SLUICE_STRUCTURED_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "../../common/conf.h"
 
@@ -15,6 +16,10 @@
  * such file, a file that is not JSON, or not a non-empty object. */
 int	structured_file(const char *confdir, const struct conf_user *u,
 	    const char *name, json_t **schema, char err[CONF_ERRLEN]);
+
+/* Does api type at have a valid structuredOutput block (an invalid
+ * one is logged)? */
+bool	structured_supported(const struct conf_apitype *at);
 
 /* Put schema (borrowed; NULL: nothing to do) into root, the body of a
  * chat request for api type at, as at's structuredOutput block says:

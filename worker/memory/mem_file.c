@@ -11,9 +11,7 @@
 #include "mem_read.h"
 #include "memgen.h"
 
-#define NO_PRECEDING	"No preceding memories to show"
 #define NO_SUMMARY	"There is not yet a summary file"
-#define MEM_SEP		"\n--------------\n"
 
 /*
  * Spec 7.4, file path. The new messages are those after the newest
@@ -61,19 +59,6 @@ new_span(const struct wmsgs *t, const struct mem_blocks *mem, long lookback,
 	}
 }
 
-/* The last n memories (all when n is 0) joined, or NO_PRECEDING;
- * stripped. Caller frees. */
-static char *
-recent(const struct mem_blocks *mem, size_t n)
-{
-	size_t	 first = n == 0 || n > mem->n ? 0 : mem->n - n;
-	char	*j = memread_join(mem, first, mem->n - first, MEM_SEP), *r;
-
-	r = memory_strip(*j != '\0' ? j : NO_PRECEDING);
-	free(j);
-	return r;
-}
-
 static void
 mem_push(struct mem_blocks *mem, int64_t id, const char *text,
     const char *hash)
@@ -92,7 +77,8 @@ summarise(struct node_ctx *x, const struct memory_settings *ms,
     const char *chunk, const struct mem_blocks *mem, const char *summary,
     struct buf *out, struct wresult *res)
 {
-	char	*cur = recent(mem, 3), *full = recent(mem, 0), *sys, *pr;
+	char	*cur = memread_recent(mem, 3), *full = memread_recent(mem, 0);
+	char	*sys, *pr;
 	char	*in[5] = { xstrdup(chunk), cur, full, xstrdup(summary), NULL };
 	int	 rc;
 

@@ -9,6 +9,19 @@
 
 #define NOTHING_YET	"There are no memories to grab yet"
 #define CHAT_CHUNK	400
+#define NO_PRECEDING	"No preceding memories to show"
+#define MEM_SEP		"\n--------------\n"
+
+char *
+memread_recent(const struct mem_blocks *mem, size_t n)
+{
+	size_t	 first = n == 0 || n > mem->n ? 0 : mem->n - n;
+	char	*j = memread_join(mem, first, mem->n - first, MEM_SEP), *r;
+
+	r = memory_strip(*j != '\0' ? j : NO_PRECEDING);
+	free(j);
+	return r;
+}
 
 char *
 memread_unlabel(const char *text)

@@ -30,6 +30,12 @@ long	memread_new_since(const struct mem_blocks *mem, const char *summary_hash);
 size_t	memread_unsummarised(const struct mem_blocks *mem,
 	    const char *summary_hash, size_t *first);
 
+/* The last n memories (all when n is 0) joined by a line of 14
+ * dashes, or "No preceding memories to show"; stripped. What a chunk's
+ * prompt shows as [Memory_file] (3) and [Full_Memory_file] (0). Caller
+ * frees. */
+char	*memread_recent(const struct mem_blocks *mem, size_t n);
+
 /* mem->v[first..first+n) texts joined by sep. Caller frees. */
 char	*memread_join(const struct mem_blocks *mem, size_t first, size_t n,
 	    const char *sep);

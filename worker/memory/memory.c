@@ -276,23 +276,21 @@ try_lock(struct node_ctx *x, struct store *s, const char *name,
 }
 
 int
-memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
-    struct wresult *res)
+memory_lock(struct node_ctx *x, const char *name, const char *what,
+    long wait_s, struct wresult *res)
 {
 	struct store	*s = memory_store(x, res);
-	char		*name;
 	uint64_t	 t0 = clock_mono_ms();
 	int		 r;
 
 	if (s == NULL)
 		return -1;
-	name = lock_name(key);
 	while ((r = try_lock(x, s, name, res)) == 0) {
 		if (wait_s > 0 && clock_mono_ms() - t0 >= (uint64_t)wait_s * 1000)
 			break;
 		rq_phase(x->nx_rq, "%s node %zu/%zu: waiting for another "
-		    "request's memory generation", x->nx_workflow,
-		    x->nx_index + 1, x->nx_count);
+		    "request's %s", x->nx_workflow, x->nx_index + 1,
+		    x->nx_count, what);
 		if (rq_stopped(x->nx_rq)) {
 			res->r_status = RQ_CANCELLED;
 			r = -1;
@@ -300,6 +298,40 @@ memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
 		}
 		nap(LOCK_POLL_MS);
 	}
+	return r;
+}
+
+void
+memory_lock_renew(struct node_ctx *x, const char *name)
+{
+	char		 err[STORE_ERRLEN];
+	struct store	*s = rq_store(x->nx_rq, err);
+
+	if (s != NULL && store_lock(s, name, x->nx_rq->rq_id,
+	    MEMORY_LOCK_TTL_S) != 1)
+		log_warnx("[rq %s] cannot renew the lock '%s': %s",
+		    x->nx_rq->rq_id, name, store_err(s));
+}
+
+void
+memory_unlock(struct node_ctx *x, const char *name)
+{
+	char		 err[STORE_ERRLEN];
+	struct store	*s = rq_store(x->nx_rq, err);
+
+	if (s != NULL && store_unlock(s, name, x->nx_rq->rq_id) == -1)
+		log_warnx("[rq %s] cannot give back the lock '%s' (it "
+		    "expires by itself): %s", x->nx_rq->rq_id, name,
+		    store_err(s));
+}
+
+int
+memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
+    struct wresult *res)
+{
+	char	*name = lock_name(key);
+	int	 r = memory_lock(x, name, "memory generation", wait_s, res);
+
 	if (r == 0)
 		log_warnx("[rq %s] memory generation for discussion '%s' is "
 		    "busy in another request for %ld s; skipped this round",
@@ -311,27 +343,17 @@ memory_gen_lock(struct node_ctx *x, const char *key, long wait_s,
 void
 memory_gen_renew(struct node_ctx *x, const char *key)
 {
-	char		 err[STORE_ERRLEN];
-	struct store	*s = rq_store(x->nx_rq, err);
-	char		*name = lock_name(key);
+	char	*name = lock_name(key);
 
-	if (s != NULL && store_lock(s, name, x->nx_rq->rq_id,
-	    MEMORY_LOCK_TTL_S) != 1)
-		log_warnx("[rq %s] cannot renew the memory lock of '%s': %s",
-		    x->nx_rq->rq_id, key, store_err(s));
+	memory_lock_renew(x, name);
 	free(name);
 }
 
 void
 memory_gen_unlock(struct node_ctx *x, const char *key)
 {
-	char		 err[STORE_ERRLEN];
-	struct store	*s = rq_store(x->nx_rq, err);
-	char		*name = lock_name(key);
+	char	*name = lock_name(key);
 
-	if (s != NULL && store_unlock(s, name, x->nx_rq->rq_id) == -1)
-		log_warnx("[rq %s] cannot give back the memory lock of '%s' "
-		    "(it expires by itself): %s", x->nx_rq->rq_id, key,
-		    store_err(s));
+	memory_unlock(x, name);
 	free(name);
 }

@@ -109,6 +109,16 @@ int	 memory_gen_lock(struct node_ctx *, const char *key, long wait_s,
 void	 memory_gen_renew(struct node_ctx *, const char *key);
 void	 memory_gen_unlock(struct node_ctx *, const char *key);
 
+/* The same for any lock name of the shared store (memory_gen_lock is
+ * this with "memory:" + key); what names the work waited for in the
+ * phase ("memory generation"). 1 held, 0 the wait ran out, -1 with res
+ * filled. memory_lock_renew and memory_unlock as below; errors are
+ * logged. */
+int	 memory_lock(struct node_ctx *, const char *name, const char *what,
+	    long wait_s, struct wresult *res);
+void	 memory_lock_renew(struct node_ctx *, const char *name);
+void	 memory_unlock(struct node_ctx *, const char *name);
+
 /* The shared database, opened on first use. NULL with res filled (500)
  * when it cannot be opened. */
 struct store *memory_store(struct node_ctx *, struct wresult *res);

@@ -11,24 +11,6 @@
 
 #define NO_NAME	"No_Workflow_Name_Supplied"
 
-/* scoped_variables, each str()'d then given the variables: the child's
- * agent1Input... NULL-terminated; free with node_strv_free. */
-static char **
-scoped_inputs(struct node_ctx *x)
-{
-	json_t	*a = json_object_get(x->nx_node, "scoped_variables"), *e;
-	char	**v, *s;
-	size_t	 i;
-
-	v = xcalloc(json_is_array(a) ? json_array_size(a) + 1 : 1, sizeof(*v));
-	json_array_foreach(a, i, e) {
-		s = vars_py_str(e);
-		v[i] = vars_format(x->nx_vars, s);
-		free(s);
-	}
-	return v;
-}
-
 /* firstNode<key>Override, else <key>Override, from src; NULL when
  * absent, null or "". Caller frees. */
 static char *
@@ -55,7 +37,7 @@ run_child(struct node_ctx *x, const char *name, json_t *overrides,
     struct buf *out, bool *streamed, struct wresult *res)
 {
 	const char	*folder = node_raw(x, "workflowUserFolderOverride");
-	char		**inputs = scoped_inputs(x);
+	char		**inputs = node_scoped_inputs(x, 0);
 	char		*sys = override(x, overrides,
 			    "firstNodeSystemPromptOverride",
 			    "systemPromptOverride");
