@@ -153,6 +153,8 @@ W_TOOLS	+= $(addprefix worker/tools/,webfetch.c webtext.c htmlstrip.c)
 W_TOOLS	+= worker/tools/chunkcur.c
 W_TOOLS	+= $(addprefix worker/tools/,mcp.c mcp_conf.c mcp_rpc.c mcp_text.c \
 		   mcp_schema.c mcp_stdio.c mcp_http.c mcp_sse.c)
+# Jinja2 in a python3 helper; jinja_script.c is made from jinja_helper.py
+W_TOOLS	+= $(addprefix worker/tools/,jinja.c jinja_vars.c jinja_script.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
@@ -178,6 +180,7 @@ W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
+W_CORE	+= worker/core/vars_jinja.c
 WORKER_SRCS	:= worker/main.c worker/fault.c $(W_LOOP) $(W_ENGINE) \
 		   $(W_NODES) $(W_TOOLS) $(W_MEMORY) $(W_LLM) $(W_IMPORT) $(W_CLEAN) \
 		   $(W_STORE) $(W_CORE)
@@ -215,12 +218,25 @@ MOCK_RESEARCH	:= $(O)/tests/mock-research
 MOCK_WEB	:= $(O)/tests/mock-web
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
+JINJABENCH	:= $(O)/bench/jinjabench
 BINS		:= $(GATEWAY) $(WORKER)
 
 all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB)
 
 $(O)/%.o: %.c $(O)/cflags
 	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The Jinja2 helper's script, built into the worker as a C string.
+$(O)/worker/tools/jinja_script.c: worker/tools/jinja_helper.py
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* generated from $< by the Makefile */'; \
+	    echo 'extern char jinja_script[];'; \
+	    echo 'char jinja_script[] ='; \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' \
+	    -e 's/$$/\\n"/' $<; echo ';'; } > $@
+$(O)/worker/tools/jinja_script.o: $(O)/worker/tools/jinja_script.c $(O)/cflags
 	$(call say,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -275,6 +291,15 @@ $(CLEANBENCH): $(call obj,bench/cleanbench.c) $(A_CLEAN) $(A_COMMON) \
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
 	    $(LIBS_WORKER) -lm
 
+# The cost of one render through worker/tools/jinja (bench/RESULTS.md).
+$(JINJABENCH): $(call obj,bench/jinjabench.c worker/tools/jinja.c \
+	    worker/tools/jinja_script.c worker/tools/child.c) $(A_COMMON) \
+	    $(O)/ldflags
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_WORKER) -lm
+
 # ---- tests -----------------------------------------------------------
 # tests/unit/check_<module>.c: one Check suite per module. Each links
 # the objects it tests and its stubs (<t>_OBJS), then only the layers
@@ -299,6 +324,7 @@ UNIT_TESTS	+= check_child check_curl
 UNIT_TESTS	+= check_webfetch
 UNIT_TESTS	+= check_mcp
 UNIT_TESTS	+= check_liveness
+UNIT_TESTS	+= check_jinja
 UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
 UNIT_TESTS	+= check_logfile
@@ -367,7 +393,7 @@ check_pyfmt_OBJS	:=
 check_fernet_OBJS	:=
 check_logfile_OBJS	:= $(call u,scratchdir.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
-			   vars_conv.c vars_json.c msgs_tooltext.c))
+			   vars_conv.c vars_json.c msgs_tooltext.c vars_jinja.c))
 check_vars_A		:= CORE
 check_store_OBJS	:= $(call obj,$(filter-out worker/store/cache.c, \
 			   $(W_STORE)))
@@ -457,7 +483,7 @@ check_engine_OBJS	:= $(call obj,$(W_ENGINE) \
 			   worker/nodes/node_unsupported.c worker/llm/ask_node.c) \
 			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
 			   scratchdb.c scratchdir.c)
-check_engine_A		:= MEMORY STORE CORE
+check_engine_A		:= TOOLS MEMORY STORE CORE
 check_loop_OBJS		:= $(call obj,$(W_LOOP)) \
 			   $(call u,stubs_loop.c fakegw.c scratchdir.c)
 check_loop_A		:= STORE
@@ -471,6 +497,11 @@ check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 			   $(call u,stubs_nodes.c fakerq.c nodefix.c) $(HARNESS)
 check_wiki_A		:= LLM CORE
 $(O)/tests/unit/check_wiki: | $(MOCK_WIKI)
+# Jinja2 (tools/jinja*.c, core/vars_jinja.c) against python3's jinja2.
+check_jinja_OBJS	:= $(call obj,$(addprefix worker/tools/,jinja.c \
+			   jinja_vars.c jinja_script.c child.c) \
+			   worker/memory/mem_text.c)
+check_jinja_A		:= CORE
 # Child processes: spawning, pipes, the group killed (tools/child.c).
 check_child_OBJS	:= $(call obj,worker/tools/child.c \
 			   worker/tools/childrun.c)

@@ -18,7 +18,7 @@ struct gw_conf;
  * configuration fixes (workflow keys, {agentNInput} from the caller's
  * scoped_variables, recursively); workflow names with them are
  * skipped. Node types Sluice does not run, unknown node types,
- * "jinja2" nodes, a missing _DefaultWorkflow beside a routing config,
+ * a missing _DefaultWorkflow beside a routing config,
  * a user that selects no workflow, names that cannot be resolved, and
  * problems in shared workflows of a user who does not list them
  * (allowSharedWorkflows false) are warnings.

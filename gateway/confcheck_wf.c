@@ -204,17 +204,10 @@ check_llm(struct check *k, const struct walk *wk, const struct ck_ref *r,
 			    "endpointName"));
 	const char	*preset = json_string_value(json_object_get(node,
 			    "preset"));
-	json_t		*jinja = json_object_get(node, "jinja2");
 	struct ck_ref	 er = *r, pr = *r;
 	char		*ep, *pre = NULL, *ewhat, *pwhat = NULL;
 
 	er.rf_key = "endpointName";
-	pr.rf_key = "jinja2";
-	if (standard && wk->wk_first &&
-	    (json_is_true(jinja) || json_is_string(jinja)))
-		ck_report(k, true, &pr, "\"jinja2\" prompt templates are not "
-		    "supported by Sluice; requests reaching this node get "
-		    "HTTP 501");
 	pr.rf_key = "preset";
 	if (name == NULL || *name == '\0') {
 		if (standard && wk->wk_first)

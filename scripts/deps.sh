@@ -3,11 +3,13 @@
 #
 # Usage: scripts/deps.sh [--install] [build|run|check|bench]
 #
-#   build   compile the gateway, the worker and the mock (plain 'make')
+#   build   compile the gateway, the worker and the mock (plain 'make'),
+#           and python3 with jinja2, which the worker runs for
+#           "jinja2": true nodes and PythonModule nodes
 #   run     the same ('make run')
 #   check   everything 'make check' runs: cppcheck, the libFuzzer
 #           harnesses (clang and its runtime), the official client
-#           libraries (node, npm), strace, python3 (PythonModule nodes),
+#           libraries (node, npm), strace,
 #           curl (the CurlCommand node runs it),
 #           systemd-analyze with what it checks the unit against (the
 #           /bin/kill of ExecReload=, man for Documentation=) and mandoc
@@ -20,7 +22,9 @@
 #
 # A word "pkg:cmd" counts as present when the package is installed or
 # cmd is on PATH (node and npm from nodesource, say, are not Debian's
-# nodejs and npm packages, and Debian's npm conflicts with them).
+# nodejs and npm packages, and Debian's npm conflicts with them). A
+# word "pkg:+mod" counts as present when the package is installed or
+# the python3 on PATH can import mod (jinja2 from pip, say).
 set -u
 
 install=0
@@ -31,9 +35,10 @@ fi
 set_=${1:-build}
 
 BUILD="gcc make pkg-config libevent-dev libcurl4-openssl-dev libmsgpack-dev
-libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev"
+libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev
+python3:python3 python3-jinja2:+jinja2"
 CHECK="cppcheck clang libclang-rt-dev nodejs:node npm:npm strace
-python3:python3 curl:curl systemd:systemd-analyze procps man-db:man mandoc"
+curl:curl systemd:systemd-analyze procps man-db:man mandoc"
 BENCH="nginx-light:nginx curl"
 
 case $set_ in
@@ -56,7 +61,11 @@ present()
 {
 	pkg=${1%%:*}
 	cmd=${1#*:}
-	[ "$cmd" != "$1" ] && command -v "$cmd" >/dev/null 2>&1 && return 0
+	case $cmd in
+	+*)	python3 -c "import ${cmd#+}" >/dev/null 2>&1 && return 0 ;;
+	*)	[ "$cmd" != "$1" ] && command -v "$cmd" >/dev/null 2>&1 &&
+		    return 0 ;;
+	esac
 	dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null |
 	    grep -q '^install ok installed$'
 }

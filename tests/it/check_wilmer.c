@@ -561,7 +561,7 @@ START_TEST(assistant_vector_memory)
 END_TEST
 
 /* MCPToolCall: WilmerAI's shipped MCP example drives it from a
- * PythonModule and a jinja2 node, which Sluice refuses, so a workflow
+ * PythonModule and jinja2 nodes (a7_mcp_example_renders), so a workflow
  * of our own in the shipped folder, under chat-ui's shared workflows:
  * the node is the responder, its tool's text the answer, streamed word
  * by word or not; a failing call is the answer with onError "return",
@@ -628,6 +628,119 @@ START_TEST(mcp_tool_call)
 }
 END_TEST
 
+/* A Standard node with "jinja2": true (addendum A7), under chat-ui's
+ * shared workflows: the workflow's list and string keys, the messages
+ * (their braces as they were), a literal {name} kept; the exact prompt
+ * reaches the backend. StringConcatenator and StaticResponse render
+ * too ("jinja2" truthy as Python sees it), streamed or not. A template that fails answers HTTP 500 naming
+ * it, and nothing is sent. */
+START_TEST(a7_jinja_standard_node)
+{
+	json_t		*log, *msgs;
+	struct it_resp	 r;
+
+	if (!find_shipped())
+		return;
+	start_as("chat-ui");
+	it_file(&T, "Workflows/_shared/jinja-chat/_DefaultWorkflow.json",
+	    "{\"persona\": \"Sluice\", \"rules\": [\"be brief\", "
+	    "\"be kind\"], \"nodes\": [{\"title\": \"Jinja Responder\", "
+	    "\"type\": \"Standard\", \"endpointName\": \"General-Endpoint\", "
+	    "\"preset\": \"General-Endpoint\", \"maxResponseSizeInTokens\": "
+	    "100, \"jinja2\": true, \"systemPrompt\": \"You are {{ persona "
+	    "}}.{% for r in rules %} Rule {{ loop.index }}: {{ r }}.{% endfor "
+	    "%}\", \"prompt\": \"{% for m in messages if m.role == 'user' %}"
+	    "{{ m.role | upper }} said: {{ m.content | trim }}\\n{% endfor %}"
+	    "{{ messages | length }} messages; {literal} stays.\"}]}");
+	it_file(&T, "Workflows/_shared/jinja-broken/_DefaultWorkflow.json",
+	    "{\"nodes\": [{\"title\": \"Broken\", \"type\": "
+	    "\"Standard\", \"endpointName\": \"General-Endpoint\", "
+	    "\"jinja2\": true, \"prompt\": \"ok\\n{{ messages[0].nope.x "
+	    "}}\"}]}");
+	it_file(&T, "Workflows/_shared/jinja-static/_DefaultWorkflow.json",
+	    "{\"nodes\": [{\"type\": \"StringConcatenator\", \"jinja2\": "
+	    "\"yes\", \"delimiter\": \"-\", \"strings\": [\"{{ messages | "
+	    "length }}\", \"{{ 'x' | upper }}\", \"{kept}\"]}, {\"type\": "
+	    "\"StaticResponse\", \"jinja2\": 1, \"content\": \"{{ "
+	    "agent1Output }}/{{ agent1Output | length }}\"}]}");
+	/* 44: the template sees agent1Output's braces as sentinels (A7) */
+	json_decref(chat_want("jinja-static", false, "Hi", "2-X-{kept}/"
+	    "44"));
+	json_decref(chat_want("jinja-static", true, "Hi", "2-X-{kept}/"
+	    "44"));
+	log = chat_ok("jinja-chat", false, "Say {hi}");
+	ck_assert_uint_eq(json_array_size(log), 1);
+	msgs = json_object_get(json_object_get(json_array_get(log, 0),
+	    "body"), "messages");
+	ck_assert_uint_eq(json_array_size(msgs), 2);
+	ck_assert_str_eq(sent(log, 0, 0), "You are Sluice. Rule 1: be brief. "
+	    "Rule 2: be kind.");
+	ck_assert_str_eq(sent(log, 0, 1), "USER said: User: Say {hi}\n"
+	    "2 messages; {literal} stays.");
+	json_decref(log);
+	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+	    "{\"model\": \"jinja-broken\", \"stream\": false, "
+	    "\"messages\": [{\"role\": \"user\", \"content\": \"Hi\"}]}",
+	    &r), 0);
+	ck_assert_int_eq(r.r_status, 500);
+	ck_assert_msg(strstr(r.r_body.b_data, "template 'prompt' of node "
+	    "'Broken', line 2: UndefinedError: ") != NULL, "%s",
+	    r.r_body.b_data);
+	it_resp_free(&r);
+	log = it_mock_log(&T, true);
+	ck_assert_uint_eq(json_array_size(log), 0);
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* WilmerAI's shipped MCP example (isevendays...-mcp) runs through: its
+ * PythonModule scripts are not shipped, so stubs stand in, the first
+ * returning a dict as the real one does. Its jinja2 nodes read that
+ * object (agent2Output.chat_system_prompt, agent2Output['messages'] |
+ * tojson), the LLM's answer (agent3Output) and the sanitizer's
+ * (agent4Output); what each rendered reaches the backend. */
+START_TEST(a7_mcp_example_renders)
+{
+	static const char *dir = "Public/workflow_python_scripts/"
+	    "_isevendays_mcp_scripts/";
+	static const char *fox = "The quick brown fox jumps over the lazy "
+	    "dog.";
+	char		 path[256], want[512];
+	json_t		*log;
+	const char	*p;
+
+	if (!find_shipped())
+		return;
+	start_as("isevendays-openwebui-norouting-general-offline-mcp");
+	snprintf(path, sizeof(path), "%sensure_system_prompt.py", dir);
+	it_file(&T, path, "def Invoke(*a, **k):\n    return {"
+	    "'chat_system_prompt': 'SYS for ' + k['user_identified_services'],"
+	    " 'messages': [{'role': 'user', 'content': 'm'}], "
+	    "'discovered_tools_map': {'time': 't'}}\n");
+	snprintf(path, sizeof(path), "%ssanitize_llm_response.py", dir);
+	it_file(&T, path, "def Invoke(*a, **k):\n    return 'clean<' + "
+	    "a[0] + '>'\n");
+	snprintf(path, sizeof(path), "%smcp_workflow_integration.py", dir);
+	it_file(&T, path, "def Invoke(*a, **k):\n    return repr((a, k))\n");
+	log = chat_ok("x", false, "What time is it?");
+	/* node 1, node 3 (jinja2), node 6 */
+	ck_assert_uint_eq(json_array_size(log), 3);
+	snprintf(want, sizeof(want), "SYS for %s", fox);
+	ck_assert_str_eq(sent(log, 1, 0), want);
+	p = sent(log, 2, 1);
+	ck_assert_ptr_nonnull(p);
+	/* tojson sorts keys, as jinja2's does */
+	ck_assert_msg(strstr(p, "(('[{\"content\": \"m\", \"role\": "
+	    "\"user\"}]',), {'original_response': 'clean<") != NULL, "%s", p);
+	snprintf(want, sizeof(want), "clean<%s>', 'tool_execution_map': "
+	    "'{\"time\": \"t\"}'})", fox);
+	ck_assert_msg(strstr(p, want) != NULL, "%s", p);
+	json_decref(log);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 wilmer_suite(void)
 {
@@ -646,6 +759,8 @@ wilmer_suite(void)
 	tcase_add_test(tc, game_bot_file_memory);
 	tcase_add_test(tc, assistant_vector_memory);
 	tcase_add_test(tc, mcp_tool_call);
+	tcase_add_test(tc, a7_jinja_standard_node);
+	tcase_add_test(tc, a7_mcp_example_renders);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -212,7 +212,7 @@ START_TEST(tool_calls_emitted)
 END_TEST
 
 /* endpointName and preset see only the early variables; the default
- * answer length is 400; jinja2 is refused; a node without endpointName
+ * answer length is 400; a node without endpointName
  * fails. */
 START_TEST(of_node)
 {
@@ -235,10 +235,6 @@ START_TEST(of_node)
 	ck_assert_ptr_null(a.la_prompt);
 	ck_assert_int_eq(a.la_max_tokens, 400);
 	ck_assert_ptr_eq(a.la_opts, F.nf_node);
-	ask_clear(&a);
-	nodefix_set(&F, "{s:b}", "jinja2", 1);
-	ck_assert_int_eq(ask_of_node(&F.nf_x, &a, &res), -1);
-	nodefix_ck_fail(&res, 501, "jinja2");
 	ask_clear(&a);
 	json_object_clear(F.nf_node);
 	nodefix_set(&F, "{s:s}", "type", "Standard");

@@ -521,9 +521,6 @@ START_TEST(node_guard_before_curl)
 	ck_err("CurlCommand blocked a request to a disallowed address: host "
 	    "'169.254.169.254' is a link-local address" ADDR_END, false);
 	ck_assert(!fake_ran());
-	nodefix_set(&F, "{s:b}", "jinja2", 1);
-	ck_err("jinja2 templates are not supported by Sluice; use {variables}",
-	    false);
 }
 END_TEST
 

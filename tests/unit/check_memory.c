@@ -274,10 +274,11 @@ START_TEST(test_fill)
 	char	*t;
 
 	t = memory_fill("{x} [A] [B] [A]", "[A]", "{y}", "[B]", "[A]", (char *)NULL);
-	/* braces of the values doubled; replaced in order, so a value that
-	 * holds a later placeholder is replaced too (Python's chained
+	/* braces of the values as sentinels; replaced in order, so a value
+	 * that holds a later placeholder is replaced too (Python's chained
 	 * str.replace) */
-	ck_assert_str_eq(t, "{x} {{y}} [A] {{y}}");
+	ck_assert_str_eq(t, "{x} __WILMER_L_CURLY__y__WILMER_R_CURLY__ [A] "
+	    "__WILMER_L_CURLY__y__WILMER_R_CURLY__");
 	free(t);
 	t = memory_strip(" \t\n a b \n");
 	ck_assert_str_eq(t, "a b");

@@ -30,6 +30,7 @@ static struct fakerq	 t_rq;		/* the loop, as the node sees it */
 static char		*t_base;	/* scratch directory */
 static char		*t_root;	/* listed in sluiceFileDirectories */
 static char		*t_out;		/* not listed */
+static json_t		*t_obj;		/* the last run's nx_out_json */
 
 static void
 setup(void)
@@ -57,6 +58,8 @@ teardown(void)
 	free(t_out);
 	t_base = t_root = t_out = NULL;
 	json_decref(t_user);
+	json_decref(t_obj);
+	t_obj = NULL;
 	vars_free(t_vars);
 	fakerq_free(&t_rq);
 }
@@ -109,6 +112,8 @@ run(json_t *node, struct buf *out, struct wresult *res)
 	memset(res, 0, sizeof(*res));
 	rc = t->nt_run(&x, out, &streamed, res);
 	ck_assert(!streamed);
+	json_decref(t_obj);
+	t_obj = x.nx_out_json;
 	json_decref(node);
 	return rc;
 }
@@ -1032,6 +1037,34 @@ START_TEST(python_invoke)
 }
 END_TEST
 
+/* A dict or list result: its str() is the output, the object itself
+ * what a Jinja2 template sees (nx_out_json); anything else, or a dict
+ * JSON cannot hold, only its str(). */
+START_TEST(python_object)
+{
+	char	*m;
+	json_t	*want;
+
+	if (!have_python())
+		return;
+	m = module("obj.py", "def Invoke(kind):\n    return {'d': {'a': "
+	    "[1, 'x', None]}, 's': {3}, 'bad': {'k': {4}}}[kind]\n");
+	ck_out(mk("{s:s, s:s, s:[s]}", "type", "PythonModule", "module_path",
+	    m, "args", "d"), "{'a': [1, 'x', None]}");
+	want = mk("{s:[i, s, n]}", "a", 1, "x");
+	ck_assert(json_equal(t_obj, want));
+	json_decref(want);
+	ck_out(mk("{s:s, s:s, s:[s]}", "type", "PythonModule", "module_path",
+	    m, "args", "s"), "{3}");
+	ck_assert_ptr_null(t_obj);
+	ck_out(mk("{s:s, s:s, s:[s]}", "type", "PythonModule", "module_path",
+	    m, "args", "bad"), "{'k': {4}}");
+	ck_assert_ptr_null(t_obj);
+	ck_no_children();
+	free(m);
+}
+END_TEST
+
 START_TEST(python_large_input)
 {
 	char	*m, *big;
@@ -1285,6 +1318,7 @@ nodes_suite(void)
 	tc = tcase(s, "python", files_setup);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, python_invoke);
+	tcase_add_test(tc, python_object);
 	tcase_add_test(tc, python_large_input);
 	tcase_add_test(tc, python_errors);
 	tcase_add_test(tc, python_missing);

@@ -36,7 +36,7 @@ field_double(const struct vars *vs, json_t *o, const char *key, double def)
 		return json_number_value(v);
 	if (!json_is_string(v))
 		return def;
-	s = vars_format(vs, json_string_value(v));
+	s = vars_format_plain(vs, json_string_value(v));	/* never Jinja */
 	d = strtod(s, &end);
 	if (end == s || *end != '\0')
 		d = def;
@@ -114,6 +114,13 @@ node_strv_free(char **v)
 	for (i = 0; v != NULL && v[i] != NULL; i++)
 		free(v[i]);
 	free(v);
+}
+
+bool
+node_render_failed(struct node_ctx *x)
+{
+	return vars_render_error(x->nx_vars) != NULL ||
+	    vars_render_stopped(x->nx_vars);
 }
 
 char **

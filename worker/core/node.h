@@ -52,6 +52,12 @@ struct node_ctx {
 	struct vars		*nx_early;	/* "early" variables: workflow
 						   keys and agent inputs only
 						   (endpointName, preset) */
+	json_t			*nx_out_json;	/* set by a handler (a
+						   reference the engine takes):
+						   what a Jinja2 template sees
+						   as its agentNOutput in place
+						   of the text (PythonModule's
+						   dict or list) */
 };
 
 /* A handler writes the node's output (its agentNOutput) to out and
@@ -118,6 +124,13 @@ bool	node_bool(struct node_ctx *, const char *key, bool def);
  * with node_strv_free. Absent or not a list: an empty list. */
 char	**node_strv(struct node_ctx *, const char *key);
 void	  node_strv_free(char **);
+
+/* Did a Jinja2 render of this node's fields fail, or stop because the
+ * request stopped (vars_render_error, vars_render_stopped)? A handler
+ * asks before it acts on what it formatted (sends, writes, runs) and
+ * returns -1 when so: the engine then fills res with the render's
+ * error (addendum A7: the node raises). */
+bool	node_render_failed(struct node_ctx *);
 
 /* scoped_variables (CustomWorkflow and its kin), each str()'d then
  * given the variables, after lead slots holding "" that the caller may

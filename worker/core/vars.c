@@ -9,6 +9,7 @@
 #include "../../common/xmem.h"
 #include "msgs.h"
 #include "vars.h"
+#include "vars_jinja.h"
 
 /*
  * The table is an array in the order names were first set (for
@@ -34,6 +35,16 @@ struct var {
 	char		*v_value;
 	uint64_t	 v_hash;
 	bool		 v_tmpl;
+	json_t		*v_json;	/* what Jinja sees, or NULL */
+};
+
+/* The renderer and its sticky outcome (apart, so that vars_format
+ * keeps taking a const table). */
+struct vars_rnd {
+	const struct vars_render_ops	*r_ops;
+	void				*r_arg;
+	char				*r_err;
+	bool				 r_stopped;
 };
 
 struct vars {
@@ -42,6 +53,7 @@ struct vars {
 	size_t		 vs_cap;
 	size_t		*vs_slot;	/* index + 1 into vs_v; 0 = empty */
 	size_t		 vs_nslot;	/* a power of 2, at least 2 * vs_n */
+	struct vars_rnd	*vs_rnd;
 };
 
 static uint64_t
@@ -64,6 +76,7 @@ vars_new(void)
 
 	vs->vs_nslot = 64;
 	vs->vs_slot = xcalloc(vs->vs_nslot, sizeof(*vs->vs_slot));
+	vs->vs_rnd = xcalloc(1, sizeof(*vs->vs_rnd));
 	return vs;
 }
 
@@ -77,7 +90,10 @@ vars_free(struct vars *vs)
 	for (i = 0; i < vs->vs_n; i++) {
 		free(vs->vs_v[i].v_name);
 		free(vs->vs_v[i].v_value);
+		json_decref(vs->vs_v[i].v_json);
 	}
+	free(vs->vs_rnd->r_err);
+	free(vs->vs_rnd);
 	free(vs->vs_v);
 	free(vs->vs_slot);
 	free(vs);
@@ -143,8 +159,11 @@ set_kind(struct vars *vs, const char *name, const char *value, bool tmpl)
 		v->v_nlen = n;
 		v->v_hash = name_hash(name, n);
 		v->v_value = NULL;
+		v->v_json = NULL;
 		slot_put(vs, vs->vs_n++);
 	}
+	json_decref(v->v_json);
+	v->v_json = NULL;
 	free(v->v_value);
 	v->v_value = xstrdup(value);
 	v->v_tmpl = tmpl;
@@ -210,13 +229,110 @@ expand(const struct vars *vs, struct buf *b, const char *t, int depth)
 }
 
 char *
-vars_format(const struct vars *vs, const char *t)
+vars_format_plain(const struct vars *vs, const char *t)
 {
 	struct buf	 b = BUF_INIT;
 
 	buf_reserve(&b, strlen(t));
 	expand(vs, &b, t, 0);
+	if (b.b_len > 0 && memmem(b.b_data, b.b_len, "__WILMER_", 9) != NULL)
+		vars_sentinel_restore(&b);	/* as WilmerAI's format */
 	return buf_take(&b);
+}
+
+/* t rendered by the renderer; "" once a render of this node failed. */
+static char *
+render(const struct vars *vs, const char *t)
+{
+	struct vars_rnd	*r = vs->vs_rnd;
+	struct buf	 out = BUF_INIT, err = BUF_INIT;
+	json_t		*ctx;
+	int		 rc;
+
+	if (r->r_err != NULL || r->r_stopped)
+		return xstrdup("");
+	ctx = vars_jinja_context(vs, t);
+	rc = r->r_ops->vr_render(r->r_arg, t, ctx, &out, &err);
+	json_decref(ctx);
+	if (rc == 0) {
+		buf_free(&err);
+		vars_sentinel_restore(&out);
+		return buf_take(&out);
+	}
+	if (rc == 1)
+		r->r_stopped = true;
+	else
+		r->r_err = err.b_len > 0 ? buf_take(&err) :
+		    xstrdup("the template could not be rendered");
+	buf_free(&out);
+	buf_free(&err);
+	return xstrdup("");
+}
+
+char *
+vars_format(const struct vars *vs, const char *t)
+{
+	if (vs->vs_rnd->r_ops != NULL)
+		return render(vs, t);
+	return vars_format_plain(vs, t);
+}
+
+void
+vars_set_renderer(struct vars *vs, const struct vars_render_ops *ops,
+    void *arg)
+{
+	struct vars_rnd	*r = vs->vs_rnd;
+
+	free(r->r_err);
+	r->r_err = NULL;
+	r->r_stopped = false;
+	r->r_ops = ops;
+	r->r_arg = ops != NULL ? arg : NULL;
+}
+
+bool
+vars_rendering(const struct vars *vs)
+{
+	return vs->vs_rnd->r_ops != NULL;
+}
+
+const char *
+vars_render_error(const struct vars *vs)
+{
+	return vs->vs_rnd->r_err;
+}
+
+bool
+vars_render_stopped(const struct vars *vs)
+{
+	return vs->vs_rnd->r_stopped;
+}
+
+void
+vars_set_jinja(struct vars *vs, const char *name, json_t *jv)
+{
+	struct var	*v = lookup(vs, name, strlen(name));
+
+	if (v == NULL)
+		return;
+	json_decref(v->v_json);
+	v->v_json = json_incref(jv);
+}
+
+bool
+vars_each(const struct vars *vs, size_t *i, const char **name,
+    const char **value, json_t **jv, bool *tmpl)
+{
+	const struct var	*v;
+
+	if (*i >= vs->vs_n)
+		return false;
+	v = &vs->vs_v[(*i)++];
+	*name = v->v_name;
+	*value = v->v_value;
+	*jv = v->v_json;
+	*tmpl = v->v_tmpl;
+	return true;
 }
 
 static void

@@ -51,13 +51,64 @@ const char	*vars_get(const struct vars *, const char *name, size_t n);
  * when one name is unknown; we substitute the known ones - see
  * docs/migrating-from-wilmer.md). Data values are inserted as they are; template
  * values are expanded once by the same rules. Linear in the sizes of
- * tmpl and of the result. Returns a string the caller frees. */
+ * tmpl and of the result. While a renderer is set (below) tmpl is a
+ * Jinja2 template instead. Returns a string the caller frees. */
 char		*vars_format(const struct vars *, const char *tmpl);
 
 /* WilmerAI's apply_variables(str(v)): Python's str() of the JSON
  * value v (pyfmt_str: a string as it is, 5 as "5", true as "True"),
  * then vars_format. Returns a string the caller frees. */
 char		*vars_format_value(const struct vars *, const json_t *v);
+
+/* Give name (already set) the value a Jinja template sees in place of
+ * its string: a workflow key's list stays a list. v is borrowed (a
+ * reference is taken); the next set of name drops it. No-op when name
+ * is not set. */
+void		 vars_set_jinja(struct vars *, const char *name, json_t *v);
+
+/* Walk the table in the order names were first set: *i starts at 0.
+ * Returns false past the end; else the name, its string value and its
+ * Jinja value (NULL: the string), whether it is a template. Borrowed
+ * until the next set/free. */
+bool		 vars_each(const struct vars *, size_t *i, const char **name,
+		    const char **value, json_t **jv, bool *tmpl);
+
+/*
+ * Jinja2 (addendum A7). While a renderer is set, vars_format renders
+ * its template with it instead of substituting {name}s: the engine
+ * sets one around a node whose "jinja2" is truthy, and clears it after.
+ * vr_render gets the template and the variables as a JSON object
+ * (vars_jinja_context), appends the output to out and returns 0; or
+ * appends one line to err and returns -1; or returns 1 when the request
+ * stopped. The first failure sticks: vars_format then returns "" for
+ * the rest of the node without rendering, and the node runner (and the
+ * LLM call, before it sends anything) checks vars_render_error.
+ */
+struct vars_render_ops {
+	int	(*vr_render)(void *arg, const char *tmpl, json_t *ctx,
+		    struct buf *out, struct buf *err);
+};
+
+/* Set (ops non-NULL) or clear (NULL) the renderer; either way the
+ * sticky error and stop are forgotten. arg is borrowed until cleared. */
+void		 vars_set_renderer(struct vars *,
+		    const struct vars_render_ops *, void *arg);
+
+/* Is a renderer set? */
+bool		 vars_rendering(const struct vars *);
+
+/* The first render error since the renderer was set, or NULL. Borrowed
+ * until the renderer is set or cleared. */
+const char	*vars_render_error(const struct vars *);
+
+/* Did a render stop because the request stopped? */
+bool		 vars_render_stopped(const struct vars *);
+
+/* vars_format's {name} substitution, whatever the renderer: for the
+ * fields WilmerAI never renders with Jinja (numbers). Either way, brace
+ * sentinels in the result (__WILMER_L_CURLY__, __WILMER_R_CURLY__)
+ * become braces, as after WilmerAI's format. Caller frees. */
+char		*vars_format_plain(const struct vars *, const char *tmpl);
 
 /* Append one line per variable, in the order first set: name, "=" for
  * data or ":=" for a template, the value C-escaped and cut after 200

@@ -18,6 +18,7 @@
 #include "prompt.h"
 #include "vars.h"
 #include "vars_conv.h"
+#include "vars_jinja.h"
 #include "vars_json.h"
 
 /*
@@ -389,6 +390,51 @@ set_whole(struct vars *vs, const struct wmsgs *l, const struct vars_conv *vc)
 	free(other);
 }
 
+/* One message as a Jinja template sees it: role, content (braces as
+ * sentinels, as WilmerAI holds them), and images, tool_calls,
+ * tool_call_id and name when the message has them. */
+static json_t *
+jinja_message(const struct wmsg *m)
+{
+	json_t	*o = json_object(), *a;
+	char	*c = vars_sentinel_escape(m->m_content);
+	size_t	 i;
+
+	json_object_set_new(o, "role", json_stringn_nocheck(m->m_role,
+	    strlen(m->m_role)));
+	json_object_set_new(o, "content", json_stringn_nocheck(c, strlen(c)));
+	free(c);
+	if (m->m_nimages > 0) {
+		a = json_array();
+		for (i = 0; i < m->m_nimages; i++)
+			json_array_append_new(a, json_stringn_nocheck(
+			    m->m_images[i], strlen(m->m_images[i])));
+		json_object_set_new(o, "images", a);
+	}
+	if ((a = wmsg_calls(m)) != NULL)
+		json_object_set_new(o, "tool_calls", a);
+	if (m->m_tool_call_id != NULL)
+		json_object_set_new(o, "tool_call_id", json_stringn_nocheck(
+		    m->m_tool_call_id, strlen(m->m_tool_call_id)));
+	if (m->m_name != NULL)
+		json_object_set_new(o, "name", json_stringn_nocheck(m->m_name,
+		    strlen(m->m_name)));
+	return o;
+}
+
+/* messages for a Jinja template (only while one may render). */
+static void
+set_jinja_messages(struct vars *vs, const struct wmsgs *l)
+{
+	json_t	*list = json_array();
+	size_t	 i;
+
+	for (i = 0; i < l->n; i++)
+		json_array_append_new(list, jinja_message(&l->v[i]));
+	vars_set_jinja(vs, "messages", list);
+	json_decref(list);
+}
+
 /* messages: [{'role': ..., 'content': ...}, ...] as Python shows it. */
 static void
 set_messages(struct vars *vs, const struct wmsgs *l)
@@ -410,6 +456,8 @@ set_messages(struct vars *vs, const struct wmsgs *l)
 	vars_set(vs, "messages", s);
 	free(s);
 	json_decref(list);
+	if (vars_rendering(vs))
+		set_jinja_messages(vs, l);
 }
 
 /* ---- the node's settings -------------------------------------------- */
@@ -455,7 +503,7 @@ node_long(const struct vars *vs, json_t *node, const char *key, long def)
 	} else if (json_is_boolean(v))
 		n = json_is_true(v) ? 1 : 0;
 	else if (json_is_string(v)) {
-		s = vars_format(vs, json_string_value(v));
+		s = vars_format_plain(vs, json_string_value(v));
 		if (!parse_long(s, &n))
 			n = def;
 		free(s);

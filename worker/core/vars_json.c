@@ -36,6 +36,7 @@ set_templates(struct vars *vs, json_t *obj)
 			continue;
 		s = vars_py_str(v);
 		vars_set_template(vs, key, s);
+		vars_set_jinja(vs, key, v);	/* Jinja sees the value */
 		free(s);
 	}
 }
@@ -67,6 +68,8 @@ struct cats {
 	struct buf	 c_names;	/* "\n- A\n- B" */
 	struct buf	 c_list;	/* "['A', 'B']" */
 	struct buf	 c_descs;	/* "['d1', 'd2']" */
+	json_t		*c_jlist;	/* the two lists, for Jinja */
+	json_t		*c_jdescs;
 };
 
 static void
@@ -89,6 +92,9 @@ cat_add(struct cats *c, const char *name, json_t *desc, bool first)
 		pyfmt_repr(&c->c_descs, desc);
 	else
 		pyfmt_repr_str(&c->c_descs, "", 0);
+	json_array_append_new(c->c_jlist, json_string(name));
+	json_array_append_new(c->c_jdescs, desc != NULL ? json_incref(desc) :
+	    json_string(""));
 	free(d);
 }
 
@@ -103,6 +109,8 @@ vars_categories(struct vars *vs, json_t *routing)
 	if (!json_is_object(routing))
 		return -1;
 	memset(&c, 0, sizeof(c));
+	c.c_jlist = json_array();
+	c.c_jdescs = json_array();
 	buf_addc(&c.c_list, '[');
 	buf_addc(&c.c_descs, '[');
 	json_object_foreach(routing, key, v) {
@@ -124,6 +132,10 @@ vars_categories(struct vars *vs, json_t *routing)
 	vars_set(vs, "categoryNameBulletpoints", c.c_names.b_data);
 	vars_set(vs, "category_list", c.c_list.b_data);
 	vars_set(vs, "category_descriptions", c.c_descs.b_data);
+	vars_set_jinja(vs, "category_list", c.c_jlist);
+	vars_set_jinja(vs, "category_descriptions", c.c_jdescs);
+	json_decref(c.c_jlist);
+	json_decref(c.c_jdescs);
 	buf_free(&c.c_colon);
 	buf_free(&c.c_bullet);
 	buf_free(&c.c_or);

@@ -14,6 +14,7 @@
 #include "../core/vars_conv.h"
 #include "../core/vars_json.h"
 #include "../nodes/nodes.h"
+#include "../tools/jinja_vars.h"
 #include "registry.h"
 #include "wf.h"
 #include "wf_ts.h"
@@ -216,6 +217,26 @@ node_ctx_init(struct wf_run *r, struct node_ctx *x, json_t *node, size_t i)
 	x->nx_top = r->wr_call->fc_top;
 }
 
+/* After a node rendered with Jinja2 (its renderer is cleared here): a
+ * failed render fails the node whatever its handler made of the empty
+ * text it got (addendum A7: the node raises), a stopped one cancels it.
+ * Returns the node's outcome. */
+static int
+render_outcome(struct wf_run *r, struct node_ctx *x, int rc)
+{
+	struct wresult	*res = r->wr_flow->f_res;
+
+	if (vars_render_stopped(r->wr_vars)) {
+		res->r_status = RQ_CANCELLED;
+		rc = -1;
+	} else if (vars_render_error(r->wr_vars) != NULL &&
+	    (rc != -1 || res->r_status != RQ_CANCELLED))
+		rc = node_fail(x, res, 500, "jinja2 %s",
+		    vars_render_error(r->wr_vars));
+	vars_set_renderer(r->wr_vars, NULL, NULL);
+	return rc;
+}
+
 /* One node: its handler, then its output as agentNOutput; the
  * responder's output is also the run's result. */
 static int
@@ -227,6 +248,7 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 	struct node_ctx		 x;
 	struct buf		 out = BUF_INIT;
 	struct wmsgs		 stamped = { NULL, 0 };
+	struct jinja_node	 jn;
 	bool			 streamed = false, placed = false;
 	char			 name[32];
 	int			 rc = -1;
@@ -235,6 +257,11 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 		node_ctx_init(r, &x, node, i);
 		if (wf_ts_before(r->wr_flow, &x, &stamped, &placed) == -1)
 			nt = NULL;	/* cancelled */
+	}
+	if (nt != NULL && jinja_wanted(node)) {
+		jn = (struct jinja_node){ node, { x.nx_rq->rq_wake_fd, 250,
+		    rq_wake, x.nx_rq }, NULL };
+		vars_set_renderer(r->wr_vars, &jinja_vars_ops, &jn);
 	}
 	if (nt != NULL) {
 		/* As a node without an endpoint sees them. A Standard node
@@ -247,6 +274,8 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 			    &(struct vars_conv){ .vc_node = node,
 			    .vc_user = x.nx_user });
 		rc = nt->nt_run(&x, &out, &streamed, r->wr_flow->f_res);
+		if (vars_rendering(r->wr_vars))
+			rc = render_outcome(r, &x, rc);
 	}
 	if (rc == NODE_END)
 		log_info("[rq %s] workflow '%s' ends early at node %zu",
@@ -256,6 +285,8 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 		out.b_len--;
 		snprintf(name, sizeof(name), "agent%zuOutput", i + 1);
 		vars_set(r->wr_vars, name, out.b_data);
+		if (x.nx_out_json != NULL)
+			vars_set_jinja(r->wr_vars, name, x.nx_out_json);
 		if (i == r->wr_responder) {
 			buf_reset(result);
 			buf_add(result, out.b_data, out.b_len);
@@ -266,6 +297,8 @@ run_node(struct wf_run *r, json_t *cfg, size_t i, struct buf *result,
 		if (placed && wf_ts_after(r->wr_flow, &x, out.b_data) == -1)
 			rc = -1;	/* cancelled */
 	}
+	if (nt != NULL)
+		json_decref(x.nx_out_json);
 	wmsgs_free(&stamped);
 	buf_free(&out);
 	json_decref(node);

@@ -12,9 +12,6 @@ ask_of_node(struct node_ctx *x, struct llm_ask *a, struct wresult *res)
 	const char	*rpre = node_raw(x, "preset");
 
 	memset(a, 0, sizeof(*a));
-	if (node_raw(x, "jinja2") != NULL || node_bool(x, "jinja2", false))
-		return node_fail(x, res, 501, "jinja2 prompt templates are not "
-		    "supported by Sluice; use {variables}");
 	/* endpointName and preset see only the early variables. */
 	a->la_own[0] = vars_format(x->nx_early, rep != NULL ? rep : "");
 	a->la_own[1] = vars_format(x->nx_early, rpre != NULL ? rpre : "");

@@ -7,7 +7,7 @@
 /* The call node x's own fields ask for: endpointName and preset (their
  * early variables filled in), systemPrompt, prompt,
  * maxResponseSizeInTokens, the rest as la_opts. Returns 0, or -1 with
- * res filled (no endpointName; jinja2, which Sluice does not run).
+ * res filled.
  * ask_clear releases it either way. */
 int	ask_of_node(struct node_ctx *x, struct llm_ask *a, struct wresult *res);
 void	ask_clear(struct llm_ask *a);

@@ -280,6 +280,18 @@ build_completion(struct node_ctx *x, const struct llm_ask *a,
 	return 0;
 }
 
+/* A Jinja2 render of the prompts failed or stopped: res says so. */
+static int
+render_fail(struct node_ctx *x, struct wresult *res)
+{
+	if (vars_render_error(x->nx_vars) == NULL) {
+		res->r_status = RQ_CANCELLED;
+		return -1;
+	}
+	return node_fail(x, res, 500, "jinja2 %s",
+	    vars_render_error(x->nx_vars));
+}
+
 int
 build_request(struct node_ctx *x, const struct llm_ask *a,
     const struct llm_target *t, const char *sys_add, struct wmsgs *sent,
@@ -305,7 +317,9 @@ build_request(struct node_ctx *x, const struct llm_ask *a,
 		p = vars_format(x->nx_vars, raw);
 	*prompt = NULL;
 	memset(sent, 0, sizeof(*sent));
-	if (t->tg_completion)
+	if (node_render_failed(x))	/* nothing is sent (addendum A7) */
+		rc = render_fail(x, res);
+	else if (t->tg_completion)
 		rc = build_completion(x, a, t, sys, p, prompt, res);
 	else
 		rc = build_chat(x, a, t, sys, p, sent, res);

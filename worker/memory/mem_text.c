@@ -7,6 +7,7 @@
 #include "../../common/pystr.h"
 #include "../../common/sha256.h"
 #include "../../common/xmem.h"
+#include "../core/vars_jinja.h"
 #include "mem_text.h"
 
 static bool
@@ -91,18 +92,13 @@ memory_replace(const char *text, const char *ph, const char *value)
 	return buf_take(&b);
 }
 
+/* s with its braces as WilmerAI's sentinels, as its message text
+ * holds them: neither a {name} pass nor a Jinja2 render (a jinja2
+ * node) reads them, and both turn them back into braces after. */
 char *
 memory_literal(const char *s)
 {
-	struct buf	 b = BUF_INIT;
-
-	buf_adds(&b, "");
-	for (; *s != '\0'; s++) {
-		if (*s == '{' || *s == '}')
-			buf_addc(&b, *s);
-		buf_addc(&b, *s);
-	}
-	return buf_take(&b);
+	return vars_sentinel_escape(s);
 }
 
 char *

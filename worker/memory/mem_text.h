@@ -29,14 +29,16 @@ char	*memory_strip(const char *s);
 char	*memory_replace(const char *text, const char *placeholder,
 	    const char *value);
 
-/* s with its braces doubled: a variable pass (memory_llm, vars_format)
- * gives it back as it is. Caller frees. */
+/* s with its braces as WilmerAI's sentinels: a variable pass
+ * (memory_llm, vars_format) or a Jinja2 render gives it back as it is.
+ * Caller frees. */
 char	*memory_literal(const char *s);
 
 /* tmpl with each placeholder of the (placeholder, value) pairs, ended
  * by (char *)NULL, replaced by its value, in order, WilmerAI's literal string
- * replace; the values' braces are doubled so that a later variable pass
- * (memory_llm, vars_format) gives them back as they are. Caller frees. */
+ * replace; the values' braces become WilmerAI's sentinels so that a
+ * later variable pass (memory_llm, vars_format, a Jinja2 render) gives
+ * them back as they are. Caller frees. */
 char	*memory_fill(const char *tmpl, ...);
 
 #endif

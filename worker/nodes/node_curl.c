@@ -53,11 +53,10 @@ curl_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	struct buf	 err = BUF_INIT;
 	int		 rc;
 
-	if (node_bool(x, "jinja2", false))
-		return node_fail(x, res, 501, "jinja2 templates are not "
-		    "supported by Sluice; use {variables}");
 	if (curlcmd_build(&cc, x->nx_node, x->nx_vars, &err) == -1)
 		rc = node_fail(x, res, 500, "%s", err.b_data);
+	else if (node_render_failed(x))
+		rc = -1;	/* the engine says why */
 	else
 		rc = curl_exec(x, &cc, out, res);
 	curlcmd_clear(&cc);

@@ -949,7 +949,9 @@ savefile_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	sv.s_path = node_str(x, "filepath");
 	sv.s_content = node_str(x, "content");
 	sv.s_find = node_str(x, "find");
-	if (fpath_resolve(x, &sv.s_roots, sv.s_path, &sv.s_fp, res) == 0)
+	if (node_render_failed(x))
+		rc = -1;	/* the engine says why */
+	else if (fpath_resolve(x, &sv.s_roots, sv.s_path, &sv.s_fp, res) == 0)
 		rc = save_do(x, &sv, out, res);
 	fpath_free(&sv.s_fp);
 	roots_free(&sv.s_roots);

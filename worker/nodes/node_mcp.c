@@ -78,6 +78,8 @@ call(struct node_ctx *x, struct mcp_call *c, const char *oe,
 	enum mcp_outcome	 o;
 	int			 rc = 0;
 
+	if (node_render_failed(x))
+		return -1;	/* the engine says why */
 	rq_phase(rq, "MCP tool %s.%s", c->mc_server, c->mc_tool);
 	o = rq_stopped(rq) ? MCP_CANCELLED : mcp_call_tool(c, &hooks, &r);
 	if (o == MCP_CANCELLED) {

@@ -34,7 +34,9 @@
 
 /* Loads module_path (argv[1]) as WilmerAI's dynamic_module_loader
  * does, calls Invoke with the JSON args/kwargs read from stdin, writes
- * str(result) to stdout and exits 0; on an exception it writes
+ * str(result) to stdout and exits 0 (a dict or list that JSON can hold:
+ * then a NUL and the JSON, and exits 3, so that a Jinja2 template of a
+ * later node sees the object, as WilmerAI keeps it); on an exception it writes
  * "Type: message" there instead and exits 2. While the module runs, fd
  * 1 is its stderr, so its prints cannot mix into the result. */
 static char py_runner[] =
@@ -58,7 +60,13 @@ static char py_runner[] =
     "function named 'Invoke'\")\n"
     "        if not callable(fn):\n"
     "            raise TypeError(\"'Invoke' is not callable\")\n"
-    "        text, code = str(fn(*data['args'], **data['kwargs'])), 0\n"
+    "        r = fn(*data['args'], **data['kwargs'])\n"
+    "        text, code = str(r), 0\n"
+    "        if isinstance(r, (dict, list)):\n"
+    "            try:\n"
+    "                text, code = text + '\\0' + json.dumps(r), 3\n"
+    "            except (TypeError, ValueError):\n"
+    "                pass\n"
     "    except BaseException as e:\n"
     "        traceback.print_exc()\n"
     "        text = ''.join(traceback.format_exception_only(type(e), e))"
@@ -160,6 +168,22 @@ py_stderr(struct child_io *io)
 	return b->b_len > 0 ? b->b_data : "";
 }
 
+/* A dict or list result: str() before the NUL is the output, the JSON
+ * after it what a Jinja2 template sees as agentNOutput. */
+static int
+py_object(struct node_ctx *x, const struct child_io *io, struct buf *out)
+{
+	const char	*p = io->ci_out.b_data != NULL ? io->ci_out.b_data : "";
+	const char	*nul = memchr(p, '\0', io->ci_out.b_len);
+	size_t		 n = nul != NULL ? (size_t)(nul - p) : io->ci_out.b_len;
+
+	buf_add(out, p, n);
+	if (nul != NULL)
+		x->nx_out_json = json_loadb(nul + 1, io->ci_out.b_len - n - 1,
+		    0, NULL);
+	return 0;
+}
+
 /* Turn how the child ended into the node's output or error. */
 static int
 py_judge(struct node_ctx *x, const struct child *c, struct child_io *io,
@@ -187,6 +211,8 @@ py_judge(struct node_ctx *x, const struct child *c, struct child_io *io,
 		buf_add(out, io->ci_out.b_data, io->ci_out.b_len);
 		return 0;
 	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+		return py_object(x, io, out);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 2 && *so != '\0')
 		return node_fail(x, res, 500, "Python module '%s' raised %s",
 		    module, so);
@@ -232,6 +258,8 @@ py_execute(struct node_ctx *x, char *module, const char *payload,
 	enum child_end		 end;
 	int			 rc;
 
+	if (node_render_failed(x))
+		return -1;	/* the engine says why */
 	if (!(t > 0) || t > 86400)
 		t = PY_TIMEOUT_S;
 	if (py_start(x, &c, module, res) == -1)

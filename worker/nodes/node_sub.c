@@ -57,7 +57,8 @@ run_child(struct node_ctx *x, const char *name, json_t *overrides,
 	c.fc_parent = x->nx_run;
 	rq_phase(x->nx_rq, "%s node %zu/%zu: workflow %s", x->nx_workflow,
 	    x->nx_index + 1, x->nx_count, name);
-	rc = rq_run_flow(x->nx_rq, &c, out, streamed, res);
+	rc = node_render_failed(x) ? -1 :	/* the engine says why */
+	    rq_run_flow(x->nx_rq, &c, out, streamed, res);
 	node_strv_free(inputs);
 	free(sys);
 	free(prompt);

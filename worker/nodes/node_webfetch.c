@@ -324,6 +324,8 @@ wf_fetch(struct node_ctx *x, const struct wfnode *n, struct buf *out,
 	enum webfetch_result	 wr;
 	int			 rc = 0;
 
+	if (node_render_failed(x))
+		return -1;	/* the engine says why */
 	memset(&q, 0, sizeof(q));
 	memset(&r, 0, sizeof(r));
 	q = (struct webfetch_req){ .wq_url = n->n_url, .wq_method = n->n_method,
