@@ -941,6 +941,67 @@ START_TEST(a8_6_tool_choice_enforced)
 }
 END_TEST
 
+/* ---- what the tool settings send (addendum A8.4, A8.7) -------------- */
+
+/* includeToolCallsInConversation (A8.4) puts the client's tool exchange
+ * into the prompt's conversation variable as text; the user's
+ * livenessToolCall (A8.7) takes its own calls and their results out of
+ * the conversation sent: tests/golden/tooltext.json and
+ * tests/golden/liveness.json. */
+START_TEST(a8_4_a8_7_tool_text_and_liveness)
+{
+	static const char body[] = "{\"model\": \"so-%s\", \"messages\": ["
+	    "{\"role\": \"user\", \"content\": \"ls?\"}, "
+	    "{\"role\": \"assistant\", \"content\": null, \"tool_calls\": "
+	    "[{\"id\": \"c1\", \"type\": \"function\", \"function\": "
+	    "{\"name\": \"bash\", \"arguments\": \"{\\\"command\\\": "
+	    "\\\"ls\\\"}\"}}]}, {\"role\": \"tool\", \"tool_call_id\": \"c1\", "
+	    "\"content\": \"a.txt\"}, "
+	    "{\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": "
+	    "[{\"id\": \"wilmer_liveness_1a2b3c4d\", \"type\": \"function\", "
+	    "\"function\": {\"name\": \"keep_going\", \"arguments\": "
+	    "\"{\\\"note\\\": \\\"[Wilmer] go on\\\"}\"}}]}, "
+	    "{\"role\": \"tool\", \"tool_call_id\": \"wilmer_liveness_1a2b3c4d\","
+	    " \"content\": \"ok\"}, {\"role\": \"user\", \"content\": \"and?\"}]}";
+	static const char *const wf[] = { "tooltext", "liveness" };
+	char		 text[64], b[2048];
+	struct it_resp	 r;
+	json_t		*log;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 1, \"max_workers\": 1", NULL);
+	it_allow_shared(&T);
+	it_user_set(&T, "livenessToolCall", json_pack("{s:s,s:{s:s}}",
+	    "toolName", "keep_going", "arguments", "note", "[Wilmer] go on"));
+	write_so("tooltext", "openAIChatCompletion", "", "unused");
+	write_so("liveness", "openAIChatCompletion", "", "unused");
+	it_file(&T, "Workflows/_shared/so-tooltext/_DefaultWorkflow.json",
+	    "[{\"type\": \"Standard\", \"endpointName\": \"So-tooltext\", "
+	    "\"prompt\": \"{chat_user_prompt_last_four}\", "
+	    "\"includeToolCallsInConversation\": true}]\n");
+	it_file(&T, "Workflows/_shared/so-liveness/_DefaultWorkflow.json",
+	    "[{\"type\": \"Standard\", \"endpointName\": \"So-liveness\", "
+	    "\"prompt\": \"\", \"lastMessagesToSendInsteadOfPrompt\": 10}]\n");
+	it_gateway_start(&T, NULL);
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(b, sizeof(b), body, wf[i]);
+		ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
+		    b, &r), 0);
+		ck_assert_msg(r.r_status == 200, "%s: %ld %s", wf[i],
+		    r.r_status, r.r_body.b_data);
+		it_resp_free(&r);
+		log = it_mock_log(&T, true);
+		ck_assert_uint_eq(json_array_size(log), 1);
+		snprintf(text, sizeof(text), "%s", wf[i]);
+		assert_golden(json_object_get(json_array_get(log, 0), "body"),
+		    text);
+		json_decref(log);
+	}
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 dialects_suite(void)
 {
@@ -962,6 +1023,7 @@ dialects_suite(void)
 	test_case(s, "structured", structured_output_attached, 30);
 	test_case(s, "exchange", tool_exchange_appended, 30);
 	test_case(s, "toolchoice", a8_6_tool_choice_enforced, 30);
+	test_case(s, "tooltext", a8_4_a8_7_tool_text_and_liveness, 30);
 	return s;
 }
 
