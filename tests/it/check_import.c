@@ -257,7 +257,8 @@ alice_files(void)
 	    " 2025-09-20 16:31:10)\"}\n");
 	put("Public/DiscussionIds/alice/condensation_tracker.json",
 	    "{\"lastCondensationHash\": \"h1\"}\n");
-	put("Public/DiscussionIds/alice/vision_responses.json", "{}\n");
+	put("Public/DiscussionIds/alice/vision_responses.json", "{\"k1\": "
+	    "\"a photo of a cat\"}\n");
 	put("Public/DiscussionIds/alice/state_document.md", "# Alice\n"
 	    "- sails the Gull\n- drinks tea at dawn\n");
 	put("Public/DiscussionIds/alice/state_document.md.bak", "# Alice\n"
@@ -354,9 +355,9 @@ static const char first_report[] =
     " API key (encryptUsingApiKey): it cannot be read without the key,"
     " see --import-key-file)\n"
     "alice: 3 memories, condensation tracker, summary, 2 timestamps,"
-    " 2 vector memories, 2 hash log entries, state document (with its"
-    " previous version); skipped: vision_responses.json"
-    " (Sluice does not keep this); 2 embeddings in memory_embeddings"
+    " 1 image description, 2 vector memories, 2 hash log entries, state"
+    " document (with its previous version); skipped: 2 embeddings in"
+    " memory_embeddings"
     " (semantic-search vectors are not imported)\n"
     "bob: FAILED, nothing imported: %s/bob/memories.json:3:6: invalid token"
     " near 'oops'\n"
@@ -479,9 +480,10 @@ START_TEST(second_run_changes_nothing)
 	ck_assert_int_eq(r2.r_status, 65);
 	ck_assert_msg(strstr(r2.r_out, "\nalice: memories already imported, "
 	    "summary already imported, 0 timestamps (2 already present), "
-	    "vector memories already in Sluice (2), hash log already in Sluice "
-	    "(2), state document already imported; skipped: "
-	    "vision_responses.json") != NULL, "%s", r2.r_out);
+	    "0 image descriptions (1 already present), vector memories already "
+	    "in Sluice (2), hash log already in Sluice (2), state document "
+	    "already imported; skipped: 2 embeddings") != NULL, "%s",
+	    r2.r_out);
 	ck_assert_msg(strstr(r2.r_out, "\nerin: memories already imported\n")
 	    != NULL, "%s", r2.r_out);
 	ck_assert_msg(strstr(r2.r_out, "\ntotal: 5 discussions (1 failed): "
@@ -531,9 +533,9 @@ START_TEST(sluice_data_is_never_replaced)
 	    "'alice'", "0\n");
 	check_rows(Db, "SELECT text FROM state_documents", "Sluice doc\n");
 	ck_assert_msg(strstr(r.r_out, "\nalice: 1 timestamp (1 already "
-	    "present), vector memories already in Sluice (1), hash log already "
-	    "in Sluice (1); skipped: vision_responses.json (Sluice does not "
-	    "keep this); memories.json (the discussion already has 1 memory in "
+	    "present), 1 image description, vector memories already in Sluice "
+	    "(1), hash log already in Sluice (1); skipped: memories.json (the "
+	    "discussion already has 1 memory in "
 	    "Sluice); condensation_tracker.json (it goes with memories.json, "
 	    "which is not imported); chat_summary.json (the discussion already "
 	    "has a summary in Sluice); 2 embeddings in memory_embeddings "

@@ -245,8 +245,8 @@ START_TEST(scan_file_names)
 }
 END_TEST
 
-/* WilmerAI's files Sluice has no place for are named, found ignoring
- * case; the compactor's are kept. */
+/* The vision cache and the compactor's files are kept, found ignoring
+ * case. */
 START_TEST(scan_files_not_kept)
 {
 	put(ROOT "/gus/vision_responses.json", "{}");
@@ -255,12 +255,11 @@ START_TEST(scan_files_not_kept)
 	put(ROOT "/hal/memories.json", "[]");
 	scan(ROOT);
 	ck_keys("gus\nhal\n");
-	ck_assert_str_eq(disc("gus")->d_other.b_data,
-	    "vision_responses.json");
+	ck_assert_uint_eq(disc("gus")->d_other.b_len, 0);
+	ck_file("gus", IMP_VISION, ROOT "/gus/vision_responses.json");
 	ck_file("gus", IMP_COMPACT_OLD, ROOT "/gus/Context_Compactor_Old.json");
 	ck_file("gus", IMP_COMPACT_OLDEST, "-");
-	ck_assert_str_eq(disc("hal")->d_other.b_data,
-	    "Vision_Responses.json");
+	ck_file("hal", IMP_VISION, ROOT "/hal/Vision_Responses.json");
 }
 END_TEST
 
@@ -604,6 +603,26 @@ START_TEST(timestamps_added)
 }
 END_TEST
 
+/* A11.4: vision_responses.json's descriptions, the ones the discussion
+ * does not keep yet; a value that is not a string is pinpointed. */
+START_TEST(a11_4_vision_descriptions)
+{
+	db_exec("INSERT INTO discussions VALUES ('ivy', 1)");
+	db_exec("INSERT INTO vision_responses VALUES ('ivy', 'k1', 'mine', "
+	    "1)");
+	put(ROOT "/ivy/vision_responses.json", "{'k1': 'theirs', 'k2': "
+	    "'a cat'}");
+	ck_assert_int_eq(import_one("ivy"), 0);
+	ck_report("1 image description (1 already present)", "");
+	ck_rows("SELECT message_key, text FROM vision_responses ORDER BY "
+	    "message_key", "k1|mine\nk2|a cat\n");
+	put(ROOT "/jo/vision_responses.json", "{'k': 5}");
+	ck_assert_int_eq(import_one("jo"), -1);
+	ck_assert_ptr_nonnull(strstr(t_res.ir_err, "vision_responses.json:1:"));
+	ck_assert_ptr_nonnull(strstr(t_res.ir_err, "description of \"k\""));
+}
+END_TEST
+
 /* ---- vector_memory.db (imp_vec) ---- */
 
 /* WilmerAI's tables; which ones a test creates is its choice. */
@@ -929,6 +948,7 @@ imp_suite(void)
 	tcase_add_test(tc, memories_again);
 	tcase_add_test(tc, summary_last_entry);
 	tcase_add_test(tc, timestamps_added);
+	tcase_add_test(tc, a11_4_vision_descriptions);
 	tcase_add_test(tc, compactor_state);
 	TC("vector");
 	tcase_add_test(tc, vector_without_fts);

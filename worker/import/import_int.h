@@ -18,6 +18,7 @@ enum imp_file {
 	IMP_TIMESTAMPS,		/* timestamps.json */
 	IMP_COMPACT_OLD,	/* context_compactor_old.json */
 	IMP_COMPACT_OLDEST,	/* context_compactor_oldest.json */
+	IMP_VISION,		/* vision_responses.json */
 	IMP_VECTOR,		/* vector_memory.db */
 	IMP_STATE,		/* state_document.md */
 	IMP_STATE_BAK,		/* state_document.md.bak: its last version */
@@ -98,6 +99,12 @@ void	imp_json_free(struct imp_json *j);
  * each section only when the discussion has none in Sluice yet, inside
  * the caller's transaction (0, or -1 with the store's error). */
 int	imp_compact(struct store *, const struct imp_disc *d,
+	    const struct imp_json *j, struct imp_res *r);
+
+/* import_vision.c: ImageProcessor's kept descriptions in d's JSON files
+ * j, those the discussion does not have yet, inside the caller's
+ * transaction (0, or -1 with the store's error). */
+int	imp_vision(struct store *, const struct imp_disc *d,
 	    const struct imp_json *j, struct imp_res *r);
 
 /* import_vec.c: copy d's vector_memory.db (memories with their keyword

@@ -131,22 +131,24 @@ check_blocks(const struct jfile *jf, char err[CONF_ERRLEN])
 	return 0;
 }
 
-/* timestamps.json: {"<message hash>": "(Saturday, 2025-09-20 16:30:05)"}
- * (file_utils.load_timestamp_file). */
+/* An object of strings: timestamps.json {"<message hash>": "(Saturday,
+ * 2025-09-20 16:30:05)"} (file_utils.load_timestamp_file), or
+ * vision_responses.json {"<message key>": "description"}. what names a
+ * key's value in messages. */
 static int
-check_stamps(const struct jfile *jf, char err[CONF_ERRLEN])
+check_strings(const struct jfile *jf, const char *what, char err[CONF_ERRLEN])
 {
 	const char	*k;
 	json_t		*v;
 
 	if (!json_is_object(jf->jf_root))
 		return jfile_err(jf, NULL, err, "%s must be an object of "
-		    "message hash: time text, not %s",
-		    imp_file_name(jf->jf_path), json_type_desc(jf->jf_root));
+		    "strings, not %s", imp_file_name(jf->jf_path),
+		    json_type_desc(jf->jf_root));
 	json_object_foreach(jf->jf_root, k, v) {
 		if (!json_is_string(v))
 			return jfile_err_member(jf, jf->jf_root, k, err, "the "
-			    "time of \"%s\" must be a string, not %s", k,
+			    "%s of \"%s\" must be a string, not %s", what, k,
 			    json_type_desc(v));
 	}
 	return 0;
@@ -187,7 +189,9 @@ read_one(const struct imp_disc *d, const char *path, size_t f,
 	if (rc == -1)
 		return -1;
 	if (f == IMP_TIMESTAMPS)
-		rc = check_stamps(jf, r->ir_err);
+		rc = check_strings(jf, "time", r->ir_err);
+	else if (f == IMP_VISION)
+		rc = check_strings(jf, "description", r->ir_err);
 	else if (f == IMP_TRACKER)
 		rc = check_tracker(jf, r->ir_err);
 	else
@@ -437,7 +441,7 @@ imp_json_write(struct store *s, const struct imp_disc *d,
 	if (write_memories(s, d, j, r) == -1 ||
 	    write_summary(s, d, j, r) == -1 ||
 	    write_stamps(s, d->d_key, j, r) == -1 ||
-	    imp_compact(s, d, j, r) == -1) {
+	    imp_compact(s, d, j, r) == -1 || imp_vision(s, d, j, r) == -1) {
 		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
 		return -1;
 	}

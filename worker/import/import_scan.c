@@ -28,13 +28,14 @@
 static const char *const kept[IMP_NFILES] = {
 	"memories.json", "condensation_tracker.json", "chat_summary.json",
 	"timestamps.json", "context_compactor_old.json",
-	"context_compactor_oldest.json", "vector_memory.db",
-	"state_document.md", "state_document.md.bak",
+	"context_compactor_oldest.json", "vision_responses.json",
+	"vector_memory.db", "state_document.md", "state_document.md.bak",
 };
 
-/* WilmerAI keeps these too; Sluice has no place for them. */
+/* WilmerAI keeps these too; Sluice has no place for them (none left
+ * today; a file WilmerAI adds goes here until Sluice keeps it). */
 static const char *const not_kept[] = {
-	"vision_responses.json", NULL,
+	NULL,
 };
 
 #define KEYDIR_LEN	16
