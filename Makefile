@@ -639,7 +639,8 @@ fuzz_backend_SRCS := $(addprefix worker/llm/,sse.c lines.c adapter_openai.c \
 		   worker/core/msgs.c common/base64.c common/conf_template.c \
 		   $(PROTO_SRCS) $(FUZZ_JSON)
 fuzz_conf_SRCS	:= $(FUZZ_JSON)
-fuzz_vars_SRCS	:= worker/core/vars.c $(FUZZ_BASE) $(PYFMT_SRCS)
+fuzz_vars_SRCS	:= worker/core/vars.c worker/core/vars_jinja.c $(FUZZ_BASE) \
+		   $(PYFMT_SRCS)
 fuzz_http_LL	:= $(patsubst %.c,$(FUZZ_O)/llhttp/%.o,$(LLHTTP_SRCS))
 FUZZ_BINS	:= $(foreach n,$(FUZZ_NAMES),$(FUZZ_O)/$(n)_fuzz)
 
