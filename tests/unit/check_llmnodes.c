@@ -377,6 +377,8 @@ START_TEST(a11_4_vision_keys_and_limits)
 	fakeask_answer("two");
 	fakeask_answer("pictures");
 	ck_out(cachenode(), "two" IMG_SEP "pictures");
+	free(C.nc_msgs.v[0].m_images[0]);
+	free(C.nc_msgs.v[0].m_images[1]);
 	C.nc_msgs.v[0].m_images[0] = xstrdup("img-A");
 	C.nc_msgs.v[0].m_images[1] = xstrdup("img-B");
 	fakeask_reset();
