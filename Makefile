@@ -111,7 +111,7 @@ PYFMT_SRCS	:= $(addprefix common/,pyfmt.c pyfmt_float.c pyfmt_uni.c \
 COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   conf_template.c json.c jsonw.c log.c modelsel.c names.c \
 		   nodetypes.c sha256.c textchunk.c tokens.c utf8.c uuid.c \
-		   xmem.c liveness.c fernet.c logfile.c) \
+		   xmem.c liveness.c toolcall.c fernet.c logfile.c paths.c) \
 		   $(PYFMT_SRCS)
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
@@ -626,7 +626,7 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS	= -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 		   -fsanitize=fuzzer-no-link $(FUZZ_SAN) -MMD -MP $(PKG_CFLAGS) \
 		   -I$(LLHTTP_INC)
-FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c logfile.c)
+FUZZ_BASE	:= $(addprefix common/,buf.c xmem.c log.c logfile.c paths.c)
 FUZZ_JSON	:= $(FUZZ_BASE) $(addprefix common/,uuid.c clock.c json.c \
 		   jsonw.c conf.c names.c utf8.c) $(PYFMT_SRCS)
 fuzz_clean_SRCS	:= $(W_CLEAN) \

@@ -1,13 +1,10 @@
 /* liveness.c - a user's livenessToolCall: the tool call Sluice adds to an answer that has none, so agent front ends keep looping (addendum A8.7). */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "jsonw.h"
 #include "liveness.h"
 #include "pyfmt.h"
 #include "pystr.h"
-#include "uuid.h"
+#include "toolcall.h"
 #include "xmem.h"
 
 int
@@ -38,14 +35,5 @@ liveness_conf(const json_t *root, char **name, json_t **args)
 json_t *
 liveness_call(const char *name, const json_t *args)
 {
-	char	 hex[33], id[32];
-	char	*a = jsonw_dumps(args, JSONW_PYTHON);
-	json_t	*c;
-
-	uuid_new_hex(hex);
-	(void)snprintf(id, sizeof(id), "wilmer_liveness_%.8s", hex);
-	c = json_pack("{s:i,s:s,s:s,s:{s:s,s:s}}", "index", 0, "id", id,
-	    "type", "function", "function", "name", name, "arguments", a);
-	free(a);
-	return c;
+	return toolcall_new(0, "wilmer_liveness_", 8, name, args);
 }

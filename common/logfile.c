@@ -12,35 +12,11 @@
 
 #include "log.h"
 #include "logfile.h"
+#include "paths.h"
 
 static int	 lf_fd = -1;
 static char	 lf_path[PATH_MAX];
 static size_t	 lf_max;
-
-/* mkdir -p of path's folder. */
-static int
-make_parents(const char *path)
-{
-	char	 d[PATH_MAX];
-	char	*p;
-
-	if (snprintf(d, sizeof(d), "%s", path) >= (int)sizeof(d)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if ((p = strrchr(d, '/')) == NULL || p == d)
-		return 0;
-	*p = '\0';
-	for (p = d + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(d, 0750) == -1 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(d, 0750) == -1 && errno != EEXIST ? -1 : 0;
-}
 
 static int
 open_name(const char *path)
@@ -58,7 +34,7 @@ logfile_open(const char *path)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (make_parents(path) == -1 || (fd = open_name(path)) == -1)
+	if (paths_make_parents(path, 0750) == -1 || (fd = open_name(path)) == -1)
 		return -1;
 	logfile_close();
 	lf_fd = fd;

@@ -1,5 +1,6 @@
-/* check_common.c - buffers, token estimates, safe names, uuids, model selection, base64. */
+/* check_common.c - buffers, token estimates, safe names, uuids, model selection, base64, paths, made-up tool calls. */
 #include <check.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +16,9 @@
 #include "../../common/log.h"
 #include "../../common/modelsel.h"
 #include "../../common/names.h"
+#include "../../common/paths.h"
 #include "../../common/textchunk.h"
+#include "../../common/toolcall.h"
 #include "../../common/tokens.h"
 #include "../../common/utf8.h"
 #include "../../common/uuid.h"
@@ -415,6 +418,82 @@ START_TEST(liveness_settings_and_call)
 }
 END_TEST
 
+/* "~" and "~/x" are $HOME; "~user", other paths and an empty $HOME
+ * are left as they are. */
+START_TEST(paths_expand_home)
+{
+	static const struct { const char *in, *home, *want; } c[] = {
+		{ "~", "/h", "/h" }, { "~/a/b", "/h", "/h/a/b" },
+		{ "~bob/x", "/h", "~bob/x" }, { "/abs", "/h", "/abs" },
+		{ "rel/~", "/h", "rel/~" }, { "~/a", "", "~/a" },
+	};
+	char	*got, *old = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		setenv("HOME", c[i].home, 1);
+		got = paths_expanduser(c[i].in);
+		ck_assert_str_eq(got, c[i].want);
+		free(got);
+	}
+	if (old != NULL)
+		setenv("HOME", old, 1);
+	free(old);
+}
+END_TEST
+
+/* The folders of a file are made, missing ones only; a file in the
+ * way is an error with errno set. */
+START_TEST(paths_make_parents_of_a_file)
+{
+	char	 dir[] = "/tmp/check_common.XXXXXX", p[128];
+	struct stat st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/a/b/c/file", dir);
+	ck_assert_int_eq(paths_make_parents(p, 0750), 0);
+	snprintf(p, sizeof(p), "%s/a/b/c", dir);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	snprintf(p, sizeof(p), "%s/a/b/c/file", dir);
+	ck_assert_int_eq(paths_make_parents(p, 0750), 0);	/* again */
+	ck_assert_int_eq(paths_make_parents("plain", 0750), 0);
+	snprintf(p, sizeof(p), "%s/f", dir);
+	fclose(fopen(p, "w"));
+	snprintf(p, sizeof(p), "%s/f/x/file", dir);
+	ck_assert_int_eq(paths_make_parents(p, 0750), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(p), 0);
+}
+END_TEST
+
+/* A made-up call: its id's prefix and hex, index only when asked for,
+ * the arguments as Python's json.dumps writes them. */
+START_TEST(toolcall_shape)
+{
+	json_t		*a = json_pack("{s:s,s:f}", "q", "caf\xc3\xa9", "n", 1.0);
+	json_t		*c = toolcall_new(-1, "wilmer-", 32, "find", a);
+	const char	*id = json_string_value(json_object_get(c, "id"));
+	char		*s;
+
+	ck_assert_ptr_null(json_object_get(c, "index"));
+	ck_assert_uint_eq(strlen(id), 39);
+	ck_assert_uint_eq(strspn(id + 7, "0123456789abcdef"), 32);
+	s = json_dumps(json_object_get(c, "function"), JSON_COMPACT);
+	ck_assert_str_eq(s, "{\"name\":\"find\",\"arguments\":\"{\\\"q\\\": "
+	    "\\\"caf\\\\u00e9\\\", \\\"n\\\": 1.0}\"}");
+	free(s);
+	json_decref(c);
+	c = toolcall_new(3, "p_", 4, "x", a);
+	ck_assert_int_eq(json_integer_value(json_object_get(c, "index")), 3);
+	ck_assert_uint_eq(strlen(json_string_value(json_object_get(c, "id"))),
+	    6);
+	json_decref(c);
+	json_decref(a);
+}
+END_TEST
+
 static Suite *
 common_suite(void)
 {
@@ -443,6 +522,9 @@ common_suite(void)
 	suite_add_tcase(s, tc);
 	test_case(s, "utf8", utf8_points_and_lower, 0);
 	test_case(s, "liveness", liveness_settings_and_call, 0);
+	test_case(s, "toolcall", toolcall_shape, 0);
+	test_case(s, "paths_home", paths_expand_home, 0);
+	test_case(s, "paths_parents", paths_make_parents_of_a_file, 0);
 	tc = tcase_create("base64");
 	tcase_add_test(tc, base64_as_go_reads_it);
 	suite_add_tcase(s, tc);

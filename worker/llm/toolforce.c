@@ -1,6 +1,5 @@
 /* toolforce.c - tool_choice enforced through structured output: the schema, the tools described to the model, its answer read back as a tool call (addendum A8.6). */
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +7,7 @@
 #include "../../common/jsonw.h"
 #include "../../common/pyfmt.h"
 #include "../../common/pystr.h"
-#include "../../common/uuid.h"
+#include "../../common/toolcall.h"
 #include "../../common/xmem.h"
 #include "toolforce.h"
 
@@ -206,22 +205,6 @@ known(const struct toolforce *tf, const char *name)
 	return false;
 }
 
-/* The call as WilmerAI builds it. New reference. */
-static json_t *
-make_call(const char *name, const json_t *args)
-{
-	char	 hex[33], id[48];
-	char	*a = jsonw_dumps(args, JSONW_PYTHON);
-	json_t	*c;
-
-	uuid_new_hex(hex);
-	(void)snprintf(id, sizeof(id), "wilmer-%s", hex);
-	c = json_pack("[{s:s,s:s,s:{s:s,s:s}}]", "id", id, "type", "function",
-	    "function", "name", name, "arguments", a);
-	free(a);
-	return c;
-}
-
 json_t *
 toolforce_parse(const struct toolforce *tf, const char *text, size_t n)
 {
@@ -236,7 +219,8 @@ toolforce_parse(const struct toolforce *tf, const char *text, size_t n)
 	args = json_object_get(o, "arguments");
 	if (json_is_object(o) && name != NULL && *name != '\0' &&
 	    json_is_object(args) && known(tf, name))
-		call = make_call(name, args);
+		call = json_pack("[o]", toolcall_new(-1, "wilmer-", 32, name,
+		    args));
 	json_decref(o);
 	return call;
 }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "../../common/log.h"
+#include "../../common/paths.h"
 #include "../../common/pyfmt.h"
 #include "../../common/xmem.h"
 #include "../core/node.h"
@@ -101,7 +102,7 @@ cursor_path(struct node_ctx *x, struct ccp *c, struct wresult *res)
 		return node_fail(x, res, 500, CCP " '%s': 'cursorDirectory' "
 		    "resolved to empty.", c->c_id);
 	}
-	exp = chunkcur_expand(raw);
+	exp = paths_expanduser(raw);
 	c->c_cursor = chunkcur_path(exp, c->c_id, x->nx_discussion_id);
 	free(raw);
 	free(exp);
@@ -179,7 +180,7 @@ ccp_return(struct node_ctx *x, const struct ccp *c, size_t n,
 	}
 	raw = vars_py_str(v);
 	path = vars_format(x->nx_vars, raw);
-	exp = chunkcur_expand(path);
+	exp = paths_expanduser(path);
 	if (stat(exp, &st) == 0)
 		rc = read_return(x, exp, path, out, res);
 	free(raw);

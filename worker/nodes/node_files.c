@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/paths.h"
 #include "../../common/uuid.h"
 #include "../../common/xmem.h"
 #include "../core/node.h"
@@ -144,14 +145,13 @@ files_outside(struct node_ctx *x, struct wresult *res, const char *shown)
 static char *
 files_absolute(const struct roots *r, const char *path)
 {
-	const char	*home = getenv("HOME");
+	char	*p = paths_expanduser(path), *abs;
 
-	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0') &&
-	    home != NULL && home[0] == '/')
-		return xasprintf("%s%s", home, path + 1);
-	if (path[0] == '/')
-		return xstrdup(path);
-	return xasprintf("%s/%s", r->r_first, path);
+	if (p[0] == '/')
+		return p;
+	abs = xasprintf("%s/%s", r->r_first, p);
+	free(p);
+	return abs;
 }
 
 /* The components of abs without empty and "." ones; they point into

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "../../common/clock.h"
+#include "../../common/paths.h"
 #include "../../common/pyfmt.h"
 #include "../../common/xmem.h"
 #include "../core/node.h"
@@ -96,13 +97,8 @@ py_isfile(const char *p)
 static char *
 py_module(struct node_ctx *x, const char *path)
 {
-	const char	*home = getenv("HOME");
-	char		*p, *c, *real = NULL;
+	char		*p = paths_expanduser(path), *c, *real = NULL;
 
-	if (path[0] == '~' && path[1] == '/' && home != NULL)
-		p = xasprintf("%s%s", home, path + 1);
-	else
-		p = xstrdup(path);
 	if (p[0] != '/' && !py_isfile(p) && x->nx_confdir != NULL) {
 		c = xasprintf("%s/%s", x->nx_confdir, p);
 		if (py_isfile(c)) {

@@ -9,23 +9,13 @@
 
 #include "../../common/buf.h"
 #include "../../common/log.h"
+#include "../../common/paths.h"
 #include "../../common/pystr.h"
 #include "../../common/xmem.h"
 #include "../../proto/frame.h"
 #include "chunkcur.h"
 
 #define CUR_MAX	(4u << 20)	/* a cursor larger than this is not one */
-
-char *
-chunkcur_expand(const char *path)
-{
-	const char	*home = getenv("HOME");
-
-	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0') &&
-	    home != NULL && *home != '\0')
-		return xasprintf("%s%s", home, path + 1);
-	return xstrdup(path);
-}
 
 char *
 chunkcur_path(const char *dir, const char *id, const char *discussion)
@@ -143,31 +133,6 @@ chunkcur_push(struct chunkcur *c, const char *hash)
 	c->cc_v[c->cc_n++] = xstrdup(hash);
 }
 
-/* mkdir -p of path's folder. */
-static int
-make_parents(const char *path)
-{
-	char	*d = xstrdup(path), *p;
-	int	 rc = 0;
-
-	if ((p = strrchr(d, '/')) != NULL && p != d)
-		*p = '\0';
-	else {
-		free(d);
-		return 0;
-	}
-	for (p = d + 1; rc == 0 && (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		if (mkdir(d, 0777) == -1 && errno != EEXIST)
-			rc = -1;
-		*p = '/';
-	}
-	if (rc == 0 && mkdir(d, 0777) == -1 && errno != EEXIST)
-		rc = -1;
-	free(d);
-	return rc;
-}
-
 int
 chunkcur_write(const char *path, const struct chunkcur *c)
 {
@@ -176,7 +141,7 @@ chunkcur_write(const char *path, const struct chunkcur *c)
 	size_t		 i;
 	int		 fd, rc = -1, e;
 
-	if (make_parents(path) == -1)
+	if (paths_make_parents(path, 0777) == -1)
 		return -1;
 	for (i = 0; i < c->cc_n; i++) {
 		if (i > 0)

@@ -20,11 +20,6 @@ struct chunkcur {
 	size_t	  cc_n;
 };
 
-/* path with a leading "~" or "~/" made $HOME (Python's expanduser for
- * the current user; "~name" and a missing $HOME leave it as it is).
- * Caller frees. */
-char	*chunkcur_expand(const char *path);
-
 /* The cursor file of node id and discussion under dir (already
  * expanded). NULL when id or discussion is empty or holds a '/', so
  * that the name cannot leave dir. Caller frees. */
