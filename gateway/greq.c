@@ -10,10 +10,10 @@
 #include <event2/event.h>
 
 #include "../common/clock.h"
+#include "../common/fernet.h"
 #include "../common/log.h"
 #include "../common/modelsel.h"
 #include "../common/names.h"
-#include "../common/sha256.h"
 #include "../common/xmem.h"
 #include "api.h"
 #include "gate.h"
@@ -517,17 +517,13 @@ greq_cancel_id(struct gw *g, const char *id, const char *why)
 /* sha256 of the request's Bearer key, its first 16 hex digits, in out
  * (WilmerAI's per-key scope); "" without a key. */
 static void
-key_scope(const struct http_request *hr, char out[17])
+key_scope(const struct http_request *hr, char out[FERNET_DIRLEN])
 {
 	const char	*auth = http_header(hr, "Authorization");
-	char		 h[SHA256_HEXLEN];
 
 	out[0] = '\0';
-	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
-		return;
-	sha256_hex(auth + 7, strlen(auth + 7), h);
-	memcpy(out, h, 16);
-	out[16] = '\0';
+	if (auth != NULL && strncasecmp(auth, "Bearer ", 7) == 0)
+		fernet_dir(auth + 7, out);
 }
 
 /* "<key scope or anon>:<key>", WilmerAI's registry key, so a key only
@@ -535,7 +531,7 @@ key_scope(const struct http_request *hr, char out[17])
 static char *
 idem_scope(const struct http_request *hr, const char *key)
 {
-	char	 ks[17];
+	char	 ks[FERNET_DIRLEN];
 
 	key_scope(hr, ks);
 	return xasprintf("%s:%s", ks[0] != '\0' ? ks : "anon", key);
@@ -685,7 +681,7 @@ parse(struct greq *q, const struct http_request *hr, int api,
 {
 	struct gw		*g = q->q_gw;
 	const struct gw_user	*u;
-	char			 wf[NAME_MAX_LEN + 1], *names, ks[17];
+	char			 wf[NAME_MAX_LEN + 1], *names, ks[FERNET_DIRLEN];
 	json_t			*root;
 	int			 r;
 
