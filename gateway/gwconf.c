@@ -236,20 +236,30 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Append a copy of v to the NULL-ended list of at most max entries
+ * (list has room for max + 1). Returns 0, or -1 when it is full. */
+static int
+list_push(char **list, size_t max, const char *v)
+{
+	size_t	 n = 0;
+
+	while (list[n] != NULL)
+		n++;
+	if (n == max)
+		return -1;
+	list[n] = xstrdup(v);
+	return 0;
+}
+
 /* --user is repeatable: more than one serves several users. */
 static int
 add_user(struct gw_conf *c, const char *name)
 {
-	size_t	 n = 0;
-
-	while (c->c_users[n] != NULL)
-		n++;
-	if (n == GW_MAX_USERS) {
+	if (list_push(c->c_users, GW_MAX_USERS, name) == -1) {
 		fprintf(stderr, "sluice-gateway: at most %d users\n",
 		    GW_MAX_USERS);
 		return -1;
 	}
-	c->c_users[n] = xstrdup(name);
 	c->c_user = c->c_users[0];
 	return 0;
 }
@@ -318,16 +328,11 @@ list_clear(char **list)
 static int
 add_key_file(struct gw_conf *c, const char *path)
 {
-	size_t	 n = 0;
-
-	while (c->c_import_keys[n] != NULL)
-		n++;
-	if (n == GW_MAX_KEYS) {
+	if (list_push(c->c_import_keys, GW_MAX_KEYS, path) == -1) {
 		fprintf(stderr, "sluice-gateway: at most %d key files\n",
 		    GW_MAX_KEYS);
 		return -1;
 	}
-	c->c_import_keys[n] = xstrdup(path);
 	return 0;
 }
 
@@ -340,20 +345,16 @@ add_entry(struct gw_conf *c, const char *key, const char *flag,
 	const struct setting	*s = &settings[setting_index(key)];
 	char			**list = (char **)((char *)c + s->s_off);
 	char			  why[CONF_ERRLEN];
-	size_t			  n = 0;
 
 	if (s->s_entry(arg, why, sizeof(why)) == -1) {
 		fprintf(stderr, "sluice-gateway: %s: %s\n", flag, why);
 		return -1;
 	}
-	while (list[n] != NULL)
-		n++;
-	if (n == s->s_width) {
+	if (list_push(list, s->s_width, arg) == -1) {
 		fprintf(stderr, "sluice-gateway: %s: at most %zu\n", flag,
 		    s->s_width);
 		return -1;
 	}
-	list[n] = xstrdup(arg);
 	cli_set |= 1ull << setting_index(key);
 	return 0;
 }
