@@ -58,18 +58,18 @@ add_user_message(struct node_ctx *x, const char *descriptions)
 	free(m);
 }
 
-/* One call per image of m (x->nx_image), the answers that are not
- * empty joined into desc. 0, or -1 with res filled. */
+/* One call per image of imgs[0..n) (each as x->nx_image), the answers
+ * that are not empty joined into desc. 0, or -1 with res filled. */
 static int
-describe(struct node_ctx *x, const struct wmsg *m, struct buf *desc,
+describe(struct node_ctx *x, char *const *imgs, size_t n, struct buf *desc,
     struct wresult *res)
 {
 	struct buf	 one = BUF_INIT;
 	size_t		 j;
 	int		 rc = 0;
 
-	for (j = 0; j < m->m_nimages && rc == 0; j++) {
-		x->nx_image = m->m_images[j];
+	for (j = 0; j < n && rc == 0; j++) {
+		x->nx_image = imgs[j];
 		buf_reset(&one);
 		if ((rc = ask_node(x, &one, res)) == 0 && one.b_len > 0) {
 			if (desc->b_len > 0)
@@ -82,22 +82,31 @@ describe(struct node_ctx *x, const struct wmsg *m, struct buf *desc,
 	return rc;
 }
 
-/* The images of the last visionScanMessageLimit (20) messages, oldest
- * first; NULL-terminated, borrowed from the conversation. */
-static const char **
-recent_images(struct node_ctx *x)
+/* The first message visionScanMessageLimit (20; 0 or less: all) lets
+ * the node look at. */
+static size_t
+scan_from(struct node_ctx *x)
+{
+	long	 lim = node_long(x, "visionScanMessageLimit", 20);
+	size_t	 n = x->nx_msgs->n;
+
+	return lim > 0 && n > (size_t)lim ? n - (size_t)lim : 0;
+}
+
+/* The images of the messages the node looks at, oldest first, in *n;
+ * borrowed from the conversation (the array is the caller's). */
+static char **
+recent_images(struct node_ctx *x, size_t *n)
 {
 	const struct wmsgs	*l = x->nx_msgs;
-	long			 lim = node_long(x, "visionScanMessageLimit", 20);
-	size_t			 from, i, j, n = 0;
-	const char		**v = xcalloc(1, sizeof(*v));
+	size_t			 i, j;
+	char			**v = xcalloc(1, sizeof(*v));
 
-	from = lim > 0 && l->n > (size_t)lim ? l->n - (size_t)lim : 0;
-	for (i = from; i < l->n; i++)
+	*n = 0;
+	for (i = scan_from(x); i < l->n; i++)
 		for (j = 0; j < l->v[i].m_nimages; j++) {
-			v = xreallocarray(v, n + 2, sizeof(*v));
-			v[n++] = l->v[i].m_images[j];
-			v[n] = NULL;
+			v = xreallocarray(v, *n + 1, sizeof(*v));
+			v[(*n)++] = l->v[i].m_images[j];
 		}
 	return v;
 }
@@ -134,7 +143,7 @@ kept_description(struct node_ctx *x, struct store *s, const char *key,
 	if (r == -1)
 		return node_fail(x, res, 500, "the vision cache: %s",
 		    store_err(s));
-	if (describe(x, m, &d, res) == -1) {
+	if (describe(x, m->m_images, m->m_nimages, &d, res) == -1) {
 		buf_free(&d);
 		return -1;
 	}
@@ -154,8 +163,7 @@ cached_output(struct node_ctx *x, const size_t *idx, char **desc, size_t n,
     struct buf *out)
 {
 	size_t	 total = x->nx_msgs->n, k;
-	bool	 add = pyfmt_truthy(json_object_get(x->nx_node,
-		    "addAsUserMessage"));
+	bool	 add = node_bool(x, "addAsUserMessage", false);
 	char	*m;
 
 	for (k = 0; k < n; k++) {
@@ -179,27 +187,27 @@ cached_run(struct node_ctx *x, const char *key, struct buf *out,
     struct wresult *res)
 {
 	const struct wmsgs	*l = x->nx_msgs;
-	long			 lim = node_long(x, "visionScanMessageLimit",
-				    20);
-	size_t			 from, i, n = 0, *idx;
+	size_t			 i, n = 0, *idx;
 	char			**desc;
 	struct store		*s;
 	int			 rc = 0;
 
-	from = lim > 0 && l->n > (size_t)lim ? l->n - (size_t)lim : 0;
 	idx = xcalloc(l->n + 1, sizeof(*idx));
 	desc = xcalloc(l->n + 1, sizeof(*desc));
-	for (i = from; i < l->n; i++)
+	for (i = scan_from(x); i < l->n; i++)
 		if (l->v[i].m_nimages > 0)
 			idx[n++] = i;
 	if (n == 0)
 		buf_adds(out, NO_IMAGES);
 	else if ((s = memory_store(x, res)) == NULL)
 		rc = -1;
-	for (i = 0; n > 0 && rc == 0 && i < n; i++)
-		rc = kept_description(x, s, key, &l->v[idx[i]], &desc[i], res);
-	if (rc == 0 && n > 0)
-		cached_output(x, idx, desc, n, out);
+	else {
+		for (i = 0; rc == 0 && i < n; i++)
+			rc = kept_description(x, s, key, &l->v[idx[i]],
+			    &desc[i], res);
+		if (rc == 0)
+			cached_output(x, idx, desc, n, out);
+	}
 	for (i = 0; i < n; i++)
 		free(desc[i]);
 	free(desc);
@@ -212,10 +220,9 @@ image_run(struct node_ctx *x, struct buf *out, bool *streamed,
     struct wresult *res)
 {
 	char		*key = memory_key(x);
-	const char	**imgs;
-	struct buf	 one = BUF_INIT;
-	size_t		 i;
-	int		 rc = 0;
+	char		**imgs;
+	size_t		 n;
+	int		 rc;
 
 	x->nx_stream = false;		/* one call per image; delivered whole */
 	if (key != NULL && pyfmt_truthy(json_object_get(x->nx_node,
@@ -225,25 +232,15 @@ image_run(struct node_ctx *x, struct buf *out, bool *streamed,
 		return rc;
 	}
 	free(key);
-	imgs = recent_images(x);
-	for (i = 0; imgs[i] != NULL && rc == 0; i++) {
-		x->nx_image = imgs[i];
-		buf_reset(&one);
-		if ((rc = ask_node(x, &one, res)) == 0 && one.b_len > 0) {
-			if (out->b_len > 0)
-				buf_adds(out, SEPARATOR);
-			buf_add(out, one.b_data, one.b_len);
-		}
-	}
-	x->nx_image = NULL;
-	if (rc == 0 && i == 0)
+	imgs = recent_images(x, &n);
+	rc = describe(x, imgs, n, out, res);
+	if (rc == 0 && n == 0)
 		buf_adds(out, NO_IMAGES);
 	else if (rc == 0 && node_bool(x, "addAsUserMessage", false)) {
 		buf_addc(out, '\0');
 		out->b_len--;
 		add_user_message(x, out->b_data);
 	}
-	buf_free(&one);
 	free(imgs);
 	return rc;
 }
