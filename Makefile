@@ -169,7 +169,7 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   forced.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c \
-		   import_crypt.c import_vision.c)
+		   import_crypt.c)
 W_IMPORT	+= worker/import/import_compact.c
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_stage.c clean_toks.c \

@@ -583,24 +583,23 @@ write_so(const char *name, const char *type, const char *at_extra,
 	it_file(&T, rel, text);
 }
 
-/* POST a chat for model; 200 and the one backend request it made, or
- * the status when it is not 200 (the request record NULL then). */
+/* POST body to the OpenAI chat route: its HTTP status must be want.
+ * Returns the one backend request it made (caller decrefs) when want
+ * is 200, else NULL with the answer's body in *err_body (caller frees;
+ * err_body may be NULL then). */
 static json_t *
-so_ask(const char *model, long want)
+post_chat(const char *body, long want, char **err_body)
 {
 	struct it_resp	 r;
-	char		 body[256];
-	json_t		*log, *rec;
+	json_t		*log, *rec = NULL;
 
-	snprintf(body, sizeof(body), "{\"model\": \"%s\", \"messages\": "
-	    "[{\"role\": \"user\", \"content\": \"Weather?\"}]}", model);
 	ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions", body,
 	    &r), 0);
-	ck_assert_msg(r.r_status == want, "%s: %ld %s", model, r.r_status,
+	ck_assert_msg(r.r_status == want, "%ld %s", r.r_status,
 	    r.r_body.b_data);
 	if (want != 200) {
-		ck_assert_ptr_nonnull(strstr(r.r_body.b_data,
-		    "structuredOutputFile"));
+		if (err_body != NULL)
+			*err_body = strdup(r.r_body.b_data);
 		it_resp_free(&r);
 		return NULL;
 	}
@@ -609,6 +608,24 @@ so_ask(const char *model, long want)
 	ck_assert_uint_eq(json_array_size(log), 1);
 	rec = json_incref(json_array_get(log, 0));
 	json_decref(log);
+	return rec;
+}
+
+/* POST a chat for model; 200 and the one backend request it made, or
+ * the status when it is not 200 (the request record NULL then). */
+static json_t *
+so_ask(const char *model, long want)
+{
+	char		 body[256], *err = NULL;
+	json_t		*rec;
+
+	snprintf(body, sizeof(body), "{\"model\": \"%s\", \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"Weather?\"}]}", model);
+	rec = post_chat(body, want, &err);
+	if (want != 200) {
+		ck_assert_ptr_nonnull(strstr(err, "structuredOutputFile"));
+		free(err);
+	}
 	return rec;
 }
 
@@ -694,8 +711,7 @@ START_TEST(tool_exchange_appended)
 	static const char *const types[] = { "openAIChatCompletion",
 	    "ollamaApiChat" };
 	char		 rel[128], text[1024], body[1024], golden[64];
-	struct it_resp	 r;
-	json_t		*log;
+	json_t		*rec;
 	size_t		 i;
 
 	memset(&T, 0, sizeof(T));
@@ -716,17 +732,11 @@ START_TEST(tool_exchange_appended)
 	it_gateway_start(&T, NULL);
 	for (i = 0; i < 2; i++) {
 		snprintf(rel, sizeof(rel), "so-%s", eps[i]);
-		ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
-		    exchange_body(rel, body, sizeof(body)), &r), 0);
-		ck_assert_msg(r.r_status == 200, "%s: %ld %s", eps[i],
-		    r.r_status, r.r_body.b_data);
-		it_resp_free(&r);
-		log = it_mock_log(&T, true);
-		ck_assert_uint_eq(json_array_size(log), 1);
+		rec = post_chat(exchange_body(rel, body, sizeof(body)), 200,
+		    NULL);
 		snprintf(golden, sizeof(golden), "exchange.%s", eps[i]);
-		assert_golden(json_object_get(json_array_get(log, 0), "body"),
-		    golden);
-		json_decref(log);
+		assert_golden(json_object_get(rec, "body"), golden);
+		json_decref(rec);
 	}
 	it_stop_clean(&T);
 }
@@ -964,9 +974,8 @@ START_TEST(a8_4_a8_7_tool_text_and_liveness)
 	    "{\"role\": \"tool\", \"tool_call_id\": \"wilmer_liveness_1a2b3c4d\","
 	    " \"content\": \"ok\"}, {\"role\": \"user\", \"content\": \"and?\"}]}";
 	static const char *const wf[] = { "tooltext", "liveness" };
-	char		 text[64], b[2048];
-	struct it_resp	 r;
-	json_t		*log;
+	char		 b[2048];
+	json_t		*rec;
 
 	memset(&T, 0, sizeof(T));
 	it_mock_start(&T);
@@ -986,17 +995,9 @@ START_TEST(a8_4_a8_7_tool_text_and_liveness)
 	it_gateway_start(&T, NULL);
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(b, sizeof(b), body, wf[i]);
-		ck_assert_int_eq(it_request(&T, "POST", "/v1/chat/completions",
-		    b, &r), 0);
-		ck_assert_msg(r.r_status == 200, "%s: %ld %s", wf[i],
-		    r.r_status, r.r_body.b_data);
-		it_resp_free(&r);
-		log = it_mock_log(&T, true);
-		ck_assert_uint_eq(json_array_size(log), 1);
-		snprintf(text, sizeof(text), "%s", wf[i]);
-		assert_golden(json_object_get(json_array_get(log, 0), "body"),
-		    text);
-		json_decref(log);
+		rec = post_chat(b, 200, NULL);
+		assert_golden(json_object_get(rec, "body"), wf[i]);
+		json_decref(rec);
 	}
 	it_stop_clean(&T);
 }

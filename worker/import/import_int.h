@@ -101,12 +101,6 @@ void	imp_json_free(struct imp_json *j);
 int	imp_compact(struct store *, const struct imp_disc *d,
 	    const struct imp_json *j, struct imp_res *r);
 
-/* import_vision.c: ImageProcessor's kept descriptions in d's JSON files
- * j, those the discussion does not have yet, inside the caller's
- * transaction (0, or -1 with the store's error). */
-int	imp_vision(struct store *, const struct imp_disc *d,
-	    const struct imp_json *j, struct imp_res *r);
-
 /* import_vec.c: copy d's vector_memory.db (memories with their keyword
  * index rows, and the hash log) inside the caller's transaction. 0, or
  * -1 with r_err and r_fail set. */

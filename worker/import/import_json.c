@@ -1,4 +1,4 @@
-/* import_json.c - a WilmerAI discussion's JSON files (memories, condensation tracker, summary, timestamps) into the store. */
+/* import_json.c - a WilmerAI discussion's JSON files (memories, condensation tracker, summary, timestamps, vision descriptions) into the store. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -400,38 +400,69 @@ write_summary(struct store *s, const struct imp_disc *d,
 	return 0;
 }
 
+/* Each member of o as a row of key's discussion (sql: INSERT OR IGNORE
+ * of discussion, member name, member value), unless Sluice has one;
+ * the part "N <one or many> (M already present)". The number added, or
+ * -1. */
+static long
+write_pairs(struct store *s, const char *key, json_t *o, const char *sql,
+    const char *one, const char *many, struct imp_res *r)
+{
+	json_t		*v;
+	const char	*k;
+	long		 added = 0, old = 0;
+	int		 n;
+
+	if (json_object_size(o) > 0 && imp_discussion(s, key) == -1)
+		return -1;
+	json_object_foreach(o, k, v) {
+		if ((n = store_exec(s, sql, "ttt", key, k,
+		    json_string_value(v))) == -1)
+			return -1;
+		if (n == 1)
+			added++;
+		else
+			old++;
+	}
+	imp_sep(&r->ir_parts, ", ");
+	buf_printf(&r->ir_parts, "%ld %s", added, imp_plural(added, one, many));
+	if (old > 0)
+		buf_printf(&r->ir_parts, " (%ld already present)", old);
+	return added;
+}
+
 /* Each message's time, unless Sluice has one for it already. */
 static int
 write_stamps(struct store *s, const char *key, const struct imp_json *j,
     struct imp_res *r)
 {
-	json_t		*o = j->j_f[IMP_TIMESTAMPS].jf_root, *v;
-	const char	*k;
-	long		 old = 0;
-	int		 n;
+	json_t	*o = j->j_f[IMP_TIMESTAMPS].jf_root;
+	long	 n;
 
 	if (o == NULL)
 		return 0;
-	if (json_object_size(o) > 0 && imp_discussion(s, key) == -1)
+	if ((n = write_pairs(s, key, o, "INSERT OR IGNORE INTO timestamps "
+	    "(discussion, msg_hash, stamp) VALUES (?, ?, ?)", "timestamp",
+	    "timestamps", r)) == -1)
 		return -1;
-	json_object_foreach(o, k, v) {
-		n = store_exec(s, "INSERT OR IGNORE INTO timestamps "
-		    "(discussion, msg_hash, stamp) VALUES (?, ?, ?)", "ttt",
-		    key, k,
-		    json_string_value(v));
-		if (n == -1)
-			return -1;
-		if (n == 1)
-			r->ir_timestamps++;
-		else
-			old++;
-	}
-	imp_sep(&r->ir_parts, ", ");
-	buf_printf(&r->ir_parts, "%ld %s", r->ir_timestamps,
-	    imp_plural(r->ir_timestamps, "timestamp", "timestamps"));
-	if (old > 0)
-		buf_printf(&r->ir_parts, " (%ld already present)", old);
+	r->ir_timestamps = n;
 	return 0;
+}
+
+/* ImageProcessor's kept descriptions (vision_responses.json), those the
+ * discussion does not have yet; nothing when the file has none. */
+static int
+write_vision(struct store *s, const char *key, const struct imp_json *j,
+    struct imp_res *r)
+{
+	json_t	*o = j->j_f[IMP_VISION].jf_root;
+
+	if (json_object_size(o) == 0)
+		return 0;
+	return write_pairs(s, key, o, "INSERT OR IGNORE INTO vision_responses "
+	    "(discussion, message_key, text, created_at) VALUES (?, ?, ?, "
+	    "unixepoch())", "image description", "image descriptions", r) ==
+	    -1 ? -1 : 0;
 }
 
 int
@@ -441,7 +472,8 @@ imp_json_write(struct store *s, const struct imp_disc *d,
 	if (write_memories(s, d, j, r) == -1 ||
 	    write_summary(s, d, j, r) == -1 ||
 	    write_stamps(s, d->d_key, j, r) == -1 ||
-	    imp_compact(s, d, j, r) == -1 || imp_vision(s, d, j, r) == -1) {
+	    imp_compact(s, d, j, r) == -1 ||
+	    write_vision(s, d->d_key, j, r) == -1) {
 		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
 		return -1;
 	}
