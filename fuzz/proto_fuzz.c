@@ -71,6 +71,7 @@ static const struct hf hf_req_start[] = {
 	HF(H_STR, proto_req_start, user, 0),
 	HF(H_STR, proto_req_start, workflow, 0),
 	HF(H_STR, proto_req_start, key_scope, 0),
+	HF(H_STR, proto_req_start, api_key, 0),
 };
 static const struct hf hf_req_chunk[] = {
 	HF(H_U64, proto_req_chunk, seq, 1),

@@ -56,6 +56,7 @@ static const struct field fields_req_start[] = {
 	FLD("swf",	F_STR,	0, proto_req_start, workflow),
 	FLD("ks",	F_STR,	0, proto_req_start, key_scope),
 	FLD("think",	F_STR,	0, proto_req_start, think),
+	FLD("akey",	F_STR,	0, proto_req_start, api_key),
 };
 
 static const struct field fields_req_chunk[] = {

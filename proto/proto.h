@@ -85,6 +85,11 @@ struct proto_req_start {
 						   as JSON text (true, false,
 						   "high", ...); absent when
 						   it sent none */
+	struct str		 api_key;	/* the Bearer key, sent only when
+						   the user encrypts its
+						   discussions with it
+						   (encryptUsingApiKey); the
+						   worker wipes it after use */
 };
 
 struct proto_req_chunk {

@@ -34,7 +34,7 @@ fill_sample(struct proto_msg *m, uint32_t type)
 		    true, { "m:x", 3 }, msgs, 2, { "{\"t\":1}", 7 },
 		    { "[]", 2 }, { "\"auto\"", 6 }, 90000, 1, 900000, { "bob", 3 },
 		    { "general", 7 }, { "0123456789abcdef", 16 },
-		    { "false", 5 } };
+		    { "false", 5 }, { "k1", 2 } };
 		break;
 	case PROTO_REQ_CHUNK:
 		m->m_u.req_chunk = (struct proto_req_chunk){ 7, { "tok", 3 },
@@ -124,6 +124,7 @@ START_TEST(decoded_values)
 	ck_assert(str_eq(rs->msgs[1].images[1], "data:x"));
 	ck_assert_uint_eq(rs->deadline_ms, 90000);
 	ck_assert(str_eq(rs->think, "false"));
+	ck_assert(str_eq(rs->api_key, "k1"));
 	proto_msg_free(&d);
 }
 END_TEST
@@ -157,6 +158,8 @@ START_TEST(defaults_for_missing_optional)
 	proto_encode(&a, &m);
 	ck_assert_int_eq(proto_decode(a.b_data + 4, a.b_len - 4, &d, err), 0);
 	ck_assert_ptr_null(d.m_u.req_start.think.p);
+	/* A10.1: no key unless the user encrypts with it. */
+	ck_assert_ptr_null(d.m_u.req_start.api_key.p);
 	proto_msg_free(&d);
 	buf_free(&a);
 }
