@@ -288,7 +288,7 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 	    str_from(o), str_from(t), str_from(tc), lim->deadline_ms,
 	    lim->ep_limit, lim->ep_wait_ms, str_from(lim->user),
 	    str_from(lim->workflow), str_from(lim->key_scope),
-	    str_from(out->ar_think) };
+	    str_from(out->ar_think), str_from(lim->api_key) };
 	if (proto_encode(&out->ar_start, &m) == -1)
 		r = api_fail(status, err, 413, "The request is too large.");
 	free(o);
@@ -379,6 +379,8 @@ api_req_clear(struct api_req *a)
 {
 	free(a->ar_model);
 	free(a->ar_think);
+	if (a->ar_start.b_data != NULL)	/* it may hold the API key */
+		explicit_bzero(a->ar_start.b_data, a->ar_start.b_len);
 	buf_free(&a->ar_start);
 	a->ar_model = a->ar_think = NULL;
 }

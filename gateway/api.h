@@ -33,6 +33,8 @@ struct api_limits {
 					   or NULL: the worker's default */
 	const char	*workflow;	/* its shared workflow, or NULL */
 	const char	*key_scope;	/* sha256(Bearer key)[:16], or NULL */
+	const char	*api_key;	/* the Bearer key when the user
+					   encrypts with it, else NULL */
 };
 
 /* Parse a request body of the given API kind and encode its REQ_START

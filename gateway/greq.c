@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include <event2/event.h>
@@ -14,6 +13,7 @@
 #include "../common/log.h"
 #include "../common/modelsel.h"
 #include "../common/names.h"
+#include "../common/pystr.h"
 #include "../common/xmem.h"
 #include "api.h"
 #include "gate.h"
@@ -514,16 +514,43 @@ greq_cancel_id(struct gw *g, const char *id, const char *why)
 	return -1;
 }
 
+/* The request's API key (A10.1): an Authorization header that starts
+ * with exactly "Bearer ", the rest Python-stripped; NULL when there is
+ * none or it is empty. Caller frees with key_free. */
+static char *
+bearer_key(const struct http_request *hr)
+{
+	const char	*auth = http_header(hr, "Authorization"), *p;
+	size_t		 n;
+
+	if (auth == NULL || strncmp(auth, "Bearer ", 7) != 0)
+		return NULL;
+	p = auth + 7;
+	n = strlen(p);
+	pystr_trim(&p, &n);
+	return n > 0 ? xstrndup(p, n) : NULL;
+}
+
+/* Wipe and free a key from bearer_key (NULL: nothing). */
+static void
+key_free(char *key)
+{
+	if (key != NULL)
+		explicit_bzero(key, strlen(key));
+	free(key);
+}
+
 /* sha256 of the request's Bearer key, its first 16 hex digits, in out
  * (WilmerAI's per-key scope); "" without a key. */
 static void
 key_scope(const struct http_request *hr, char out[FERNET_DIRLEN])
 {
-	const char	*auth = http_header(hr, "Authorization");
+	char	*key = bearer_key(hr);
 
 	out[0] = '\0';
-	if (auth != NULL && strncasecmp(auth, "Bearer ", 7) == 0)
-		fernet_dir(auth + 7, out);
+	if (key != NULL)
+		fernet_dir(key, out);
+	key_free(key);
 }
 
 /* "<key scope or anon>:<key>", WilmerAI's registry key, so a key only
@@ -682,6 +709,7 @@ parse(struct greq *q, const struct http_request *hr, int api,
 	struct gw		*g = q->q_gw;
 	const struct gw_user	*u;
 	char			 wf[NAME_MAX_LEN + 1], *names, ks[FERNET_DIRLEN];
+	char			*key;
 	json_t			*root;
 	int			 r;
 
@@ -702,11 +730,17 @@ parse(struct greq *q, const struct http_request *hr, int api,
 		owui_answer(api, root, u, wf, owui);
 		r = 1;
 	} else {
-		key_scope(hr, ks);
+		key = bearer_key(hr);
+		ks[0] = '\0';
+		if (key != NULL)
+			fernet_dir(key, ks);
 		lim->user = u->gu_name;
 		lim->workflow = wf[0] != '\0' ? wf : NULL;
 		lim->key_scope = ks[0] != '\0' ? ks : NULL;
+		lim->api_key = u->gu_encrypt ? key : NULL;	/* A10.1 */
 		r = api_build(api, root, q->q_id, lim, &q->q_api, status, err);
+		lim->api_key = NULL;
+		key_free(key);
 		if (r == 0)
 			setup_ctx(q, u->gu_name, wf);
 	}
@@ -726,7 +760,8 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 	struct api_limits	 lim = { c->c_request_timeout_ms,
 				    c->c_concurrency_level == GW_CL_ENDPOINT ?
 				    c->c_concurrency : 0,
-				    c->c_concurrency_timeout_ms, NULL, NULL, NULL };
+				    c->c_concurrency_timeout_ms, NULL, NULL, NULL,
+				    NULL };
 
 	g->g_cnt.gc_completions++;
 	q->q_rc.rc_api = api;
@@ -758,7 +793,7 @@ greq_cache_clear(struct gw *g, struct http_conn *conn,
 	struct greq		*q = greq_new(g, conn, hr);
 	struct api_msgs		 none;
 	struct api_limits	 lim = { g->g_conf.c_request_timeout_ms, 0, 0,
-				    NULL, NULL, NULL };
+				    NULL, NULL, NULL, NULL };
 	char			 err[API_ERRLEN];
 	int			 status;
 

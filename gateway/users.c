@@ -46,6 +46,8 @@ users_load(struct gw *g, const char *why)
 		v[i].gu_allow = u->u_allow_shared;
 		v[i].gu_owui = pyfmt_truthy(json_object_get(u->u_file.jf_root,
 		    "interceptOpenWebUIToolRequests"));
+		v[i].gu_encrypt = pyfmt_truthy(json_object_get(
+		    u->u_file.jf_root, "encryptUsingApiKey"));
 		conf_user_free(u);
 	}
 	free_list(g->g_users, g->g_nusers);

@@ -16,6 +16,9 @@ struct gw_user {
 	bool	 gu_owui;	/* interceptOpenWebUIToolRequests (truthy):
 				   answer Open WebUI's tool-choosing
 				   requests at once (owui.h) */
+	bool	 gu_encrypt;	/* encryptUsingApiKey (truthy): its
+				   discussions are encrypted with the
+				   request's Bearer key (A10.1) */
 };
 
 /* (Re)load every configured user's file into g->g_users. On failure
