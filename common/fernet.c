@@ -15,6 +15,7 @@
 #define MACLEN		32
 #define BLOCK		16
 #define ROUNDS		100000
+#define TOKEN_MIN	100	/* base64 of the shortest token */
 
 void
 fernet_dir(const char *api_key, char out[FERNET_DIRLEN])
@@ -146,6 +147,21 @@ fernet_decrypt(const struct fernet_key *k, const char *tok, size_t n,
 done:
 	buf_free(&t);
 	return len >= 0 ? 0 : -1;
+}
+
+bool
+fernet_is_token(const char *s, size_t n)
+{
+	size_t	 i;
+
+	if (n < TOKEN_MIN || strncmp(s, "gAAAAA", 6) != 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' &&
+		    s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+		    s[i] == '-' || s[i] == '_' || s[i] == '='))
+			return false;
+	return true;
 }
 
 void

@@ -2,6 +2,7 @@
 #ifndef SLUICE_FERNET_H
 #define SLUICE_FERNET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,12 @@ int	fernet_encrypt(const struct fernet_key *k, const void *p, size_t n,
  * changed byte -, bad padding); out is unchanged then. */
 int	fernet_decrypt(const struct fernet_key *k, const char *tok, size_t n,
 	    struct buf *out);
+
+/* Whether s[0..n) has a token's shape: at least 100 characters (the
+ * base64 of the shortest token), all URL-safe base64, starting
+ * "gAAAAA" (the version 0x80 and a time whose top bytes are zero).
+ * Never true of JSON; a plain text of that shape is unlikely. */
+bool	fernet_is_token(const char *s, size_t n);
 
 /* Overwrite k so the key does not linger in memory. */
 void	fernet_wipe(struct fernet_key *k);

@@ -188,6 +188,21 @@ START_TEST(a10_3_base64url)
 }
 END_TEST
 
+/* A token's shape (what the store and the importer tell apart from
+ * plain text, A10.5). */
+START_TEST(a10_5_token_shape)
+{
+	ck_assert(fernet_is_token(TOKEN, strlen(TOKEN)));
+	ck_assert(fernet_is_token(EMPTY, strlen(EMPTY)));
+	ck_assert(!fernet_is_token(TOKEN, 99));
+	ck_assert(!fernet_is_token(TOKEN + 1, strlen(TOKEN) - 1));
+	ck_assert(!fernet_is_token(TOKEN "+", strlen(TOKEN) + 1));
+	ck_assert(!fernet_is_token(TOKEN "\n", strlen(TOKEN) + 1));
+	ck_assert(!fernet_is_token("[{\"text_block\": \"gAAAAA\"}]", 26));
+	ck_assert(!fernet_is_token("", 0));
+}
+END_TEST
+
 static Suite *
 fernet_suite(void)
 {
@@ -199,6 +214,7 @@ fernet_suite(void)
 	test_case(s, "a10_3_round", a10_3_round_trips, 0);
 	test_case(s, "a10_3_invalid", a10_3_invalid_tokens, 0);
 	test_case(s, "a10_3_base64", a10_3_base64url, 0);
+	test_case(s, "a10_5_shape", a10_5_token_shape, 0);
 	return s;
 }
 

@@ -14,7 +14,6 @@
 #include "import_int.h"
 
 #define IMP_MAXFILE	(256u << 20)	/* far above any real discussion */
-#define FERNET_MIN	100		/* base64 of the smallest token */
 
 /* The file's name for messages: WilmerAI's legacy flat files carry the
  * discussion id in it. */
@@ -65,24 +64,14 @@ imp_read_file(const char *path, struct buf *b, char err[CONF_ERRLEN])
 	return 0;
 }
 
-/* A Fernet token (encryptUsingApiKey): URL-safe base64 of a version
- * byte 0x80 and a big-endian timestamp whose top bytes are zero, so it
- * starts "gAAAAA"; never valid JSON. */
+/* A Fernet token (encryptUsingApiKey), as a file holds it: maybe with
+ * a line break after it. */
 bool
 imp_encrypted(const char *s, size_t n)
 {
-	size_t	 i;
-
 	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
 		n--;
-	if (n < FERNET_MIN || strncmp(s, "gAAAAA", 6) != 0)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' &&
-		    s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
-		    s[i] == '-' || s[i] == '_' || s[i] == '='))
-			return false;
-	return true;
+	return fernet_is_token(s, n);
 }
 
 void
