@@ -131,6 +131,7 @@ GATEWAY_SRCS	+= gateway/owui.c
 # The worker, one folder per layer, top first (docs/HACKING.md): each
 # uses only the folders below it (scripts/layers.py checks the link).
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
+W_LOOP	+= worker/loop/keycache.c
 W_ENGINE	:= $(addprefix worker/engine/,flow.c wf.c wf_ts.c routing.c \
 		   registry.c)
 W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
@@ -177,6 +178,7 @@ W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_toolparse.c clean_tools.c filter.c)
 W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 		   store_stmt.c cache.c)
+W_STORE	+= worker/store/store_seal.c
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)

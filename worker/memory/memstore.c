@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "../../common/xmem.h"
+#include "../store/store_seal.h"
 #include "../store/store_stmt.h"
 #include "memstore.h"
 
@@ -46,9 +47,11 @@ has_ledger(struct store *s, const char *key)
 }
 
 /* The (id, text, hash) rows of bound statement st into out (empty on
- * error). 0, or -1. */
+ * error), the texts opened (store_unseal: discussion key's what). 0,
+ * or -1. */
 static int
-read_blocks(struct store *s, sqlite3_stmt *st, struct mem_blocks *out)
+read_blocks(struct store *s, sqlite3_stmt *st, const char *key,
+    const char *what, struct mem_blocks *out)
 {
 	struct mem_block *m;
 	int		 r;
@@ -57,8 +60,14 @@ read_blocks(struct store *s, sqlite3_stmt *st, struct mem_blocks *out)
 		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 		m = &out->v[out->n++];
 		m->mb_id = sqlite3_column_int64(st, 0);
-		m->mb_text = col_dup(st, 1);
 		m->mb_hash = col_dup(st, 2);
+		if (store_unseal(s, key, what,
+		    (const char *)sqlite3_column_text(st, 1),
+		    &m->mb_text) == -1) {
+			sqlite3_reset(st);
+			r = -1;
+			break;
+		}
 	}
 	if (r == -1)
 		mem_blocks_free(out);
@@ -82,7 +91,7 @@ memstore_read(struct store *s, const char *key, struct mem_blocks *out,
 	    "discussion = ? ORDER BY id");
 	if (st == NULL || store_bind(s, st, "t", key) == -1)
 		return -1;
-	return read_blocks(s, st, out);
+	return read_blocks(s, st, key, "memories", out);
 }
 
 /* Inside a transaction: the discussion's row. */
@@ -152,16 +161,21 @@ append_locked(struct store *s, const char *key, int64_t expect,
     const char *text, const char *hash)
 {
 	int64_t	 last = last_id(s, key);
+	char	*tok;
+	int	 r;
 
 	if (last == -1 || ensure_ledger(s, key) == -1)
 		return -1;
 	if (last != expect)
 		return 0;
-	if (store_exec(s, "INSERT INTO memories (discussion, text, hash, "
-	    "created_at) VALUES (?, ?, ?, ?)", "ttti", key, text, hash,
-	    (int64_t)time(NULL)) != 1)
+	if (store_seal_prepare(s, "memories", key) == -1 ||
+	    (tok = store_seal(s, text)) == NULL)
 		return -1;
-	return store_last_rowid(s);
+	r = store_exec(s, "INSERT INTO memories (discussion, text, hash, "
+	    "created_at) VALUES (?, ?, ?, ?)", "ttti", key, tok, hash,
+	    (int64_t)time(NULL));
+	free(tok);
+	return r != 1 ? -1 : store_last_rowid(s);
 }
 
 int64_t
@@ -198,19 +212,23 @@ condense_locked(struct store *s, const char *key, int64_t first,
     int64_t last, size_t count, const char *text, const char *hash)
 {
 	int	 r = run_intact(s, key, first, last, count);
+	char	*tok;
 
 	if (r != 1)
 		return r;
-	if (store_exec(s, "DELETE FROM memories WHERE discussion = ? AND id "
+	if (store_seal_prepare(s, "memories", key) == -1 ||
+	    (tok = store_seal(s, text)) == NULL)
+		return -1;
+	r = store_exec(s, "DELETE FROM memories WHERE discussion = ? AND id "
 	    "BETWEEN ? AND ?", "tii", key, first, last) == -1 ||
 	    store_exec(s, "INSERT INTO memories (id, discussion, text, hash, "
-	    "created_at) VALUES (?, ?, ?, ?, ?)", "ittti", first, key, text,
+	    "created_at) VALUES (?, ?, ?, ?, ?)", "ittti", first, key, tok,
 	    hash, (int64_t)time(NULL)) != 1 ||
 	    ensure_ledger(s, key) == -1 ||
 	    store_exec(s, "UPDATE memory_ledgers SET condensed_hash = ? "
-	    "WHERE discussion = ?", "tt", hash, key) == -1)
-		return -1;
-	return 1;
+	    "WHERE discussion = ?", "tt", hash, key) == -1 ? -1 : 1;
+	free(tok);
+	return r;
 }
 
 int
@@ -223,10 +241,12 @@ memstore_condense(struct store *s, const char *key, int64_t first,
 	    hash));
 }
 
-/* One row of one or two text columns: 1 found (copies), 0 none, -1. */
+/* One row of one or two text columns: 1 found (copies), 0 none, -1.
+ * The first is a sealed text (store_unseal) when what names it, else
+ * plain. */
 static int
-get_texts(struct store *s, const char *sql, const char *key, char **a,
-    char **b)
+get_texts(struct store *s, const char *sql, const char *key,
+    const char *what, char **a, char **b)
 {
 	sqlite3_stmt	*st = store_stmt(s, sql);
 	int		 r;
@@ -239,7 +259,13 @@ get_texts(struct store *s, const char *sql, const char *key, char **a,
 		sqlite3_reset(st);
 		return 0;
 	}
-	*a = col_dup(st, 0);
+	if (what == NULL)
+		*a = col_dup(st, 0);
+	else if (store_unseal(s, key, what,
+	    (const char *)sqlite3_column_text(st, 0), a) == -1) {
+		sqlite3_reset(st);
+		return -1;
+	}
 	if (b != NULL)
 		*b = col_dup(st, 1);
 	sqlite3_reset(st);
@@ -250,21 +276,27 @@ int
 memstore_summary(struct store *s, const char *key, char **text, char **hash)
 {
 	return get_texts(s, "SELECT text, hash FROM summaries WHERE "
-	    "discussion = ?", key, text, hash);
+	    "discussion = ?", key, "chat summary", text, hash);
 }
 
 static int
 summary_put_locked(struct store *s, const char *key, const char *text,
     const char *hash)
 {
+	char	*tok;
+	int	 r;
+
 	if (ensure_discussion(s, key) == -1 ||
-	    store_exec(s, "INSERT INTO summaries (discussion, text, hash, "
+	    store_seal_prepare(s, "summaries", key) == -1 ||
+	    (tok = store_seal(s, text)) == NULL)
+		return -1;
+	r = store_exec(s, "INSERT INTO summaries (discussion, text, hash, "
 	    "updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (discussion) DO "
 	    "UPDATE SET text = excluded.text, hash = excluded.hash, "
-	    "updated_at = excluded.updated_at", "ttti", key, text, hash,
-	    (int64_t)time(NULL)) == -1)
-		return -1;
-	return 0;
+	    "updated_at = excluded.updated_at", "ttti", key, tok, hash,
+	    (int64_t)time(NULL));
+	free(tok);
+	return r == -1 ? -1 : 0;
 }
 
 int
@@ -280,7 +312,7 @@ int
 memstore_tracker(struct store *s, const char *key, char **hash)
 {
 	return get_texts(s, "SELECT condensed_hash FROM memory_ledgers WHERE "
-	    "discussion = ?", key, hash, NULL);
+	    "discussion = ?", key, NULL, hash, NULL);
 }
 
 static int
@@ -305,20 +337,26 @@ int
 memstore_state(struct store *s, const char *key, char **text)
 {
 	return get_texts(s, "SELECT text FROM state_documents WHERE "
-	    "discussion = ?", key, text, NULL);
+	    "discussion = ?", key, "state document", text, NULL);
 }
 
 static int
 state_put_locked(struct store *s, const char *key, const char *text)
 {
+	char	*tok;
+	int	 r;
+
 	if (ensure_discussion(s, key) == -1 ||
-	    store_exec(s, "INSERT INTO state_documents (discussion, text, "
+	    store_seal_prepare(s, "state_documents", key) == -1 ||
+	    (tok = store_seal(s, text)) == NULL)
+		return -1;
+	r = store_exec(s, "INSERT INTO state_documents (discussion, text, "
 	    "updated_at) VALUES (?, ?, ?) ON CONFLICT (discussion) DO UPDATE "
 	    "SET previous = state_documents.text, text = excluded.text, "
-	    "updated_at = excluded.updated_at", "tti", key, text,
-	    (int64_t)time(NULL)) == -1)
-		return -1;
-	return 0;
+	    "updated_at = excluded.updated_at", "tti", key, tok,
+	    (int64_t)time(NULL));
+	free(tok);
+	return r == -1 ? -1 : 0;
 }
 
 int
@@ -340,7 +378,7 @@ memstore_section(struct store *s, const char *key, const char *section,
 	    "WHERE discussion = ? AND section = ? ORDER BY pos");
 	if (st == NULL || store_bind(s, st, "tt", key, section) == -1)
 		return -1;
-	return read_blocks(s, st, out);
+	return read_blocks(s, st, key, "context compactor state", out);
 }
 
 /* Inside a transaction: section's entries replaced by b's. */
@@ -349,17 +387,22 @@ section_put_locked(struct store *s, const char *key, const char *section,
     const struct mem_blocks *b)
 {
 	size_t	 i;
+	char	*tok;
+	int	 r = 0;
 
 	if (store_exec(s, "DELETE FROM compactor_sections WHERE discussion = ? "
 	    "AND section = ?", "tt", key, section) == -1)
 		return -1;
-	for (i = 0; i < b->n; i++)
-		if (store_exec(s, "INSERT INTO compactor_sections (discussion, "
-		    "section, pos, text, hash) VALUES (?, ?, ?, ?, ?)", "ttitt",
-		    key, section, (int64_t)i, b->v[i].mb_text,
-		    b->v[i].mb_hash) == -1)
+	for (i = 0; i < b->n && r == 0; i++) {
+		if ((tok = store_seal(s, b->v[i].mb_text)) == NULL)
 			return -1;
-	return 0;
+		r = store_exec(s, "INSERT INTO compactor_sections (discussion, "
+		    "section, pos, text, hash) VALUES (?, ?, ?, ?, ?)", "ttitt",
+		    key, section, (int64_t)i, tok, b->v[i].mb_hash) == -1 ?
+		    -1 : 0;
+		free(tok);
+	}
+	return r;
 }
 
 int
@@ -371,6 +414,8 @@ memstore_sections_put(struct store *s, const char *key,
 	if (store_begin(s) == -1)
 		return -1;
 	r = ensure_discussion(s, key);
+	if (r == 0)
+		r = store_seal_prepare(s, "compactor_sections", key);
 	if (r == 0 && old != NULL)
 		r = section_put_locked(s, key, "old", old);
 	if (r == 0 && oldest != NULL)
@@ -391,22 +436,29 @@ memstore_vision(struct store *s, const char *key, const char *msg_key,
 		return -1;
 	if ((r = store_step(s, st)) != 1)
 		return r;
-	*text = col_dup(st, 0);
+	r = store_unseal(s, key, "vision responses",
+	    (const char *)sqlite3_column_text(st, 0), text);
 	sqlite3_reset(st);
-	return 1;
+	return r == -1 ? -1 : 1;
 }
 
 static int
 vision_put_locked(struct store *s, const char *key, const char *msg_key,
     const char *text)
 {
+	char	*tok;
+	int	 r;
+
 	if (ensure_discussion(s, key) == -1 ||
-	    store_exec(s, "INSERT INTO vision_responses (discussion, "
+	    store_seal_prepare(s, "vision_responses", key) == -1 ||
+	    (tok = store_seal(s, text)) == NULL)
+		return -1;
+	r = store_exec(s, "INSERT INTO vision_responses (discussion, "
 	    "message_key, text, created_at) VALUES (?, ?, ?, ?) ON CONFLICT "
 	    "(discussion, message_key) DO UPDATE SET text = excluded.text",
-	    "ttti", key, msg_key, text, (int64_t)time(NULL)) == -1)
-		return -1;
-	return 0;
+	    "ttti", key, msg_key, tok, (int64_t)time(NULL));
+	free(tok);
+	return r == -1 ? -1 : 0;
 }
 
 int

@@ -9,6 +9,7 @@
 #include "../../common/sha256.h"
 #include "../../common/xmem.h"
 #include "../core/groupchat.h"
+#include "../store/store_seal.h"
 #include "../store/store_stmt.h"
 #include "timestamps.h"
 
@@ -229,7 +230,6 @@ stamp_get(struct store *s, const char *key, const char *hash, char **out)
 {
 	sqlite3_stmt	*st = store_stmt(s, "SELECT stamp FROM timestamps "
 			    "WHERE discussion = ? AND msg_hash = ?");
-	const char	*t;
 	int		 r;
 
 	*out = NULL;
@@ -237,8 +237,9 @@ stamp_get(struct store *s, const char *key, const char *hash, char **out)
 	    (r = store_step(s, st)) == -1)
 		return -1;
 	if (r == 1) {
-		t = (const char *)sqlite3_column_text(st, 0);
-		*out = xstrdup(t != NULL ? t : "");
+		if (store_unseal(s, key, "timestamps",
+		    (const char *)sqlite3_column_text(st, 0), out) == -1)
+			r = -1;
 		sqlite3_reset(st);
 	}
 	return r;
@@ -248,9 +249,15 @@ static int
 stamp_put(struct store *s, const char *key, const char *hash,
     const char *stamp)
 {
-	return store_exec(s, "INSERT OR REPLACE INTO timestamps (discussion, "
-	    "msg_hash, stamp) VALUES (?, ?, ?)", "ttt", key, hash, stamp) ==
-	    -1 ? -1 : 0;
+	char	*tok = store_seal(s, stamp);
+	int	 r;
+
+	if (tok == NULL)
+		return -1;
+	r = store_exec(s, "INSERT OR REPLACE INTO timestamps (discussion, "
+	    "msg_hash, stamp) VALUES (?, ?, ?)", "ttt", key, hash, tok);
+	free(tok);
+	return r == -1 ? -1 : 0;
 }
 
 static int
@@ -260,13 +267,15 @@ stamp_del(struct store *s, const char *key, const char *hash)
 	    "msg_hash = ?", "tt", key, hash) == -1 ? -1 : 0;
 }
 
-/* The discussion's row, the parent of its stamps. */
+/* The discussion's row, the parent of its stamps; and its stamps
+ * ready for this request's key (store_seal_prepare). */
 static int
 discussion_add(struct store *s, const char *key, time_t now)
 {
-	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
-	    "created_at) VALUES (?, ?)", "ti", key, (int64_t)now) == -1 ?
-	    -1 : 0;
+	if (store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
+	    "created_at) VALUES (?, ?)", "ti", key, (int64_t)now) == -1)
+		return -1;
+	return store_seal_prepare(s, "timestamps", key);
 }
 
 /* Commit after rc 0, else roll back (store_err kept). */
@@ -479,14 +488,21 @@ ts_summary(struct store *s, const char *key, time_t now, char **out)
 			    "WHERE discussion = ? AND msg_hash <> ?");
 	int64_t		 w, lo = 0, hi = 0;
 	size_t		 n = 0;
-	int		 r;
+	char		*t;
+	int		 r, rc;
 
 	*out = NULL;
 	if (st == NULL || store_bind(s, st, "tt", key, TS_PLACEHOLDER) == -1)
 		return -1;
 	while ((r = store_step(s, st)) == 1) {
-		if (ts_parse((const char *)sqlite3_column_text(st, 0), &w) ==
-		    -1)
+		if (store_unseal(s, key, "timestamps",
+		    (const char *)sqlite3_column_text(st, 0), &t) == -1) {
+			sqlite3_reset(st);
+			return -1;
+		}
+		rc = ts_parse(t, &w);
+		free(t);
+		if (rc == -1)
 			continue;
 		if (n == 0 || w < lo)
 			lo = w;

@@ -6,6 +6,8 @@
 
 #include "store.h"
 
+struct fernet_key;
+
 /* Why the busy handler stopped waiting, if it did. */
 enum store_wait {
 	WAIT_NONE,
@@ -30,6 +32,8 @@ struct store {
 	uint64_t		 s_wait_t0;
 	uint64_t		 s_wait_ping;	/* last so_on_wait call */
 	enum store_wait		 s_wait_end;
+	const struct fernet_key	*s_seal;	/* store_seal.c: the request's
+						   key, or NULL (plain) */
 };
 
 /* Fill s_err with "database PATH: what: SQLite's message" (plus how a
