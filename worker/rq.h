@@ -24,6 +24,7 @@
 
 struct store;
 struct cache_conf;
+struct fernet_key;
 struct rq;
 struct wf_run;
 struct wmsgs;
@@ -131,6 +132,10 @@ struct rq {
 	const char		*rq_confdir;
 	rq_flow_fn		 rq_flow;	/* the engine's, or NULL */
 	void			*rq_engine;
+	const struct fernet_key	*rq_crypt;	/* encryptUsingApiKey: the key
+						   the discussion's rows are
+						   sealed with (the store
+						   has it too), or NULL */
 };
 
 /* ---- the ops, spelt as calls ---- */

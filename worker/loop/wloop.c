@@ -14,6 +14,7 @@
 #include "../../proto/frame.h"
 #include "../engine/flow.h"
 #include "../llm/callcache.h"
+#include "keycache.h"
 #include "wloop.h"
 #include "wloop_store.h"
 
@@ -37,6 +38,7 @@ wloop_init(struct wctx *wc, int fd)
 	rd = xmalloc(sizeof(*rd));
 	frame_rd_init(rd, 0);
 	wc->wc_priv = rd;
+	wc->wc_keys = keycache_new();
 	return 0;
 }
 
@@ -48,6 +50,8 @@ wloop_free(struct wctx *wc)
 		free(wc->wc_priv);
 		wc->wc_priv = NULL;
 	}
+	keycache_free(wc->wc_keys);
+	wc->wc_keys = NULL;
 }
 
 static struct wctx *
@@ -186,6 +190,9 @@ drain_frames(struct wctx *wc, void (*fn)(struct wctx *,
 		if (proto_type_dir(m.m_type) != G2W)
 			fatalx("gateway sent %s", proto_type_name(m.m_type));
 		fn(wc, &m);
+		if (m.m_type == PROTO_REQ_START &&
+		    m.m_u.req_start.api_key.n > 0)
+			explicit_bzero((void *)(uintptr_t)p, n); /* the key */
 		proto_msg_free(&m);
 	}
 	if (r == -1)
@@ -413,7 +420,7 @@ serve(struct wctx *wc, const struct proto_msg *m)
 		wc->wc_faults.wf_on_request();
 	if (rs->api == API_CACHE_CLEAR)
 		callcache_clear_request(&wc->wc_rq, &res);
-	else
+	else if (wloop_store_key(wc, rs, &res) == 0)
 		flow_run(&wc->wc_rq, rs, wc->wc_user, &res);
 	wloop_store_end(wc);	/* WorkflowLock: the run's locks go */
 	fault_after(wc, &res);

@@ -11,6 +11,7 @@
 #include "slot.h"
 
 struct store;
+struct keycache;
 
 /* The test-only fault hooks (fault.h), handed in by main so that the
  * loop never calls up into the program around it. NULL members are
@@ -54,6 +55,7 @@ struct wctx {
 	bool		 wc_store_ending;	/* dropping the run's locks */
 	struct cache_conf wc_cache;		/* the response cache
 						   (--cache-*; off when absent) */
+	struct keycache	*wc_keys;		/* encryptUsingApiKey's keys */
 };
 
 /* Set up; fd is the channel. Returns 0, or -1 if fd is not a socket. */

@@ -1,11 +1,15 @@
 /* wloop_store.c - the worker's handle on the shared database: opened on first use, heartbeating while it waits. */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "../store/store.h"
 #include "../store/store_lock.h"
+#include "../store/store_seal.h"
+#include "keycache.h"
 #include "wloop.h"
 #include "wloop_store.h"
 
@@ -44,8 +48,35 @@ wloop_store(struct rq *rq, char *err)
 		if (wc->wc_store == NULL)
 			return NULL;
 	}
+	store_seal_key(wc->wc_store, rq->rq_crypt);
 	wc->wc_store_used = true;
 	return wc->wc_store;
+}
+
+int
+wloop_store_key(struct wctx *wc, const struct proto_req_start *rs,
+    struct wresult *res)
+{
+	char	*key, *user;
+
+	wc->wc_rq.rq_crypt = NULL;
+	if (rs->api_key.n == 0)
+		return 0;
+	key = str_dup(rs->api_key);
+	user = rs->user.n > 0 ? str_dup(rs->user) :
+	    xstrdup(wc->wc_user != NULL ? wc->wc_user : "");
+	wc->wc_rq.rq_crypt = keycache_get(wc->wc_keys, key, user);
+	explicit_bzero(key, strlen(key));
+	explicit_bzero((void *)(uintptr_t)rs->api_key.p, rs->api_key.n);
+	free(key);
+	free(user);
+	if (wc->wc_rq.rq_crypt != NULL)
+		return 0;
+	res->r_status = RQ_ERROR;
+	res->r_http = 500;
+	snprintf(res->r_message, sizeof(res->r_message), "cannot derive the "
+	    "encryption key (encryptUsingApiKey): libcrypto failed");
+	return -1;
 }
 
 void
@@ -53,6 +84,9 @@ wloop_store_end(struct wctx *wc)
 {
 	int	 n;
 
+	wc->wc_rq.rq_crypt = NULL;
+	if (wc->wc_store != NULL)
+		store_seal_key(wc->wc_store, NULL);
 	if (!wc->wc_store_used || wc->wc_store == NULL)
 		return;
 	wc->wc_store_used = false;

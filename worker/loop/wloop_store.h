@@ -10,6 +10,15 @@
  * seam's ro_store. */
 struct store	*wloop_store(struct rq *, char *err);
 
+/* The key the request's discussion rows are sealed with (A10): with an
+ * API key in REQ_START (the gateway sends it only when the user sets
+ * encryptUsingApiKey), the one derived for it and the request's user
+ * (rs's, else --user), from wc's cache; the bytes of the API key are
+ * wiped. Sets rq_crypt (NULL without a key) and the store's key.
+ * Returns 0, or -1 with res filled (500: libcrypto failed). */
+int	wloop_store_key(struct wctx *, const struct proto_req_start *rs,
+	    struct wresult *res);
+
 /* The request's workflow ended: drop the locks its run took, if it used
  * the store at all (errors are logged). */
 void	wloop_store_end(struct wctx *);
