@@ -331,6 +331,7 @@ UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
 UNIT_TESTS	+= check_logfile
 UNIT_TESTS	+= check_compactor
+UNIT_TESTS	+= check_seal
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -409,6 +410,12 @@ check_vecmem_OBJS	:= $(call obj,$(addprefix worker/memory/,vecmem.c \
 check_vecmem_A		:= STORE
 check_timestamps_OBJS	:= $(call obj,worker/memory/timestamps.c) $(SCRATCHDB)
 check_timestamps_A	:= STORE CORE
+# encryptUsingApiKey: sealed rows (store_seal.c) through their writers,
+# and the worker's key cache
+check_seal_OBJS		:= $(call obj,worker/loop/keycache.c \
+			   worker/memory/memstore.c worker/memory/timestamps.c) \
+			   $(SCRATCHDB)
+check_seal_A		:= STORE CORE
 check_origin_OBJS	:= $(call obj,gateway/origin.c)
 # Memory writing, the memory nodes, and the nodes that call an LLM, run
 # a workflow or take a lock: the LLM call stubbed (stubs_ask.c), the
