@@ -34,8 +34,9 @@ static const char writer[] = "{\"nodes\": ["
     " true, \"addDiscussionIdTimestampsForLLM\": true},"
     " {\"type\": \"QualityMemory\"}]}\n";
 
+/* One user "it", or two ("it", "it2") with the same files. */
 static void
-start(bool encrypt)
+start(bool encrypt, bool two)
 {
 	char	 u[1024];
 
@@ -46,12 +47,19 @@ start(bool encrypt)
 	it_file(&T, "Users/it.json", u);
 	it_file(&T, "Workflows/it/MemSettings.json", settings);
 	it_file(&T, "Workflows/it/Main.json", writer);
+	if (two) {
+		it_file(&T, "Users/it2.json", u);
+		it_file(&T, "Workflows/it2/MemSettings.json", settings);
+		it_file(&T, "Workflows/it2/Main.json", writer);
+		snprintf(T.it_users, sizeof(T.it_users), "it it2");
+	}
 	it_gateway_start(&T, NULL);
 }
 
-/* n turns of discussion id, sent with "Authorization: Bearer key". */
+/* n turns of discussion id for user (model) model, sent with
+ * "Authorization: Bearer key". */
 static void
-turn(const char *key, const char *id, int n)
+turn_as(const char *model, const char *key, const char *id, int n)
 {
 	json_t		*msgs = json_array(), *b;
 	char		 sys[128], text[64], url[128], auth[128], *body;
@@ -69,7 +77,7 @@ turn(const char *key, const char *id, int n)
 		json_array_append_new(msgs, json_pack("{s:s,s:s}", "role",
 		    k % 2 ? "user" : "assistant", "content", text));
 	}
-	b = json_pack("{s:s,s:b,s:o}", "model", "it", "stream", false,
+	b = json_pack("{s:s,s:b,s:o}", "model", model, "stream", false,
 	    "messages", msgs);
 	body = json_dumps(b, 0);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
@@ -82,6 +90,12 @@ turn(const char *key, const char *id, int n)
 	it_resp_free(&r);
 	json_decref(b);
 	free(body);
+}
+
+static void
+turn(const char *key, const char *id, int n)
+{
+	turn_as("it", key, id, n);
 }
 
 /* The store's key of discussion id under API key key (A10.1). */
@@ -152,7 +166,7 @@ START_TEST(a10_encrypted_memories)
 	char		 d1[64], d2[64], sql[256], *p;
 	long long	 n;
 
-	start(true);
+	start(true, false);
 	disc("k1", "conv1", d1, sizeof(d1));
 	disc("k2", "conv1", d2, sizeof(d2));
 	turn("k1", "conv1", 5);
@@ -191,12 +205,43 @@ START_TEST(a10_key_without_encryption)
 {
 	char	 d[64];
 
-	start(false);
+	start(false, false);
 	disc("k1", "conv1", d, sizeof(d));
 	turn("k1", "conv1", 5);
 	wait_count(d, 3);
 	rows_are("memories", "text", d, false);
 	rows_are("timestamps", "stamp", d, false);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* A10.2/A10.5: the same key under another user name derives another
+ * Fernet key: that user's request cannot read the discussion's tokens,
+ * the memory step fails with a message naming the discussion, and the
+ * rows stay as they were. */
+START_TEST(a10_other_user_refused)
+{
+	char	 d[64], sql[256], *before, *after;
+	size_t	 from = 0;
+
+	start(true, true);
+	disc("k1", "conv1", d, sizeof(d));
+	turn_as("it", "k1", "conv1", 5);
+	wait_count(d, 3);
+	snprintf(sql, sizeof(sql), "SELECT group_concat(text, '|') FROM "
+	    "(SELECT text FROM memories WHERE discussion = '%s' ORDER BY id)",
+	    d);
+	before = it_db_text(&T, sql);
+	turn_as("it2", "k1", "conv1", 7);
+	ck_assert(it_log_wait(&T, "cannot be decrypted with this request's "
+	    "API key and user name", &from, 5000));
+	it_wait_idle(&T, 1);
+	after = it_db_text(&T, sql);
+	ck_assert_str_eq(after, before);
+	free(before);
+	free(after);
+	turn_as("it", "k1", "conv1", 7);	/* its owner still can */
+	wait_count(d, 5);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -208,6 +253,7 @@ crypt_suite(void)
 
 	test_case(s, "a10_encrypted", a10_encrypted_memories, 60);
 	test_case(s, "a10_plain", a10_key_without_encryption, 60);
+	test_case(s, "a10_other_user", a10_other_user_refused, 60);
 	return s;
 }
 
