@@ -31,8 +31,8 @@
 #define RQID	"rq-fuzz"
 
 static const struct api_limits	 lims[2] = {
-	{ 0, 0, 0, NULL, NULL, NULL },
-	{ 90000, 4, 1500, "alice", "general", "0123456789abcdef" },
+	{ 0, 0, 0, NULL, NULL, NULL, NULL },
+	{ 90000, 4, 1500, "alice", "general", "0123456789abcdef", "k1" },
 };
 
 int
@@ -106,7 +106,8 @@ check_start(const struct api_req *a, const struct proto_msg *m,
 	if (rs->deadline_ms != l->deadline_ms || rs->ep_limit != l->ep_limit ||
 	    rs->ep_wait_ms != l->ep_wait_ms || !same_cstr(rs->user, l->user) ||
 	    !same_cstr(rs->workflow, l->workflow) ||
-	    !same_cstr(rs->key_scope, l->key_scope))
+	    !same_cstr(rs->key_scope, l->key_scope) ||
+	    !same_cstr(rs->api_key, l->api_key))
 		fuzz_fail("the limits did not travel", NULL);
 	if (!same_cstr(rs->think, a->ar_think) || (a->ar_think != NULL &&
 	    strcmp(a->ar_think, "true") != 0 && strcmp(a->ar_think,

@@ -14,8 +14,9 @@
 
 static struct api_req	 A;
 static struct proto_msg	 M;
-static const struct api_limits LIM = { 5000, 2, 30000, NULL, NULL, NULL };
-static const struct api_limits NOLIM = { 0, 0, 0, NULL, NULL, NULL };
+static const struct api_limits LIM = { 5000, 2, 30000, NULL, NULL, NULL,
+    NULL };
+static const struct api_limits NOLIM = { 0, 0, 0, NULL, NULL, NULL, NULL };
 
 /* Parse body; on success decode the REQ_START frame into M. */
 static int
@@ -38,6 +39,29 @@ done(void)
 	proto_msg_free(&M);
 	api_req_clear(&A);
 }
+
+/* A10.1: the key travels only when the gateway puts it in the limits
+ * (the user encrypts with it). */
+START_TEST(a10_1_api_key_travels)
+{
+	struct api_limits	 l = LIM;
+	const char		*body = "{\"model\": \"m\", \"messages\": "
+				    "[{\"role\": \"user\", \"content\": \"x\"}]}";
+	char			 err[API_ERRLEN], perr[PROTO_ERRLEN];
+	int			 st;
+
+	ck_assert_int_eq(parse(body, &st, err), 0);
+	ck_assert_ptr_null(M.m_u.req_start.api_key.p);
+	done();
+	l.api_key = "k1";
+	ck_assert_int_eq(api_parse(API_OPENAI_CHAT, body, strlen(body), "rq-1",
+	    &l, &A, &st, err), 0);
+	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
+	    A.ar_start.b_len - 4, &M, perr), 0);
+	ck_assert(str_eq(M.m_u.req_start.api_key, "k1"));
+	done();
+}
+END_TEST
 
 START_TEST(valid_request)
 {
@@ -832,6 +856,7 @@ api_suite(void)
 
 	tc = tcase_create("openai_requests");
 	tcase_add_test(tc, valid_request);
+	tcase_add_test(tc, a10_1_api_key_travels);
 	tcase_add_test(tc, content_parts_and_images);
 	tcase_add_test(tc, wilmer_validation_messages);
 	tcase_add_test(tc, model_names_that_are_fine);

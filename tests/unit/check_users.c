@@ -14,8 +14,8 @@
 static char		 dir[64];
 static struct gw	 G;
 static struct gw_user	 U[2] = {
-	{ "alice", "_shared", true, false },
-	{ "bob", "bobs", false, true },
+	{ "alice", "_shared", true, false, false },
+	{ "bob", "bobs", false, true, false },
 };
 
 static void
