@@ -9,7 +9,9 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "../common/conf.h"
 #include "../common/log.h"
+#include "../common/pyfmt.h"
 #include "gwconf.h"
 #include "gwimport.h"
 
@@ -56,8 +58,28 @@ wait_worker(pid_t pid, const char *bin)
 	return 128 + WTERMSIG(st);
 }
 
-/* The worker's command line: the folder, the database, the key files
- * and the user names keys are derived for. */
+/* Whether user name's file sets encryptUsingApiKey (a file that cannot
+ * be read: no; the import reports what it cannot open anyway). */
+static bool
+encrypts(const struct gw_conf *c, const char *name)
+{
+	struct conf_user	*u;
+	char			 err[CONF_ERRLEN];
+	bool			 yes;
+
+	if (conf_user_load(c->c_config_dir, name, &u, err) == -1) {
+		log_warnx("%s", err);
+		return false;
+	}
+	yes = pyfmt_truthy(json_object_get(u->u_file.jf_root,
+	    "encryptUsingApiKey"));
+	conf_user_free(u);
+	return yes;
+}
+
+/* The worker's command line: the folder, the database, the key files,
+ * the user names keys are derived for, and those of them whose
+ * discussions are kept encrypted. */
 static void
 build_argv(const struct gw_conf *c, char *bin, char *ppid, char **argv)
 {
@@ -80,6 +102,11 @@ build_argv(const struct gw_conf *c, char *bin, char *ppid, char **argv)
 		argv[n++] = "--import-user";
 		argv[n++] = c->c_users[i];
 	}
+	for (i = 0; c->c_users[i] != NULL; i++)	/* keys may come from env */
+		if (encrypts(c, c->c_users[i])) {
+			argv[n++] = "--import-encrypt-user";
+			argv[n++] = c->c_users[i];
+		}
 	if (c->c_log_level >= LOG_LVL_DEBUG)
 		argv[n++] = "--verbose";
 	argv[n] = NULL;
@@ -91,7 +118,7 @@ gwimport_run(const struct gw_conf *c)
 	posix_spawnattr_t	 at;
 	pid_t			 pid;
 	char			 bin[4096], ppid[16];
-	char			*argv[12 + 2 * (GW_MAX_KEYS + GW_MAX_USERS)];
+	char			*argv[12 + 2 * (GW_MAX_KEYS + 2 * GW_MAX_USERS)];
 	int			 r;
 
 	if (gwconf_worker_path(c, bin, sizeof(bin)) == -1)

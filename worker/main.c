@@ -36,6 +36,8 @@ struct wargs {
 	size_t		 wa_nkeys;
 	const char	*wa_users[IMPORT_MAX];	/* --import-user, each */
 	size_t		 wa_nusers;
+	const char	*wa_sealers[IMPORT_MAX];	/* --import-encrypt-user */
+	size_t		 wa_nsealers;
 	struct cache_conf wa_cache;	/* --cache-max, -ttl-s, -temp */
 };
 
@@ -50,6 +52,7 @@ static const struct option longopts[] = {
 	{ "import-wilmer", required_argument, NULL, 'i' },
 	{ "import-key-file", required_argument, NULL, 'K' },
 	{ "import-user", required_argument, NULL, 'U' },
+	{ "import-encrypt-user", required_argument, NULL, 'X' },
 	{ "log-file", required_argument, NULL, 'L' },
 	{ "cache-max", required_argument, NULL, 'M' },
 	{ "cache-ttl-s", required_argument, NULL, 'T' },
@@ -114,6 +117,10 @@ parse_args(struct wargs *a, int argc, char **argv)
 				return -1;
 			  a->wa_users[a->wa_nusers++] = optarg;
 			  break;
+		case 'X': if (a->wa_nsealers == IMPORT_MAX)
+				return -1;
+			  a->wa_sealers[a->wa_nsealers++] = optarg;
+			  break;
 		case 'M': case 'T': case 'E':
 			  if (cache_arg(&a->wa_cache, ch, optarg) == -1)
 				  return -1;
@@ -143,7 +150,8 @@ run_import(const struct wargs *a)
 {
 	struct import_opts	 o = { a->wa_import, a->wa_state_dir,
 				    a->wa_sync_full, a->wa_keys, a->wa_nkeys,
-				    a->wa_users, a->wa_nusers };
+				    a->wa_users, a->wa_nusers, a->wa_sealers,
+				    a->wa_nsealers };
 
 	log_procinit("worker/import");
 	tie_to_parent(a->wa_parent);

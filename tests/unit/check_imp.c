@@ -8,7 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/fernet.h"
 #include "../../common/xmem.h"
+#include "../../worker/store/store_seal.h"
 #include "../../worker/import/import.h"
 #include "../../worker/import/import_int.h"
 #include "../testmain.h"
@@ -34,6 +36,8 @@ static struct scratchdir	 t_dir;
 static struct scratchdb		 t_db;
 static struct imp_list		 t_list;
 static struct imp_res		 t_res;
+static struct import_opts	 t_opts;	/* run_import's, beside the
+						   folders (zero: none) */
 
 static void
 setup(void)
@@ -43,6 +47,7 @@ setup(void)
 	scratchdb_open(&t_db, "imp");
 	memset(&t_list, 0, sizeof(t_list));
 	memset(&t_res, 0, sizeof(t_res));
+	memset(&t_opts, 0, sizeof(t_opts));
 }
 
 static void
@@ -816,7 +821,7 @@ run_import(struct run *r, const char *dir, const char *state)
 	char			*from = scratchdir_path(&t_dir, dir);
 	int			 fd1 = dup(1), fd2 = dup(2);
 
-	memset(&o, 0, sizeof(o));
+	o = t_opts;
 	o.io_dir = from;
 	o.io_state_dir = state != NULL ? state : t_db.sd_dir;
 	fflush(stdout);
@@ -917,6 +922,76 @@ START_TEST(run_total)
 }
 END_TEST
 
+/* The text value of a one-line, one-column rows result, opened with
+ * key k (as a request of that key and user would). Caller frees. */
+static char *
+opened(const char *sql, const struct fernet_key *k)
+{
+	char	*rows = scratchdb_rows(&t_db, sql), *t;
+
+	rows[strcspn(rows, "\n")] = '\0';
+	ck_assert_msg(fernet_is_token(rows, strlen(rows)), "%s", rows);
+	store_seal_key(t_db.sd_store, k);
+	ck_assert_int_eq(store_unseal(t_db.sd_store, "d", "memories", rows,
+	    &t), 0);
+	store_seal_key(t_db.sd_store, NULL);
+	free(rows);
+	return t;
+}
+
+/* A10.4 for the import: given the API key, for a user that sets
+ * encryptUsingApiKey, a discussion of that key's folder is stored
+ * encrypted with the key its requests will use (the encrypted file
+ * decrypted, then sealed again; plain files sealed too), and a second
+ * run knows it imported them already. */
+START_TEST(a10_import_sealed)
+{
+	char			 dir[FERNET_DIRLEN], rel[128], *t;
+	char			*key = scratchdir_path(&t_dir, "key.txt");
+	const char		*files[1], *users[] = { "it" };
+	struct fernet_key	 k;
+	struct run		 r;
+	int			 i;
+
+	files[0] = key;
+	fernet_dir("sk-wilmer-test", dir);
+	scratchdir_put(&t_dir, "key.txt", "sk-wilmer-test\n");
+	snprintf(rel, sizeof(rel), ROOT "/%s/dora/memories.json", dir);
+	scratchdir_put(&t_dir, rel, "%s", DORA_MEM);
+	snprintf(rel, sizeof(rel), ROOT "/%s/dora/chat_summary.json", dir);
+	put(rel, "[{'text_block': 'the summary', 'hash': 'd1'}]");
+	snprintf(rel, sizeof(rel), ROOT "/%s/dora/timestamps.json", dir);
+	put(rel, "{'m1': '(Monday, 2025-01-06 10:00:00)'}");
+	t_opts = (struct import_opts){ .io_key_files = files,
+	    .io_nkey_files = 1, .io_users = users, .io_nusers = 1,
+	    .io_sealers = users, .io_nsealers = 1 };
+	for (i = 0; i < 2; i++) {
+		run_import(&r, ROOT, NULL);
+		ck_assert_msg(r.r_status == 0, "%s", r.r_err);
+		ck_assert_msg(strstr(r.r_out, i == 0 ? "1 memory, summary, 1 "
+		    "timestamp (encrypted for user it, encryptUsingApiKey)" :
+		    "memories already imported, summary already imported, 0 "
+		    "timestamps (1 already present) (encrypted for user it")
+		    != NULL, "%s", r.r_out);
+		run_free(&r);
+	}
+	ck_assert_int_eq(fernet_derive(&k, "sk-wilmer-test", "it"), 0);
+	t = opened("SELECT text FROM memories", &k);
+	ck_assert_str_eq(t, "Dora's caf\xc3\xa9 memory");
+	free(t);
+	t = opened("SELECT text FROM summaries", &k);
+	ck_assert_str_eq(t, "the summary");
+	free(t);
+	t = opened("SELECT stamp FROM timestamps", &k);
+	ck_assert_str_eq(t, "(Monday, 2025-01-06 10:00:00)");
+	free(t);
+	ck_rows("SELECT hash FROM memories UNION ALL SELECT hash FROM "
+	    "summaries", "d1\nd1\n");
+	fernet_wipe(&k);
+	free(key);
+}
+END_TEST
+
 static Suite *
 imp_suite(void)
 {
@@ -942,6 +1017,7 @@ imp_suite(void)
 	tcase_add_test(tc, read_whole_files);
 	tcase_add_test(tc, json_checked_and_encrypted);
 	tcase_add_test(tc, a10_keys_open_files);
+	tcase_add_test(tc, a10_import_sealed);
 	TC("json");
 	tcase_add_test(tc, memories_and_tracker);
 	tcase_add_test(tc, tracker_left_out);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../../common/xmem.h"
+#include "../store/store_seal.h"
 #include "import.h"
 #include "import_int.h"
 
@@ -26,7 +27,8 @@ struct imp_total {
 static void
 import_one(struct store *s, const struct imp_disc *d, struct imp_res *r)
 {
-	struct imp_json	 j;
+	struct imp_json		 j;
+	const struct imp_key	*seal;
 
 	if (d->d_other.b_len > 0) {
 		imp_sep(&r->ir_skips, "; ");
@@ -38,6 +40,8 @@ import_one(struct store *s, const struct imp_disc *d, struct imp_res *r)
 		r->ir_fail = EX_DATAERR;
 		return;
 	}
+	seal = imp_seal_key(d, r);
+	store_seal_key(s, seal != NULL ? &seal->ik_k : NULL);
 	if (store_begin(s) == -1) {
 		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
 		r->ir_fail = EX_IOERR;
@@ -49,7 +53,10 @@ import_one(struct store *s, const struct imp_disc *d, struct imp_res *r)
 	} else if (store_commit(s) == -1) {
 		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
 		r->ir_fail = EX_IOERR;
-	}
+	} else if (seal != NULL && r->ir_parts.b_len > 0)
+		buf_printf(&r->ir_parts, " (encrypted for user %s, "
+		    "encryptUsingApiKey)", seal->ik_user);
+	store_seal_key(s, NULL);
 	imp_json_free(&j);
 }
 

@@ -16,6 +16,11 @@ struct import_opts {
 	size_t		 io_nkey_files;
 	const char *const *io_users;
 	size_t		 io_nusers;
+	/* Those of io_users whose file sets encryptUsingApiKey: what is
+	 * imported for them under a key given is stored encrypted with
+	 * that key, as their requests would write it (A10). */
+	const char *const *io_sealers;
+	size_t		 io_nsealers;
 };
 
 /*

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "../store/store_seal.h"
 #include "../store/store_stmt.h"
 #include "import_int.h"
 
@@ -38,9 +39,9 @@ section_state(struct store *s, const char *key, const char *section,
 	while ((rc = store_step(s, st)) == 1) {
 		t = (const char *)sqlite3_column_text(st, 0);
 		h = (const char *)sqlite3_column_text(st, 1);
-		if (*have >= json_array_size(arr) || strcmp(t, field(arr,
-		    *have, "text_block")) != 0 || strcmp(h, field(arr, *have,
-		    "hash")) != 0)
+		if (*have >= json_array_size(arr) || !imp_same(s, key, t,
+		    field(arr, *have, "text_block")) || strcmp(h, field(arr,
+		    *have, "hash")) != 0)
 			*same = false;
 		(*have)++;
 	}
@@ -54,16 +55,21 @@ section_write(struct store *s, const char *key, const char *section,
     json_t *arr)
 {
 	size_t	 i;
+	char	*tok;
+	int	 rc = 0;
 
 	if (imp_discussion(s, key) == -1)
 		return -1;
-	for (i = 0; i < json_array_size(arr); i++)
-		if (store_exec(s, "INSERT INTO compactor_sections (discussion, "
-		    "section, pos, text, hash) VALUES (?, ?, ?, ?, ?)", "ttitt",
-		    key, section, (int64_t)i, field(arr, i, "text_block"),
-		    field(arr, i, "hash")) == -1)
+	for (i = 0; i < json_array_size(arr) && rc == 0; i++) {
+		if ((tok = store_seal(s, field(arr, i, "text_block"))) == NULL)
 			return -1;
-	return 0;
+		rc = store_exec(s, "INSERT INTO compactor_sections (discussion, "
+		    "section, pos, text, hash) VALUES (?, ?, ?, ?, ?)", "ttitt",
+		    key, section, (int64_t)i, tok, field(arr, i, "hash")) ==
+		    -1 ? -1 : 0;
+		free(tok);
+	}
+	return rc;
 }
 
 int

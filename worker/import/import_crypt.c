@@ -33,6 +33,7 @@ add_key(struct imp_keys *ks, const char *api_key, const char *const *users,
 			return -1;
 		}
 		k->ik_user = users[i];
+		k->ik_seal = false;
 		ks->ik_n++;
 	}
 	return 0;
@@ -75,6 +76,19 @@ add_text(struct imp_keys *ks, char *key, const char *const *users,
 	return r;
 }
 
+/* The keys of users that set encryptUsingApiKey. */
+static void
+mark_sealers(struct imp_keys *ks, const struct import_opts *o)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < ks->ik_n; i++)
+		for (j = 0; j < o->io_nsealers; j++)
+			if (ks->ik_v[i].ik_user != NULL &&
+			    strcmp(ks->ik_v[i].ik_user, o->io_sealers[j]) == 0)
+				ks->ik_v[i].ik_seal = true;
+}
+
 int
 imp_keys_load(struct imp_keys *ks, const struct import_opts *o,
     char err[CONF_ERRLEN])
@@ -102,6 +116,7 @@ imp_keys_load(struct imp_keys *ks, const struct import_opts *o,
 		if (n > 0 && add_text(ks, xstrndup(p, n), users, nu, err) == -1)
 			return -1;
 	}
+	mark_sealers(ks, o);
 	return 0;
 }
 
@@ -149,4 +164,56 @@ imp_plain(const struct imp_disc *d, const char *path, struct buf *b,
 	}
 	imp_note_encrypted(r, path, tried > 0);
 	return 0;
+}
+
+/* Whether k opens one of d's files that is encrypted. */
+static bool
+opens_one(const struct imp_key *k, const struct imp_disc *d)
+{
+	struct buf	 b = BUF_INIT, p = BUF_INIT;
+	char		 err[CONF_ERRLEN];
+	bool		 yes = false;
+	size_t		 f;
+
+	for (f = 0; f < IMP_NFILES && !yes; f++) {
+		if (f == IMP_VECTOR || d->d_file[f] == NULL)
+			continue;
+		buf_reset(&b);
+		if (imp_read_file(d->d_file[f], &b, err) == -1 ||
+		    !imp_encrypted(b.b_data, b.b_len))
+			continue;
+		yes = fernet_decrypt(&k->ik_k, b.b_data, b.b_len, &p) == 0;
+		if (p.b_data != NULL)
+			explicit_bzero(p.b_data, p.b_len);
+		buf_reset(&p);
+	}
+	buf_free(&b);
+	buf_free(&p);
+	return yes;
+}
+
+const struct imp_key *
+imp_seal_key(const struct imp_disc *d, struct imp_res *r)
+{
+	const struct imp_key	*k, *only = NULL;
+	size_t			 i, n = 0;
+
+	if (d->d_keys == NULL || strchr(d->d_key, '/') == NULL)
+		return NULL;
+	for (i = 0; i < d->d_keys->ik_n; i++) {
+		k = &d->d_keys->ik_v[i];
+		if (!k->ik_seal || !fits(k, d))
+			continue;
+		if (opens_one(k, d))
+			return k;
+		only = k;
+		n++;
+	}
+	if (n <= 1)
+		return only;
+	imp_sep(&r->ir_skips, "; ");
+	buf_adds(&r->ir_skips, "encryption (several users that set "
+	    "encryptUsingApiKey have this API key and no encrypted file says "
+	    "whose the discussion is: stored in plain text)");
+	return NULL;
 }

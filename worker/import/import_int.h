@@ -31,6 +31,9 @@ struct imp_key {
 	char			 ik_dir[FERNET_DIRLEN];	/* its folder */
 	struct fernet_key	 ik_k;
 	const char		*ik_user;	/* NULL: WilmerAI's fixed salt */
+	bool			 ik_seal;	/* ik_user sets encryptUsingApiKey:
+						   store what is imported for
+						   it with this key */
 };
 
 /* The keys the import was given. */
@@ -137,6 +140,19 @@ void	imp_keys_free(struct imp_keys *ks);
  * no key given opens it (noted in r). */
 int	imp_plain(const struct imp_disc *d, const char *path, struct buf *b,
 	    struct imp_res *r);
+
+/* import_crypt.c: the key d's rows are stored encrypted with, or NULL
+ * (plain): d is in an API key's folder and a key given for it belongs
+ * to a user that encrypts (the one that opens one of d's encrypted
+ * files, else the only such user); several candidates and nothing to
+ * tell them apart are noted in r, and d stays plain. */
+const struct imp_key *imp_seal_key(const struct imp_disc *d,
+	    struct imp_res *r);
+
+/* import_util.c: whether stored value v of discussion d (sealed or
+ * not, store_unseal) is plain; false when it cannot be opened. */
+bool	imp_same(struct store *, const char *d, const char *v,
+	    const char *plain);
 
 /* import_json.c: the last component of path (borrowed). */
 const char *imp_file_name(const char *path);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../../common/xmem.h"
+#include "../store/store_seal.h"
 #include "../store/store_stmt.h"
 #include "import_int.h"
 
@@ -236,8 +237,8 @@ ledger_state(struct store *s, const char *key, json_t *arr, long *have,
 		return -1;
 	while ((rc = store_step(s, st)) == 1) {
 		e = json_array_get(arr, (size_t)*have);
-		if (e == NULL || strcmp((const char *)sqlite3_column_text(st,
-		    0), block_text(e, "text_block")) != 0 ||
+		if (e == NULL || !imp_same(s, key, (const char *)
+		    sqlite3_column_text(st, 0), block_text(e, "text_block")) ||
 		    strcmp((const char *)sqlite3_column_text(st, 1),
 		    block_text(e, "hash")) != 0)
 			*same = false;
@@ -308,9 +309,11 @@ write_memories(struct store *s, const struct imp_disc *d,
 {
 	json_t		*arr = j->j_f[IMP_MEMORIES].jf_root, *e;
 	const char	*key = d->d_key;
+	char		*tok;
 	long		 have;
 	bool		 same;
 	size_t		 i;
+	int		 rc;
 
 	if (arr == NULL) {
 		tracker_left(d, j, r);
@@ -326,10 +329,13 @@ write_memories(struct store *s, const struct imp_disc *d,
 	    "INTO memory_ledgers (discussion) VALUES (?)", "t", key) == -1)
 		return -1;
 	json_array_foreach(arr, i, e) {
-		if (store_exec(s, "INSERT INTO memories (discussion, text, "
+		if ((tok = store_seal(s, block_text(e, "text_block"))) == NULL)
+			return -1;
+		rc = store_exec(s, "INSERT INTO memories (discussion, text, "
 		    "hash, created_at) VALUES (?, ?, ?, ?)", "ttti", key,
-		    block_text(e, "text_block"), block_text(e, "hash"),
-		    (int64_t)time(NULL)) == -1)
+		    tok, block_text(e, "hash"), (int64_t)time(NULL));
+		free(tok);
+		if (rc == -1)
 			return -1;
 	}
 	r->ir_memories = (long)json_array_size(arr);
@@ -347,6 +353,7 @@ write_summary(struct store *s, const struct imp_disc *d,
 {
 	json_t		*arr = j->j_f[IMP_SUMMARY].jf_root, *e;
 	sqlite3_stmt	*st;
+	char		*tok;
 	size_t		 n = json_array_size(arr);
 	bool		 same;
 	int		 rc;
@@ -360,9 +367,10 @@ write_summary(struct store *s, const struct imp_disc *d,
 	    (rc = store_step(s, st)) == -1)
 		return -1;
 	if (rc == 1) {
-		same = strcmp((const char *)sqlite3_column_text(st, 0),
-		    block_text(e, "text_block")) == 0 && strcmp((const char *)
-		    sqlite3_column_text(st, 1), block_text(e, "hash")) == 0;
+		same = imp_same(s, d->d_key, (const char *)
+		    sqlite3_column_text(st, 0), block_text(e, "text_block")) &&
+		    strcmp((const char *)sqlite3_column_text(st, 1),
+		    block_text(e, "hash")) == 0;
 		sqlite3_reset(st);
 		if (same) {
 			imp_sep(&r->ir_parts, ", ");
@@ -375,10 +383,14 @@ write_summary(struct store *s, const struct imp_disc *d,
 		}
 		return 0;
 	}
-	if (imp_discussion(s, d->d_key) == -1 || store_exec(s, "INSERT INTO "
-	    "summaries (discussion, text, hash, updated_at) VALUES (?, ?, ?, "
-	    "?)", "ttti", d->d_key, block_text(e, "text_block"),
-	    block_text(e, "hash"), (int64_t)time(NULL)) == -1)
+	if (imp_discussion(s, d->d_key) == -1 ||
+	    (tok = store_seal(s, block_text(e, "text_block"))) == NULL)
+		return -1;
+	rc = store_exec(s, "INSERT INTO summaries (discussion, text, hash, "
+	    "updated_at) VALUES (?, ?, ?, ?)", "ttti", d->d_key, tok,
+	    block_text(e, "hash"), (int64_t)time(NULL));
+	free(tok);
+	if (rc == -1)
 		return -1;
 	r->ir_summaries = 1;
 	imp_sep(&r->ir_parts, ", ");
@@ -399,14 +411,18 @@ write_pairs(struct store *s, const char *key, json_t *o, const char *sql,
 {
 	json_t		*v;
 	const char	*k;
+	char		*tok;
 	long		 added = 0, old = 0;
 	int		 n;
 
 	if (json_object_size(o) > 0 && imp_discussion(s, key) == -1)
 		return -1;
 	json_object_foreach(o, k, v) {
-		if ((n = store_exec(s, sql, "ttt", key, k,
-		    json_string_value(v))) == -1)
+		if ((tok = store_seal(s, json_string_value(v))) == NULL)
+			return -1;
+		n = store_exec(s, sql, "ttt", key, k, tok);
+		free(tok);
+		if (n == -1)
 			return -1;
 		if (n == 1)
 			added++;
@@ -430,6 +446,8 @@ write_stamps(struct store *s, const char *key, const struct imp_json *j,
 
 	if (o == NULL)
 		return 0;
+	if (store_sealing(s) && store_seal_prepare(s, "timestamps", key) == -1)
+		return -1;
 	if ((n = write_pairs(s, key, o, "INSERT OR IGNORE INTO timestamps "
 	    "(discussion, msg_hash, stamp) VALUES (?, ?, ?)", "timestamp",
 	    "timestamps", r)) == -1)
@@ -448,6 +466,9 @@ write_vision(struct store *s, const char *key, const struct imp_json *j,
 
 	if (json_object_size(o) == 0)
 		return 0;
+	if (store_sealing(s) && store_seal_prepare(s, "vision_responses",
+	    key) == -1)
+		return -1;
 	return write_pairs(s, key, o, "INSERT OR IGNORE INTO vision_responses "
 	    "(discussion, message_key, text, created_at) VALUES (?, ?, ?, "
 	    "unixepoch())", "image description", "image descriptions", r) ==

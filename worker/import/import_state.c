@@ -5,6 +5,7 @@
 #include <sysexits.h>
 #include <time.h>
 
+#include "../store/store_seal.h"
 #include "../store/store_stmt.h"
 #include "import_int.h"
 
@@ -48,8 +49,8 @@ doc_state(struct store *s, const char *key, const char *text, bool *kept,
 	    (rc = store_step(s, st)) == -1)
 		return -1;
 	if ((*have = rc == 1)) {
-		*same = strcmp((const char *)sqlite3_column_text(st, 0),
-		    text) == 0;
+		*same = imp_same(s, key, (const char *)sqlite3_column_text(st,
+		    0), text);
 		sqlite3_reset(st);
 	}
 	return 0;
@@ -76,17 +77,25 @@ doc_insert(struct store *s, const struct imp_disc *d, const char *text,
     struct imp_res *r)
 {
 	struct buf	 bak = BUF_INIT;
-	int		 rc = 0;
+	char		*tok, *prev = NULL;
+	int		 rc = 0, w;
 
 	if (d->d_file[IMP_STATE_BAK] != NULL &&
 	    (rc = read_doc(d, d->d_file[IMP_STATE_BAK], &bak, r)) == -1) {
 		buf_free(&bak);
 		return -1;
 	}
-	if (imp_discussion(s, d->d_key) == -1 || store_exec(s, "INSERT INTO "
+	tok = store_seal(s, text);
+	if (rc == 1 && tok != NULL)
+		prev = store_seal(s, bak.b_data);
+	w = tok == NULL || (rc == 1 && prev == NULL) ||
+	    imp_discussion(s, d->d_key) == -1 || store_exec(s, "INSERT INTO "
 	    "state_documents (discussion, text, previous, updated_at) VALUES "
-	    "(?, ?, ?, ?)", "ttti", d->d_key, text, rc == 1 ? bak.b_data :
-	    NULL, (int64_t)time(NULL)) == -1) {
+	    "(?, ?, ?, ?)", "ttti", d->d_key, tok, prev,
+	    (int64_t)time(NULL)) == -1 ? -1 : 0;
+	free(tok);
+	free(prev);
+	if (w == -1) {
 		snprintf(r->ir_err, sizeof(r->ir_err), "%s", store_err(s));
 		r->ir_fail = EX_IOERR;
 		buf_free(&bak);
