@@ -246,6 +246,68 @@ START_TEST(a10_other_user_refused)
 }
 END_TEST
 
+/* WilmerAI's memories.json for discussion conv1 of API key k1, written
+ * encrypted for user "it" as WilmerAI would. */
+static void
+wilmer_folder(const char *dir)
+{
+	static const char	 mem[] = "[{\"text_block\": \"Imported fact: "
+				    "Dora likes tea\", \"hash\": \"x\"}]";
+	struct fernet_key	 k;
+	struct buf		 tok = BUF_INIT;
+	char			 rel[256];
+
+	ck_assert_int_eq(fernet_derive(&k, "k1", "it"), 0);
+	ck_assert_int_eq(fernet_encrypt(&k, mem, strlen(mem), 1700000000,
+	    NULL, &tok), 0);
+	snprintf(rel, sizeof(rel), "Wilmer/DiscussionIds/%s/conv1/"
+	    "memories.json", dir);
+	it_file(&T, rel, tok.b_data);
+	it_file(&T, "key.txt", "k1\n");
+	buf_free(&tok);
+	fernet_wipe(&k);
+}
+
+/* A10.4 through --import-wilmer: with the key given and the user
+ * setting encryptUsingApiKey, the imported memories are stored as
+ * tokens, and a request with the same key reads them (the first memory
+ * prompt shows them). */
+START_TEST(a10_import_then_serve)
+{
+	char		 dir[FERNET_DIRLEN], d[64], cmd[2048], *p;
+	const char	*b = getenv("SLUICE_BUILD");
+	char		 u[1024];
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 1, \"max_workers\": 1", NULL);
+	snprintf(u, sizeof(u), user, "true");
+	it_file(&T, "Users/it.json", u);
+	it_file(&T, "Workflows/it/MemSettings.json", settings);
+	it_file(&T, "Workflows/it/Main.json", writer);
+	fernet_dir("k1", dir);
+	wilmer_folder(dir);
+	snprintf(cmd, sizeof(cmd), "%s/sluice-gateway --config-dir %s "
+	    "--state-dir %s/state --user it --import-wilmer "
+	    "%s/Wilmer/DiscussionIds --import-key-file %s/key.txt "
+	    ">%s/import.out 2>&1", b != NULL ? b : "build", T.it_dir,
+	    T.it_dir, T.it_dir, T.it_dir, T.it_dir);
+	ck_assert_msg(system(cmd) == 0, "%s", cmd);
+	it_gateway_start(&T, NULL);
+	disc("k1", "conv1", d, sizeof(d));
+	rows_are("memories", "text", d, true);
+
+	turn("k1", "conv1", 5);
+	wait_count(d, 4);
+	p = first_memory_prompt();
+	ck_assert_msg(strstr(p, "Memories so far: Imported fact: Dora likes "
+	    "tea") != NULL, "%s", p);
+	free(p);
+	rows_are("memories", "text", d, true);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 crypt_suite(void)
 {
@@ -254,6 +316,7 @@ crypt_suite(void)
 	test_case(s, "a10_encrypted", a10_encrypted_memories, 60);
 	test_case(s, "a10_plain", a10_key_without_encryption, 60);
 	test_case(s, "a10_other_user", a10_other_user_refused, 60);
+	test_case(s, "a10_import", a10_import_then_serve, 60);
 	return s;
 }
 
