@@ -68,10 +68,10 @@ refuse(struct store *s, const char *d, const char *what)
 	s->s_gave_up = false;
 	if (s->s_seal == NULL)
 		snprintf(s->s_err, sizeof(s->s_err), "discussion '%s': its %s "
-		    "is encrypted with an API key (encryptUsingApiKey) and "
-		    "this request brings none: send the key it was written "
-		    "with, for the same user, with encryptUsingApiKey on; "
-		    "nothing was changed", d, what);
+		    "cannot be read: encrypted with an API key "
+		    "(encryptUsingApiKey), and this request brings none: send "
+		    "the key it was written with, for the same user, with "
+		    "encryptUsingApiKey on; nothing was changed", d, what);
 	else
 		snprintf(s->s_err, sizeof(s->s_err), "discussion '%s': its %s "
 		    "cannot be decrypted with this request's API key and user "
