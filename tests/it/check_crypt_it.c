@@ -34,15 +34,16 @@ static const char writer[] = "{\"nodes\": ["
     " true, \"addDiscussionIdTimestampsForLLM\": true},"
     " {\"type\": \"QualityMemory\"}]}\n";
 
-/* One user "it", or two ("it", "it2") with the same files. */
+/* One user "it", or two ("it", "it2") with the same files; gw: the
+ * gateway's settings. */
 static void
-start(bool encrypt, bool two)
+start_with(bool encrypt, bool two, const char *gw)
 {
 	char	 u[1024];
 
 	memset(&T, 0, sizeof(T));
 	it_mock_start(&T);
-	it_config(&T, "\"min_workers\": 1, \"max_workers\": 1", NULL);
+	it_config(&T, gw, NULL);
 	snprintf(u, sizeof(u), user, encrypt ? "true" : "false");
 	it_file(&T, "Users/it.json", u);
 	it_file(&T, "Workflows/it/MemSettings.json", settings);
@@ -56,6 +57,12 @@ start(bool encrypt, bool two)
 	it_gateway_start(&T, NULL);
 }
 
+static void
+start(bool encrypt, bool two)
+{
+	start_with(encrypt, two, "\"min_workers\": 1, \"max_workers\": 1");
+}
+
 /* n turns of discussion id for user (model) model, sent with
  * "Authorization: Bearer key". */
 static void
@@ -63,7 +70,7 @@ turn_as(const char *model, const char *key, const char *id, int n)
 {
 	json_t		*msgs = json_array(), *b;
 	char		 sys[128], text[64], url[128], auth[128], *body;
-	const char	*hdrs[2] = { auth, NULL };
+	const char	*hdrs[2] = { key != NULL ? auth : NULL, NULL };
 	struct it_resp	 r;
 	int		 k;
 
@@ -82,7 +89,8 @@ turn_as(const char *model, const char *key, const char *id, int n)
 	body = json_dumps(b, 0);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
 	    T.it_port);
-	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s",
+	    key != NULL ? key : "");
 	ck_assert_int_eq(it_request_url("POST", url, hdrs, body, &r), 0);
 	ck_assert_msg(r.r_status == 200, "%ld %s", r.r_status,
 	    r.r_body.b_data);
@@ -308,6 +316,30 @@ START_TEST(a10_import_then_serve)
 }
 END_TEST
 
+/* The response cache never keeps an encrypted request's calls (their
+ * answers are memories, which would lie there in plain text); a
+ * request without a key still is cached. */
+START_TEST(a10_not_cached)
+{
+	char	 d[64];
+
+	start_with(true, false, "\"min_workers\": 1, \"max_workers\": 1, "
+	    "\"cache\": {\"enabled\": true, \"max_entries\": 50, "
+	    "\"ttl_minutes\": 60, \"cacheable_temperature\": 1.0}");
+	it_file(&T, "Presets/OpenAI/it/Mock.json", "{\"temperature\": 0}\n");
+	disc("k1", "conv1", d, sizeof(d));
+	turn("k1", "conv1", 5);
+	wait_count(d, 3);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM "
+	    "response_cache"), 0);
+	turn(NULL, "conv1", 5);
+	wait_count("conv1", 3);
+	ck_assert_int_gt(it_db_int(&T, "SELECT count(*) FROM "
+	    "response_cache"), 0);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 crypt_suite(void)
 {
@@ -317,6 +349,7 @@ crypt_suite(void)
 	test_case(s, "a10_plain", a10_key_without_encryption, 60);
 	test_case(s, "a10_other_user", a10_other_user_refused, 60);
 	test_case(s, "a10_import", a10_import_then_serve, 60);
+	test_case(s, "a10_cache", a10_not_cached, 60);
 	return s;
 }
 

@@ -43,7 +43,10 @@ callcache_begin(struct call_cache *cc, struct rq *rq,
 
 	memset(cc, 0, sizeof(*cc));
 	memset(hit, 0, sizeof(*hit));
-	if (nc->nc_quiet || !cache_key(rq->rq_cache, dialect, nc->nc_ep->e_url, body,
+	/* encryptUsingApiKey: its answers (memories among them) would be
+	 * kept in plain text, so such a request is never cached. */
+	if (nc->nc_quiet || rq->rq_crypt != NULL ||
+	    !cache_key(rq->rq_cache, dialect, nc->nc_ep->e_url, body,
 	    nc->nc_at->a_stream_prop, cc->cr_key) ||
 	    (s = cache_store(rq)) == NULL)
 		return 0;
