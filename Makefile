@@ -268,7 +268,7 @@ $(WORKER): $(call obj,worker/main.c worker/fault.c) $(W_ARCHIVES) \
 
 # The test doubles: the LLM backend, the offline Wikipedia API and the
 # Offline Researcher (tests/mock_*.c).
-$(MOCK): $(call obj,tests/mock_llm.c)
+$(MOCK): $(call obj,tests/mock_llm.c tests/mock_embed.c)
 $(MOCK_WIKI): $(call obj,tests/mock_wiki.c)
 $(MOCK_RESEARCH): $(call obj,tests/mock_research.c)
 $(MOCK_WEB): $(call obj,tests/mock_web.c)
