@@ -31,4 +31,16 @@ struct gw_conf;
 int	confcheck_run(const struct gw_conf *,
 	    void (*report)(const char *line, bool warning));
 
+/* Check the keys of one file, confdir/rel, as --check-config does for
+ * the files a user reaches, its kind told by its folder (rel starts
+ * "Users/", "Endpoints/", "ApiTypes/", "PromptTemplates/", "Routing/",
+ * "Workflows/" (an object without "nodes" there is a memory or
+ * ContextCompactor settings file) or "MCPServers/"; other folders,
+ * Presets/ among them, hold nothing to check). A workflow's node types
+ * Sluice does not run are reported too. Each warning goes to report.
+ * Returns the number of warnings, or -1 when the file cannot be read
+ * or parsed (reported as a problem). */
+int	confcheck_file(const char *confdir, const char *rel,
+	    void (*report)(const char *line, bool warning));
+
 #endif
