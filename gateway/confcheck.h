@@ -21,7 +21,10 @@ struct gw_conf;
  * a missing _DefaultWorkflow beside a routing config,
  * a user that selects no workflow, names that cannot be resolved, and
  * problems in shared workflows of a user who does not list them
- * (allowSharedWorkflows false) are warnings.
+ * (allowSharedWorkflows false) are warnings. So are keys, in every file
+ * reached (the memory and ContextCompactor settings files, MCP server
+ * files and Users/_current-user.json too), that Sluice does not
+ * implement or WilmerAI does not know (confcheck_keys.c).
  * Each problem and warning goes to report as "path:line:col: message"
  * (without "warning: "; warning says which it is). report NULL: printed
  * to stderr, warnings after "warning: ", then a summary line
