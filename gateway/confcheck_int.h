@@ -139,6 +139,11 @@ enum ck_kind {
 void	ck_keys(struct check *k, enum ck_kind kind, const struct jfile *jf,
 	    json_t *obj, const char *what);
 
+/* confcheck_keys.c, for tests: entry i of the list (its kind, key, and
+ * whether Sluice reads it); false past the end. */
+bool	ck_key_at(size_t i, enum ck_kind *kind, const char **name,
+	    bool *impl);
+
 /* confcheck_file.c: the keys of the whole file jf of kind: a routing
  * config's categories, a workflow's nodes (with ck_node_type), else
  * its top level. */

@@ -73,6 +73,8 @@ static const struct ck_key keys[] = {
 	I(CKK_USER, "clampPromptToContextWindow"),
 	I(CKK_USER, "sluice"),			/* Sluice's own section */
 	I(CKK_USER, "embeddingEndpointName"),	/* Sluice: /v1/embeddings */
+	I(CKK_USER, "responseFilters"),		/* Sluice */
+	I(CKK_USER, "sluiceFileDirectories"),	/* Sluice */
 	N(CKK_USER, "discussionDirectory", NO_FILES),
 	N(CKK_USER, "sqlLiteDirectory", NO_FILES),
 	N(CKK_USER, "redactLogOutput", "Sluice does not redact its logs"),
@@ -119,6 +121,11 @@ static const struct ck_key keys[] = {
 	I(CKK_ENDPOINT, "wilmerContextEstimationLevel"),
 	I(CKK_ENDPOINT, "backendSupportsToolTurns"),
 	I(CKK_ENDPOINT, "maxConcurrentRequests"),	/* Sluice */
+	I(CKK_ENDPOINT, "reasoningTags"),		/* Sluice */
+	I(CKK_ENDPOINT, "gptOssChannels"),		/* Sluice */
+	I(CKK_ENDPOINT, "parseToolCallMarkers"),	/* Sluice */
+	I(CKK_ENDPOINT, "reasoningOutput"),		/* Sluice */
+	I(CKK_ENDPOINT, "removeSpecialTokens"),		/* Sluice */
 	Q(CKK_ENDPOINT, "modelNameForDisplayOnly"),
 	Q(CKK_ENDPOINT, "thinkTagText"),	/* older WilmerAI releases */
 
@@ -243,6 +250,7 @@ static const struct ck_key keys[] = {
 	I(CKK_NODE, "insertedUserTurnText"),
 	I(CKK_NODE, "addDiscussionIdTimestampsForLLM"),
 	I(CKK_NODE, "useRelativeTimestamps"),
+	I(CKK_NODE, "useGroupChatTimestampLogic"),
 	I(CKK_NODE, "removeCustomTextFromResponseStart"),
 	I(CKK_NODE, "responseStartTextToRemove"),
 	I(CKK_NODE, "minMessagesInVariable"),
@@ -263,6 +271,10 @@ static const struct ck_key keys[] = {
 	I(CKK_NODE, "conditionalKey"),
 	I(CKK_NODE, "conditionalWorkflows"),
 	I(CKK_NODE, "routeOverrides"),
+	I(CKK_NODE, "systemPromptOverride"),
+	I(CKK_NODE, "promptOverride"),
+	I(CKK_NODE, "firstNodeSystemPromptOverride"),
+	I(CKK_NODE, "firstNodePromptOverride"),
 	I(CKK_NODE, "UseDefaultContentInsteadOfWorkflow"),
 	I(CKK_NODE, "id"),
 	I(CKK_NODE, "chunkSize"),
@@ -399,4 +411,15 @@ ck_keys(struct check *k, enum ck_kind kind, const struct jfile *jf,
 			    " (" : "", e->kk_note != NULL ? e->kk_note : "",
 			    e->kk_note != NULL ? ")" : "");
 	}
+}
+
+bool
+ck_key_at(size_t i, enum ck_kind *kind, const char **name, bool *impl)
+{
+	if (i >= NKEYS)
+		return false;
+	*kind = keys[i].kk_kind;
+	*name = keys[i].kk_name;
+	*impl = keys[i].kk_state == KS_IMPL;
+	return true;
 }

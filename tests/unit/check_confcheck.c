@@ -15,6 +15,7 @@
 #include "../../common/log.h"
 #include "../../common/nodetypes.h"
 #include "../../gateway/confcheck.h"
+#include "../../gateway/confcheck_int.h"
 #include "../../gateway/gwconf.h"
 #include "../testmain.h"
 
@@ -814,6 +815,78 @@ START_TEST(shipped_users)
 }
 END_TEST
 
+/* ---- the list of keys is true -------------------------------------- */
+
+/* Keys Sluice reads under another spelling: the prompt template's are
+ * built from the role ("promptTemplate" + "System" + "Prefix", in
+ * worker/core/prompt.c). */
+static const char *const built_keys_prefix = "promptTemplate";
+
+/* Keys being implemented on other branches while this list was made
+ * (addendum A9, A10): listed as read, not yet in this tree's source. */
+static const char *const pending_keys[] = { "embeddingBackfillBatchSize",
+	"semanticQuery", "encryptUsingApiKey" };
+
+static struct buf	 src_text;	/* every source file, one after another */
+static struct buf	 dir_buf;	/* one file */
+
+static int
+src_cb(const char *p, const struct stat *st, int f, struct FTW *w)
+{
+	size_t	 n = strlen(p);
+
+	if (f == FTW_F && n > 2 && (strcmp(p + n - 2, ".c") == 0 ||
+	    strcmp(p + n - 2, ".h") == 0 || strcmp(p + n - 4, ".def") == 0) &&
+	    strstr(p, "/confcheck") == NULL) {
+		slurp(p, &dir_buf);
+		buf_add(&src_text, dir_buf.b_data, dir_buf.b_len);
+	}
+	return 0;
+}
+
+/* Each key the list says Sluice reads is named, quoted, in the source
+ * of common/, gateway/ (but --check-config's own files) or worker/. */
+START_TEST(silent_catalog_true)
+{
+	static const char *const dirs[] = { "common", "gateway", "worker" };
+	const char	*src = getenv("SLUICE_SRC"), *name;
+	struct buf	 missing = BUF_INIT;
+	char		 path[PATH_MAX], quoted[128];
+	enum ck_kind	 kind;
+	size_t		 i, j;
+	bool		 impl;
+
+	for (i = 0; i < NELEMS(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", src != NULL ? src : ".",
+		    dirs[i]);
+		ck_assert_msg(nftw(path, src_cb, 16, FTW_PHYS) == 0, "%s",
+		    path);
+	}
+	buf_adds(&src_text, "");
+	buf_adds(&missing, "");
+	for (i = 0; ck_key_at(i, &kind, &name, &impl); i++) {
+		snprintf(quoted, sizeof(quoted), "\"%s\"", name);
+		if (!impl || strstr(src_text.b_data, quoted) != NULL ||
+		    (kind == CKK_TEMPLATE && strncmp(name, built_keys_prefix,
+		    strlen(built_keys_prefix)) == 0))
+			continue;
+		for (j = 0; j < NELEMS(pending_keys); j++)
+			if (strcmp(name, pending_keys[j]) == 0)
+				break;
+		if (j < NELEMS(pending_keys))
+			printf("check_confcheck: key %s: pending\n", name);
+		else
+			buf_printf(&missing, "%s\n", name);
+	}
+	ck_assert_msg(missing.b_len == 0, "listed as read by Sluice, but "
+	    "not in its source:\n%s", missing.b_data);
+	ck_assert_uint_gt(i, 250);
+	buf_free(&missing);
+	buf_free(&src_text);
+	buf_free(&dir_buf);
+}
+END_TEST
+
 /* ---- nothing silent in what WilmerAI ships ------------------------- */
 
 /* The keys Sluice knows it ignores in the shipped tree, as reported:
@@ -875,7 +948,7 @@ START_TEST(silent_shipped_tree)
 	ck_assert_int_eq(nftw(root, tree_cb, 16, FTW_PHYS), 0);
 	printf("check_confcheck: %d shipped JSON files checked\n", tree_files);
 	ck_assert_int_ge(tree_files, 190);
-	ck_assert_msg(tree_bad.b_len <= 1, "shipped files:\n%s",
+	ck_assert_msg(tree_bad.b_len == 0, "shipped files:\n%s",
 	    tree_bad.b_data);
 	ck_assert_int_eq(tree_known, (int)NELEMS(silent_known));
 	buf_free(&tree_bad);
@@ -1077,7 +1150,7 @@ suite(void)
 	ADD_CASE(s, "shipped", shipped_users);
 	ADD_CASE(s, "silent", silent_unimplemented_and_unknown,
 	    silent_every_kind, silent_file_by_folder, silent_shipped_tree,
-	    silent_shipped_users);
+	    silent_shipped_users, silent_catalog_true);
 	ADD_CASE(s, "command_line", cli_good_and_bad, cli_shipped_copy);
 	return s;
 }
