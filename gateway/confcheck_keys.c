@@ -15,7 +15,7 @@ struct ck_key {
 	enum ck_kind		 kk_kind;
 	const char		*kk_name;
 	enum ck_keystate	 kk_state;
-	const char		*kk_note;	/* KS_NOT_IMPL: why, or NULL */
+	const char		*kk_note;	/* KS_NOT_IMPL: why (required) */
 };
 
 #define I(k, n)		{ (k), (n), KS_IMPL, NULL }
@@ -407,9 +407,7 @@ ck_keys(struct check *k, enum ck_kind kind, const struct jfile *jf,
 			    "ignores it too; a typo?)", name);
 		else if (e->kk_state == KS_NOT_IMPL && !is_empty(v))
 			ck_report(k, true, &r, "key '%s' is not implemented "
-			    "by Sluice; ignored%s%s%s", name, e->kk_note != NULL ?
-			    " (" : "", e->kk_note != NULL ? e->kk_note : "",
-			    e->kk_note != NULL ? ")" : "");
+			    "by Sluice; ignored (%s)", name, e->kk_note);
 	}
 }
 
