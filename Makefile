@@ -117,6 +117,7 @@ PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
+		   confcheck_file.c confcheck_keys.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
 		   users.c wflags.c)
@@ -369,7 +370,8 @@ check_worker_A		:= CORE
 check_clean_OBJS	:= $(call obj,$(W_CLEAN))
 check_confcheck_OBJS	:= $(call obj,gateway/confcheck.c \
 			   gateway/confcheck_ep.c gateway/confcheck_vars.c \
-			   gateway/confcheck_wf.c)
+			   gateway/confcheck_wf.c gateway/confcheck_file.c \
+			   gateway/confcheck_keys.c)
 check_metrics_OBJS	:= $(call obj,gateway/metrics.c)
 check_groupchat_OBJS	:= $(call obj,worker/core/groupchat.c)
 check_groupchat_A	:= CORE
