@@ -261,9 +261,9 @@ static const struct ck_key keys[] = {
 	I(CKK_NODE, "structuredOutputFile"),
 	I(CKK_NODE, "injectLivenessToolCall"),
 	I(CKK_NODE, "clampPromptToContextWindow"),
-	N(CKK_NODE, "lastMessagesToSendInsteadOfPromptMaxTokenSize",
-	    "clampPromptToContextWindow fits prompts to the endpoint instead"),
-	N(CKK_NODE, "maxContextTokenSize", "the endpoint's is used"),
+	I(CKK_NODE, "lastMessagesToSendInsteadOfPromptMaxTokenSize"),
+	/* WilmerAI hands it to the LLM handler, which sends the endpoint's */
+	Q(CKK_NODE, "maxContextTokenSize"),
 	/* sub-workflows (spec 3.4, A6) */
 	I(CKK_NODE, "workflowName"),
 	I(CKK_NODE, "workflowUserFolderOverride"),

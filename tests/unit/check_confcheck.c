@@ -616,9 +616,6 @@ START_TEST(silent_unimplemented_and_unknown)
 	    "its logs)\n"
 	    "warning: @/Users/u.json:5:2: unknown key 'routingconfig' "
 	    "(WilmerAI ignores it too; a typo?)\n"
-	    "warning: @/Workflows/u/Main.json:3:21: node 1 \"Ask\": key "
-	    "'maxContextTokenSize' is not implemented by Sluice; ignored (the "
-	    "endpoint's is used)\n"
 	    "warning: @/Workflows/u/Main.json:4:3: node 1 \"Ask\": unknown key "
 	    "'promtp' (WilmerAI ignores it too; a typo?)\n");
 }
