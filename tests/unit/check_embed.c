@@ -260,8 +260,9 @@ START_TEST(a9_1_not_an_embeddings_type)
 	ck_assert_ptr_null(t.et_ep);
 	ck_assert_int_eq(embed_target_load(T.it_dir, U, "Nope", &t, err), -1);
 	ck_assert_msg(strstr(err, "Nope") != NULL, "%s", err);
-	ck_assert(embed_is_type(APIT_OLLAMA_EMBED));
-	ck_assert(!embed_is_type(APIT_OLLAMA_CHAT));
+	ck_assert(conf_apitype_embeds(APIT_OLLAMA_EMBED));
+	ck_assert(conf_apitype_embeds(APIT_OPENAI_EMBED));
+	ck_assert(!conf_apitype_embeds(APIT_OLLAMA_CHAT));
 }
 END_TEST
 
