@@ -6,6 +6,7 @@
 #include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/xmem.h"
+#include "../../common/pystr.h"
 #include "mem_chunk.h"
 #include "mem_state.h"
 #include "mem_vector.h"
@@ -158,13 +159,6 @@ own_logged(const struct round *rd, size_t i)
 	return c;
 }
 
-static bool
-blank(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
 
 /* Store what the answer for chunk i holds. A chunk without facts is
  * not logged (WilmerAI): later chunks go on, and when it was the last
@@ -219,7 +213,7 @@ write_chunks(struct node_ctx *x, const struct memory_settings *ms,
 
 	rd->r_stored = xcalloc(rd->r_chunks->n + 1, sizeof(*rd->r_stored));
 	for (i = 0; i < rd->r_chunks->n && rc == 0; i++) {
-		if (blank(rd->r_chunks->v[i].mc_text))
+		if (pystr_blank(rd->r_chunks->v[i].mc_text))
 			continue;
 		rq_phase(x->nx_rq, "%s node %zu/%zu: vector memory %zu/%zu",
 		    x->nx_workflow, x->nx_index + 1, x->nx_count, i + 1,

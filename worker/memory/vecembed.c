@@ -6,6 +6,7 @@
 
 #include "../../common/log.h"
 #include "../../common/xmem.h"
+#include "../../common/pystr.h"
 #include "../core/node.h"
 #include "../llm/embed.h"
 #include "../store/store_stmt.h"
@@ -216,13 +217,6 @@ vecembed_after_chunk(struct node_ctx *x, const struct memory_settings *ms,
 
 /* ---- semantic ranking (A9.5) ---------------------------------------- */
 
-static bool
-blank(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
 
 /* Rank the stored vectors against the query's vector v. */
 static int
@@ -264,7 +258,7 @@ vecembed_rank(struct node_ctx *x, const char *endpoint, const char *key,
 
 	*ids = NULL;
 	*n = 0;
-	if (blank(query))
+	if (pystr_blank(query))
 		return 1;
 	if (embed_target_load(x->nx_confdir, x->nx_user, endpoint, &t,
 	    err) == -1) {
