@@ -128,6 +128,8 @@ GATEWAY_SRCS	+= $(SUP_SRCS)
 GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 # Open WebUI's tool-choosing requests (interceptOpenWebUIToolRequests)
 GATEWAY_SRCS	+= gateway/owui.c
+# the embeddings routes (POST /v1/embeddings, /api/embed, /api/embeddings)
+GATEWAY_SRCS	+= $(addprefix gateway/,api_embed.c resp_embed.c)
 # The worker, one folder per layer, top first (docs/HACKING.md): each
 # uses only the folders below it (scripts/layers.py checks the link).
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
