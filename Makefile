@@ -168,6 +168,7 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
 		   adapter_openai.c sse.c lines.c ask.c ask_node.c attempt.c \
 		   build.c target.c url.c structured.c exchange.c toolforce.c \
+		   ep_error.c embed.c \
 		   forced.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c \
@@ -331,6 +332,7 @@ UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
 UNIT_TESTS	+= check_logfile
 UNIT_TESTS	+= check_compactor
+UNIT_TESTS	+= check_embed
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -444,6 +446,9 @@ check_chunkrag_A	:= MEMORY STORE CORE
 # worker/llm against tests/mock-llm, the request a fake loop
 # (nodefix.c: one node of a workflow in a scratch config folder).
 check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
+check_embed_OBJS	:= $(call obj,worker/llm/embed.c worker/llm/ep_error.c \
+			   tests/mock_embed.c) $(call u,fakerq.c) $(HARNESS)
+check_embed_A		:= LLM CORE
 check_backend_OBJS	:= $(call obj,$(addprefix worker/llm/,backend.c \
 			   output.c callcache.c)) $(call u,fakerq.c) \
 			   $(SCRATCHDB) $(HARNESS)
