@@ -135,6 +135,8 @@ GATEWAY_SRCS	+= $(addprefix gateway/,api_embed.c resp_embed.c)
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
 W_ENGINE	:= $(addprefix worker/engine/,flow.c wf.c wf_ts.c routing.c \
 		   registry.c)
+# the embeddings routes' job (API_OPENAI_EMBED, API_OLLAMA_EMBED)
+W_ENGINE	+= worker/engine/embed_job.c
 W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_concat.c node_cond.c node_files.c node_image.c \
 		   node_json.c node_kwsearch.c node_lock.c node_memory.c \
@@ -486,7 +488,7 @@ check_msgs_norm_OBJS	:= $(call obj,worker/core/msgs_norm.c)
 check_msgs_norm_A	:= CORE
 check_fault_OBJS	:= $(call obj,worker/fault.c) \
 			   $(call u,fakegw.c scratchdir.c)
-check_engine_OBJS	:= $(call obj,$(W_ENGINE) \
+check_engine_OBJS	:= $(call obj,$(filter-out %/embed_job.c,$(W_ENGINE)) \
 			   worker/nodes/node_unsupported.c worker/llm/ask_node.c) \
 			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
 			   scratchdb.c scratchdir.c)
