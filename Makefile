@@ -451,6 +451,11 @@ check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
 check_embed_OBJS	:= $(call obj,worker/llm/embed.c worker/llm/ep_error.c \
 			   tests/mock_embed.c) $(call u,fakerq.c) $(HARNESS)
 check_embed_A		:= LLM CORE
+# the embeddings routes' job, with the real client, against mock-llm
+UNIT_TESTS	+= check_embedjob
+check_embedjob_OBJS	:= $(call obj,worker/engine/embed_job.c \
+			   tests/mock_embed.c) $(call u,fakerq.c) $(HARNESS)
+check_embedjob_A	:= LLM CORE
 check_backend_OBJS	:= $(call obj,$(addprefix worker/llm/,backend.c \
 			   output.c callcache.c)) $(call u,fakerq.c) \
 			   $(SCRATCHDB) $(HARNESS)
