@@ -345,6 +345,7 @@ IT_TESTS	+= check_curlcmd
 IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 IT_TESTS	+= check_compactor_it
+IT_TESTS	+= check_embed_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -559,6 +560,7 @@ check_timestamps_it_OBJS += $(DBQ)
 check_cache_it_OBJS	+= $(DBQ)
 check_memory_chaos_OBJS	+= $(DBQ)
 check_compactor_it_OBJS	+= $(DBQ)
+check_embed_it_OBJS	+= $(call obj,tests/mock_embed.c)
 
 define TEST_template
 $(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \
