@@ -363,7 +363,8 @@ check_lines_OBJS	:= $(call obj,worker/llm/lines.c)
 check_conf_OBJS		:=
 check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
-			   gateway/begtags.c gateway/owui.c)
+			   gateway/begtags.c gateway/owui.c \
+			   gateway/api_embed.c gateway/resp_embed.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
 			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
