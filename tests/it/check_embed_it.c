@@ -80,7 +80,7 @@ expect_base64(const json_t *s, const char *text)
 {
 	double		 want[MOCK_EMBED_DIM];
 	const char	*p = json_string_value(s);
-	unsigned char	 raw[4 * MOCK_EMBED_DIM + 3];
+	unsigned char	 raw[4 * MOCK_EMBED_DIM + 3] = { 0 };
 	size_t		 n = 0, i, bits = 0;
 	uint32_t	 acc = 0, u;
 	float		 f;
