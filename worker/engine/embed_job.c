@@ -1,5 +1,4 @@
 /* embed_job.c - the embeddings routes' job: the request's texts through its user's embeddingEndpointName, the vectors back as one JSON text. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +15,15 @@
  * gateway joins them): a frame holds at most 16 MiB. */
 #define SLICE	(1024 * 1024)
 
-static void
-fail(struct wresult *res, uint32_t http, const char *code, const char *fmt,
-    ...) __attribute__((format(printf, 4, 5)));
-
-static void
-fail(struct wresult *res, uint32_t http, const char *code, const char *fmt,
-    ...)
+/* Mark res failed with http and code; returns its message buffer
+ * (RQ_MSGLEN bytes) for the caller to write. */
+static char *
+failed(struct wresult *res, uint32_t http, const char *code)
 {
-	va_list	 ap;
-
 	res->r_status = RQ_ERROR;
 	res->r_http = http;
 	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
-	va_start(ap, fmt);
-	vsnprintf(res->r_message, sizeof(res->r_message), fmt, ap);
-	va_end(ap);
+	return res->r_message;
 }
 
 /* The user's embeddings endpoint, or -1 with res filled. */
@@ -43,16 +35,18 @@ target(struct rq *rq, const struct conf_user *u, struct embed_target *t,
 	char		 err[CONF_ERRLEN];
 
 	if (*u->u_embed_endpoint == '\0') {
-		fail(res, 404, "no_embeddings_endpoint", "user '%s' has no "
-		    "embeddings endpoint: set \"embeddingEndpointName\" in %s "
-		    "to an endpoint of Endpoints/%s%s whose ApiType is "
-		    "openAIEmbeddings or ollamaEmbeddings", u->u_name,
+		snprintf(failed(res, 404, "no_embeddings_endpoint"), RQ_MSGLEN,
+		    "user '%s' has no embeddings endpoint: set "
+		    "\"embeddingEndpointName\" in %s to an endpoint of "
+		    "Endpoints/%s%s whose ApiType is openAIEmbeddings or "
+		    "ollamaEmbeddings", u->u_name,
 		    u->u_file.jf_path, sub, *sub != '\0' ? "/" : "");
 		return -1;
 	}
 	if (embed_target_load(rq->rq_confdir, u, u->u_embed_endpoint, t,
 	    err) == -1) {
-		fail(res, 500, "config_error", "embeddingEndpointName: %s", err);
+		snprintf(failed(res, 500, "config_error"), RQ_MSGLEN,
+		    "embeddingEndpointName: %s", err);
 		return -1;
 	}
 	return 0;
@@ -155,7 +149,8 @@ embed_job_run(struct rq *rq, const struct proto_req_start *rs,
 	rc = conf_user_load(rq->rq_confdir, user, &u, err);
 	free(user);
 	if (rc == -1) {
-		fail(res, 500, "config_error", "%s", err);
+		snprintf(failed(res, 500, "config_error"), RQ_MSGLEN, "%s",
+		    err);
 		return;
 	}
 	if (target(rq, u, &t, res) == 0) {
