@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../common/base64.h"
 #include "../mock_embed.h"
@@ -414,6 +415,43 @@ START_TEST(backend_errors)
 }
 END_TEST
 
+/* A client that leaves stops the backend call: the endpoint never
+ * takes the connection (a 30 s connect timeout), yet the worker is
+ * free again at once, stopped, not killed. */
+START_TEST(client_leaves)
+{
+	struct it_stuck	 st;
+	char		 url[96];
+	uint64_t	 t0;
+	size_t		 from = 0;
+	int		 fd;
+	pid_t		 w;
+
+	start(NULL, "Late");
+	it_stuck_open(&st);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", st.s_port);
+	it_backend(&T, NULL, "Late", "openAIEmbeddings", url, "", "");
+	it_user_set(&T, "connectTimeoutInSeconds", json_integer(30));
+	fd = it_connect(&T);
+	it_send_post(fd, "/v1/embeddings", "{\"model\": \"it\", \"input\": "
+	    "\"x\"}", NULL);
+	it_sleep(300);
+	ck_assert_int_ne(w = it_worker_in(&T, "busy"), 0);
+	close(fd);
+	t0 = it_now();
+	ck_assert(it_log_wait(&T, "client went away", &from, 2000));
+	while (it_worker_in(&T, "busy") != 0 ||
+	    it_worker_in(&T, "cancelling") != 0) {
+		ck_assert_msg(it_now() - t0 < 1000, "the worker is still busy "
+		    "after %llu ms", (unsigned long long)(it_now() - t0));
+		it_sleep(10);
+	}
+	ck_assert_int_eq(it_worker_in(&T, "idle"), w);	/* not killed */
+	it_stuck_close(&st);
+	it_stop_clean(&T);
+}
+END_TEST
+
 /* The API keys guard these routes like the chat routes. */
 START_TEST(api_key)
 {
@@ -449,6 +487,7 @@ main(void)
 		{ "bad_requests", bad_requests },
 		{ "no_endpoint", no_endpoint },
 		{ "backend_errors", backend_errors },
+		{ "client_leaves", client_leaves },
 		{ "api_key", api_key },
 	};
 
