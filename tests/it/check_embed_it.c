@@ -427,7 +427,7 @@ START_TEST(client_leaves)
 	int		 fd;
 	pid_t		 w;
 
-	start(NULL, "Late");
+	start("\"min_workers\": 1, \"max_workers\": 1", "Late");
 	it_stuck_open(&st);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", st.s_port);
 	it_backend(&T, NULL, "Late", "openAIEmbeddings", url, "", "");
