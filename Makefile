@@ -117,6 +117,7 @@ PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
+		   confcheck_file.c confcheck_keys.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
 		   users.c wflags.c)
@@ -162,7 +163,7 @@ W_TOOLS	+= $(addprefix worker/tools/,jinja.c jinja_vars.c jinja_script.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
-		   kwsearch.c timestamps.c)
+		   kwsearch.c timestamps.c vecembed.c vecmath.c)
 W_MEMORY	+= $(addprefix worker/memory/,compactor.c compact_conf.c \
 		   compact_win.c)
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
@@ -334,7 +335,7 @@ UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
 UNIT_TESTS	+= check_logfile
 UNIT_TESTS	+= check_compactor
-UNIT_TESTS	+= check_embed
+UNIT_TESTS	+= check_embed check_vecmath check_vecembed
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -375,7 +376,8 @@ check_worker_A		:= CORE
 check_clean_OBJS	:= $(call obj,$(W_CLEAN))
 check_confcheck_OBJS	:= $(call obj,gateway/confcheck.c \
 			   gateway/confcheck_ep.c gateway/confcheck_vars.c \
-			   gateway/confcheck_wf.c)
+			   gateway/confcheck_wf.c gateway/confcheck_file.c \
+			   gateway/confcheck_keys.c)
 check_metrics_OBJS	:= $(call obj,gateway/metrics.c)
 check_groupchat_OBJS	:= $(call obj,worker/core/groupchat.c)
 check_groupchat_A	:= CORE
@@ -424,29 +426,35 @@ NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c) \
 check_memgen_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
 			   memgen.c mem_file.c mem_condense.c mem_state.c \
 			   mem_vector.c)) $(NODECTX)
-check_memgen_A		:= MEMORY STORE CORE
+check_memgen_A		:= MEMORY LLM CLEAN STORE CORE
 check_memnodes_OBJS	:= $(check_memgen_OBJS) $(call obj, \
 			   worker/engine/registry.c $(addprefix worker/nodes/, \
 			   node_memory.c node_memwrite.c node_summary.c \
 			   node_kwsearch.c node_vecsearch.c node_unsupported.c)) \
 			   $(call u,stubs_nodes.c)
-check_memnodes_A	:= MEMORY STORE CORE
+check_memnodes_A	:= MEMORY LLM CLEAN STORE CORE
+check_vecmath_OBJS	:= $(call obj,worker/memory/vecmath.c)
+check_vecembed_OBJS	:= $(check_memgen_OBJS) $(call obj, \
+			   worker/engine/registry.c $(addprefix worker/nodes/, \
+			   node_vecsearch.c node_unsupported.c)) \
+			   $(call u,stubs_nodes.c) $(HARNESS)
+check_vecembed_A	:= MEMORY LLM CLEAN STORE CORE
 check_compactor_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
 			   compactor.c compact_conf.c compact_win.c) \
 			   worker/nodes/node_compactor.c) $(NODECTX)
-check_compactor_A	:= MEMORY STORE CORE
+check_compactor_A	:= MEMORY LLM CLEAN STORE CORE
 check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   $(addprefix worker/nodes/,node_standard.c \
 			   node_image.c node_sub.c node_lock.c \
 			   node_unsupported.c)) $(call u,stubs_nodes.c) $(NODECTX)
-check_llmnodes_A	:= MEMORY STORE CORE
+check_llmnodes_A	:= MEMORY LLM CLEAN STORE CORE
 UNIT_TESTS	+= check_chunkrag
 check_chunkrag_OBJS	:= $(call obj,worker/engine/registry.c \
 			   worker/nodes/node_chunks.c worker/nodes/node_rag.c \
 			   worker/nodes/node_unsupported.c \
 			   worker/tools/chunkcur.c) $(call u,stubs_nodes.c) \
 			   $(NODECTX)
-check_chunkrag_A	:= MEMORY STORE CORE
+check_chunkrag_A	:= MEMORY LLM CLEAN STORE CORE
 # worker/llm against tests/mock-llm, the request a fake loop
 # (nodefix.c: one node of a workflow in a scratch config folder).
 check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
@@ -499,7 +507,7 @@ check_engine_OBJS	:= $(call obj,$(filter-out %/embed_job.c,$(W_ENGINE)) \
 			   worker/nodes/node_unsupported.c worker/llm/ask_node.c) \
 			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
 			   scratchdb.c scratchdir.c)
-check_engine_A		:= TOOLS MEMORY STORE CORE
+check_engine_A		:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_loop_OBJS		:= $(call obj,$(W_LOOP)) \
 			   $(call u,stubs_loop.c fakegw.c scratchdir.c)
 check_loop_A		:= STORE

@@ -9,7 +9,7 @@
 
 #include "../common/buf.h"
 
-#define MOCK_EMBED_DIM	16
+#define MOCK_EMBED_DIM	64
 
 /* True for the two embeddings paths. */
 bool	mock_embed_path(const char *path);
