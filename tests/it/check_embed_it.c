@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "../../common/base64.h"
@@ -28,8 +29,9 @@ static const char *const TEXTS[] = { "the cat sat", "dogs bark loudly",
 #define TEXTS_JSON	"[\"the cat sat\", \"dogs bark loudly\", " \
 			"\"a cat and a dog\"]"
 
+/* The folder, without the gateway. */
 static void
-start(const char *settings, const char *endpoint)
+config(const char *settings, const char *endpoint)
 {
 	char	 url[96];
 
@@ -38,10 +40,16 @@ start(const char *settings, const char *endpoint)
 	it_config(&T, settings, NULL);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", T.it_mock_port);
 	it_backend(&T, NULL, "Emb", "openAIEmbeddings", url, "",
-	    ", \"apiKey\": \"skey-embeddings\"");
+	    ", \"apiKey\": \"sk-embeddings\"");
 	it_backend(&T, NULL, "OEmb", "ollamaEmbeddings", url, "", "");
 	if (endpoint != NULL)
 		it_user_set(&T, "embeddingEndpointName", json_string(endpoint));
+}
+
+static void
+start(const char *settings, const char *endpoint)
+{
+	config(settings, endpoint);
 	it_gateway_start(&T, NULL);
 }
 
@@ -108,15 +116,22 @@ expect_base64(const json_t *s, const char *text)
 }
 
 /* The one request the backend got: its path and body, the log
- * cleared. */
+ * cleared. "Emb" (the one at /v1/embeddings) sends its key. */
 static void
 expect_backend(const char *path, const char *body)
 {
-	json_t	*log = it_mock_log(&T, true), *rec, *want = it_json(body);
+	json_t		*log = it_mock_log(&T, true), *rec, *v;
+	json_t		*want = it_json(body);
+	const char	*k, *auth = NULL;
 
 	ck_assert_uint_eq(json_array_size(log), 1);
 	rec = json_array_get(log, 0);
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "path")), path);
+	json_object_foreach(json_object_get(rec, "headers"), k, v)
+		if (strcasecmp(k, "Authorization") == 0)
+			auth = json_string_value(v);
+	if (strcmp(path, "/v1/embeddings") == 0)
+		ck_assert_str_eq(auth, "Bearer sk-embeddings");
 	ck_assert_msg(json_equal(json_object_get(rec, "body"), want),
 	    "the backend got %s", json_dumps(json_object_get(rec, "body"),
 	    JSON_COMPACT));
@@ -452,6 +467,36 @@ START_TEST(client_leaves)
 }
 END_TEST
 
+/* Several users: the model field picks the user whose endpoint
+ * serves (a workflow part changes nothing), as on the chat routes. */
+START_TEST(multi_user)
+{
+	json_t	*j;
+	long	 st;
+
+	config(NULL, "OEmb");
+	it_file(&T, "Users/other.json", "{\"chatCompleteAddUserAssistant\": "
+	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
+	    "\"endpointConfigsSubDirectory\": \"it\"}\n");
+	snprintf(T.it_users, sizeof(T.it_users), "it other");
+	it_gateway_start(&T, NULL);
+	j = post("/v1/embeddings", "{\"model\": \"it:anything\", \"input\": "
+	    "\"x\"}", &st);
+	ck_assert_int_eq(st, 200);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "model")),
+	    "it:anything");
+	json_decref(j);
+	expect_backend("/api/embed", "{\"input\": [\"x\"], \"model\": "
+	    "\"m\"}");
+	expect_error("/api/embed", "{\"model\": \"other\", \"input\": "
+	    "\"x\"}", 404, "user 'other' has no embeddings endpoint");
+	expect_error("/v1/embeddings", "{\"model\": \"nobody\", \"input\": "
+	    "\"x\"}", 400, "Multi-user mode is active");
+	ck_assert_int_eq(it_mock_requests(&T), 1);
+	it_stop_clean(&T);
+}
+END_TEST
+
 /* The API keys guard these routes like the chat routes. */
 START_TEST(api_key)
 {
@@ -488,6 +533,7 @@ main(void)
 		{ "no_endpoint", no_endpoint },
 		{ "backend_errors", backend_errors },
 		{ "client_leaves", client_leaves },
+		{ "multi_user", multi_user },
 		{ "api_key", api_key },
 	};
 
