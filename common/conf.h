@@ -97,6 +97,20 @@ int	conf_apitype_load(const char *confdir, const char *name,
 	    struct conf_apitype **out, char err[CONF_ERRLEN]);
 void	conf_apitype_free(struct conf_apitype *);
 
+/* True for the embeddings api types (openAIEmbeddings,
+ * ollamaEmbeddings), which cannot generate text (A9.1). */
+bool	conf_apitype_embeds(enum conf_apitype_kind);
+
+/* WilmerAI's refusal of embeddings endpoint endpoint (of api type type)
+ * named for text generation, into err. */
+void	conf_embed_not_for_generation(const char *endpoint, const char *type,
+	    char *err, size_t len);
+
+/* WilmerAI's refusal of endpoint (of api type type) named in an
+ * embeddings setting though its type is not an embeddings type. */
+void	conf_embed_not_embeddings(const char *endpoint, const char *type,
+	    char *err, size_t len);
+
 /* ---- Endpoints/<user's endpoint subdir>/<name>.json (2.2) ---- */
 struct conf_endpoint {
 	char		*e_name;

@@ -101,6 +101,11 @@ load_endpoint(struct check *k, const struct ck_ref *ref, const char *name,
 	}
 	if (afirst)
 		ck_file_keys(k, CKK_APITYPE, &(*at)->a_file);
+	if (first && conf_apitype_embeds((*at)->a_type)) {
+		conf_embed_not_for_generation(name, (*at)->a_type_name, err,
+		    sizeof(err));
+		ck_report(k, false, ref, "%s", err);
+	}
 	if (first)
 		check_template(k, *ep, *at);
 	return 0;
@@ -200,4 +205,35 @@ ck_endpoint(struct check *k, const struct ck_ref *epref,
 	}
 	for (i = 0; i < n; i++)
 		conf_endpoint_free(chain[i]);
+}
+
+void
+ck_embed_endpoint(struct check *k, const struct ck_ref *ref, const char *name)
+{
+	struct conf_endpoint	*ep;
+	struct conf_apitype	*at = NULL;
+	char			 err[CONF_ERRLEN];
+
+	if (name == NULL || *name == '\0' || ck_is_variable(name) ||
+	    !ck_once(k, "M\t%s", name))
+		return;
+	if (conf_endpoint_load(k->k_dir, k->k_user->u_endpoint_subdir, name,
+	    &ep, err) == -1) {
+		ck_report(k, true, ref, "%s: semantic search and the embedding "
+		    "of memories are skipped", err);
+		return;
+	}
+	if (conf_apitype_load(k->k_dir, ep->e_apitype_name, &at, err) == -1)
+		ck_report(k, true, ref, "%s", err);
+	else if (!conf_apitype_embeds(at->a_type)) {
+		conf_embed_not_embeddings(name, at->a_type_name, err,
+		    sizeof(err));
+		ck_report(k, true, ref, "%s", err);
+	}
+	if (ck_once(k, "E\t%s", name)) {
+		k->k_files++;
+		ck_file_keys(k, CKK_ENDPOINT, &ep->e_file);
+	}
+	conf_apitype_free(at);
+	conf_endpoint_free(ep);
 }

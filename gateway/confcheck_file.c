@@ -56,6 +56,17 @@ ck_file_keys(struct check *k, enum ck_kind kind, const struct jfile *jf)
 		ck_keys(k, kind, jf, jf->jf_root, NULL);
 }
 
+/* A memory settings file's embeddingEndpointName. */
+static void
+embed_setting(struct check *k, const struct jfile *jf)
+{
+	struct ck_ref	 r = { jf, jf->jf_root, "embeddingEndpointName", NULL,
+			    0, NULL };
+
+	ck_embed_endpoint(k, &r, json_string_value(json_object_get(
+	    jf->jf_root, "embeddingEndpointName")));
+}
+
 void
 ck_settings_file(struct check *k, const struct ck_ref *ref, enum ck_kind kind,
     const char *folder, const char *name)
@@ -70,6 +81,8 @@ ck_settings_file(struct check *k, const struct ck_ref *ref, enum ck_kind kind,
 	if (jfile_load(path, &jf, err) == 0) {
 		k->k_files++;
 		ck_file_keys(k, kind, &jf);
+		if (kind == CKK_MEMORY)
+			embed_setting(k, &jf);
 	} else if (errno != ENOENT)
 		ck_report(k, true, ref, "%s", err);
 	jfile_free(&jf);

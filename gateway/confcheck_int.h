@@ -104,6 +104,11 @@ void	ck_workflow(struct check *k, const struct ck_ref *ref,
  * prompt template and preset (given at preref; preset NULL or "" for
  * none), then each backupEndpointName after it with backupPresetName
  * or the preset before it. */
+/* An embeddingEndpointName (given at ref; variables are not resolved):
+ * a warning when it cannot be loaded or is not an embeddings type. */
+void	ck_embed_endpoint(struct check *k, const struct ck_ref *ref,
+	    const char *name);
+
 void	ck_endpoint(struct check *k, const struct ck_ref *epref,
 	    const struct ck_ref *preref, const char *name, const char *preset);
 

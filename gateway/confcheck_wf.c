@@ -273,6 +273,17 @@ check_mcp(struct check *k, const struct ck_ref *r, json_t *node)
 	ck_settings_file(k, &sr, CKK_MCP, "MCPServers", name);
 }
 
+/* A VectorMemorySearch node's embeddingEndpointName. */
+static void
+check_embed_name(struct check *k, const struct ck_ref *r, json_t *node)
+{
+	struct ck_ref	 er = *r;
+
+	er.rf_key = "embeddingEndpointName";
+	ck_embed_endpoint(k, &er, json_string_value(json_object_get(node,
+	    "embeddingEndpointName")));
+}
+
 /* Node i of the walk: its type, then whatever that type names. */
 static void
 check_node(struct check *k, const struct walk *wk, size_t i, json_t *node)
@@ -297,6 +308,8 @@ check_node(struct check *k, const struct walk *wk, size_t i, json_t *node)
 		    false);
 	else if (strcmp(type, "MCPToolCall") == 0)
 		check_mcp(k, &r, node);
+	else if (strcmp(type, "VectorMemorySearch") == 0)
+		check_embed_name(k, &r, node);
 	check_llm(k, wk, &r, node, strcmp(type, "Standard") == 0);
 	free(label);
 }

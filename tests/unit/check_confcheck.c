@@ -600,6 +600,38 @@ END_TEST
 /* A key WilmerAI reads that Sluice does not, and one neither knows,
  * each with its file:line:column; keys read by neither stay quiet, and
  * so does a left-out key set to its empty default. */
+/* A9.1: an embeddings endpoint named for generation is a problem with
+ * WilmerAI's message; an embeddingEndpointName (a VectorMemorySearch
+ * node's, the memory settings') that is missing or not an embeddings
+ * type is a warning, as the worker then searches by keywords. */
+START_TEST(a9_1_embeddings_endpoints)
+{
+	put("ApiTypes/Emb.json", "{\"type\": \"openAIEmbeddings\"}\n");
+	put("Endpoints/Vec.json", "{\"endpoint\": \"http://127.0.0.1:9\", "
+	    "\"apiTypeConfigFileName\": \"Emb\"}\n");
+	put("Users/u.json", "{" USER_BASE ", \"customWorkflowOverride\": true, "
+	    "\"customWorkflow\": \"Main\", "
+	    "\"discussionIdMemoryFileWorkflowSettings\": \"Mem\"}\n");
+	put("Workflows/u/Mem.json", "{\"embeddingEndpointName\": \"Nope\"}\n");
+	put("Workflows/u/Main.json", "[{\"title\": \"Ask\", \"endpointName\": "
+	    "\"Vec\"},\n {\"type\": \"VectorMemorySearch\", "
+	    "\"embeddingEndpointName\": \"Good\"},\n {\"type\": "
+	    "\"VectorMemorySearch\", \"embeddingEndpointName\": \"Vec\"}]\n");
+	assert_check(EX_CONFIG, "warning: @/Workflows/u/Mem.json:1:2: "
+	    "Endpoints/Nope.json: no such endpoint 'Nope' (looked in "
+	    "@/Endpoints/Nope.json): semantic search and the embedding of "
+	    "memories are skipped\n"
+	    "@/Workflows/u/Main.json:1:19: node 1 \"Ask\": Endpoint 'Vec' "
+	    "uses embeddings API type 'openAIEmbeddings' and cannot be used "
+	    "for text generation. Reference it from an embeddings setting "
+	    "(such as 'embeddingEndpointName') instead.\n"
+	    "warning: @/Workflows/u/Main.json:2:33: node 2: "
+	    "Endpoint 'Good' has API type 'openAIChatCompletion', which is not "
+	    "an embeddings type. Use an endpoint whose ApiType is "
+	    "'openAIEmbeddings' or 'ollamaEmbeddings'.\n");
+}
+END_TEST
+
 START_TEST(silent_unimplemented_and_unknown)
 {
 	put("Users/u.json", "{" USER_BASE ",\n"
@@ -1144,6 +1176,7 @@ suite(void)
 	    current_user_file_is_not_a_user);
 	ADD_CASE(s, "node_types", unsupported_types, node_types);
 	ADD_CASE(s, "shipped", shipped_users);
+	ADD_CASE(s, "embeddings", a9_1_embeddings_endpoints);
 	ADD_CASE(s, "silent", silent_unimplemented_and_unknown,
 	    silent_every_kind, silent_file_by_folder, silent_shipped_tree,
 	    silent_shipped_users, silent_catalog_true);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../common/xmem.h"
 #include "../../worker/llm/embed.h"
 #include "../../worker/llm/transport.h"
 #include "../it/harness.h"
@@ -161,6 +162,30 @@ START_TEST(a9_2_ollama_request)
 }
 END_TEST
 
+/* An endpoint without modelNameToSendToAPI sends "model": "". */
+START_TEST(a9_1_missing_model_is_empty)
+{
+	const char *const	 tx[] = { "x" };
+	struct embed_vecs	 v;
+	struct wresult		 res;
+	json_t			*log, *r;
+	const char		*path;
+	char			*ep;
+
+	it_file(&T, "ApiTypes/NoModel.json", "{\"type\": \"ollamaEmbeddings\"}");
+	ep = xasprintf("{\"endpoint\": \"http://127.0.0.1:%d\", "
+	    "\"apiTypeConfigFileName\": \"NoModel\"}", T.it_mock_port);
+	it_file(&T, "Endpoints/it/NoModel.json", ep);
+	free(ep);
+	ck_assert_int_eq(run("NoModel", tx, 1, &v, &res), 0);
+	r = last_request(&log, &path);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(r,
+	    "body"), "model")), "");
+	json_decref(log);
+	embed_vecs_free(&v);
+}
+END_TEST
+
 /* No text: no vectors, no request. */
 START_TEST(a9_2_empty_input_no_request)
 {
@@ -235,8 +260,9 @@ START_TEST(a9_1_not_an_embeddings_type)
 	ck_assert_ptr_null(t.et_ep);
 	ck_assert_int_eq(embed_target_load(T.it_dir, U, "Nope", &t, err), -1);
 	ck_assert_msg(strstr(err, "Nope") != NULL, "%s", err);
-	ck_assert(embed_is_type(APIT_OLLAMA_EMBED));
-	ck_assert(!embed_is_type(APIT_OLLAMA_CHAT));
+	ck_assert(conf_apitype_embeds(APIT_OLLAMA_EMBED));
+	ck_assert(conf_apitype_embeds(APIT_OPENAI_EMBED));
+	ck_assert(!conf_apitype_embeds(APIT_OLLAMA_CHAT));
 }
 END_TEST
 
@@ -264,6 +290,7 @@ main(void)
 		    a9_2_openai_request_and_order },
 		{ "a9_2_ollama_request", a9_2_ollama_request },
 		{ "a9_2_empty_input_no_request", a9_2_empty_input_no_request },
+		{ "a9_1_missing_model_is_empty", a9_1_missing_model_is_empty },
 		{ "a9_2_cancelled_before_sending",
 		    a9_2_cancelled_before_sending },
 		{ "a9_2_failures_one_attempt", a9_2_failures_one_attempt },

@@ -348,6 +348,34 @@ START_TEST(a9_5_hybrid)
 }
 END_TEST
 
+/* A9.5 step 5: entity expansion applies to the fused list. Its seed
+ * rows (Bob, Ann's tea) name Bob and Ann; the second search finds
+ * "Ann visits Paris", which takes the reserved last slot. */
+START_TEST(a9_5_expansion_after_hybrid)
+{
+	const char *const	 texts[] = { "Ann likes green tea",
+				    "Bob is forty", "cats purr softly",
+				    "Ann visits Paris" };
+	int64_t			 ids[4];
+
+	facts("[{\"title\": \"Tea\", \"summary\": \"Ann likes green tea\", "
+	    "\"entities\": [\"Ann\"], \"key_phrases\": []}, {\"title\": "
+	    "\"Age\", \"summary\": \"Bob is forty\", \"entities\": "
+	    "[\"Bob\"], \"key_phrases\": []}," FACT("Cat", "cats purr softly")
+	    "," FACT("Trip", "Ann visits Paris") "]", ids);
+	ck_assert_int_eq(after_texts("E", "{}", ids, texts, 4), 0);
+	ck_search(nodectx_json("{s:s, s:s, s:s, s:s, s:s, s:i}", "type", VMS,
+	    "input", "forty", "searchMode", "hybrid", "embeddingEndpointName",
+	    "E", "semanticQuery", "green tea", "limit", 3), "Bob is forty" SEP
+	    "Ann likes green tea" SEP "cats purr softly");
+	ck_search(nodectx_json("{s:s, s:s, s:s, s:s, s:s, s:i, s:b}", "type",
+	    VMS, "input", "forty", "searchMode", "hybrid",
+	    "embeddingEndpointName", "E", "semanticQuery", "green tea", "limit",
+	    3, "useEntityExpansion", 1), "Bob is forty" SEP
+	    "Ann likes green tea" SEP "Ann visits Paris");
+}
+END_TEST
+
 /* A cancelled request stops the search. */
 START_TEST(a9_5_cancelled)
 {
@@ -380,6 +408,7 @@ main(void)
 		{ "a9_5_semantic", a9_5_semantic },
 		{ "a9_5_semantic_falls_back", a9_5_semantic_falls_back },
 		{ "a9_5_hybrid", a9_5_hybrid },
+		{ "a9_5_expansion_after_hybrid", a9_5_expansion_after_hybrid },
 		{ "a9_5_cancelled", a9_5_cancelled },
 	};
 

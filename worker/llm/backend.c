@@ -7,7 +7,6 @@
 #include "../../common/xmem.h"
 #include "backend.h"
 #include "callcache.h"
-#include "embed.h"
 #include "ep_error.h"
 #include "gen_input.h"
 #include "lines.h"
@@ -267,8 +266,8 @@ backend_call(struct rq *rq, const struct node_call *nc, struct node_out *out,
 	int			 r;
 
 	memset(&x, 0, sizeof(x));
-	if (embed_is_type(nc->nc_at->a_type)) {
-		embed_not_for_generation(nc->nc_ep->e_name,
+	if (conf_apitype_embeds(nc->nc_at->a_type)) {
+		conf_embed_not_for_generation(nc->nc_ep->e_name,
 		    nc->nc_at->a_type_name, msg, sizeof(msg));
 		fail(res, nc, 500, "embeddings_endpoint", "%s", msg);
 		return -1;

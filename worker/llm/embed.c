@@ -15,22 +15,6 @@
 #define READ_TIMEOUT_MS	(120 * 1000)		/* WilmerAI's (30, 120) */
 
 int
-embed_is_type(enum conf_apitype_kind kind)
-{
-	return kind == APIT_OPENAI_EMBED || kind == APIT_OLLAMA_EMBED;
-}
-
-void
-embed_not_for_generation(const char *endpoint, const char *type, char *err,
-    size_t len)
-{
-	snprintf(err, len, "Endpoint '%s' uses embeddings API type '%s' and "
-	    "cannot be used for text generation. Reference it from an "
-	    "embeddings setting (such as 'embeddingEndpointName') instead.",
-	    endpoint, type);
-}
-
-int
 embed_target_load(const char *confdir, const struct conf_user *u,
     const char *name, struct embed_target *out, char err[CONF_ERRLEN])
 {
@@ -43,11 +27,9 @@ embed_target_load(const char *confdir, const struct conf_user *u,
 		embed_target_free(out);
 		return -1;
 	}
-	if (!embed_is_type(out->et_at->a_type)) {
-		snprintf(err, CONF_ERRLEN, "Endpoint '%s' has API type '%s', "
-		    "which is not an embeddings type. Use an endpoint whose "
-		    "ApiType is 'openAIEmbeddings' or 'ollamaEmbeddings'.",
-		    name, out->et_at->a_type_name);
+	if (!conf_apitype_embeds(out->et_at->a_type)) {
+		conf_embed_not_embeddings(name, out->et_at->a_type_name, err,
+		    CONF_ERRLEN);
 		embed_target_free(out);
 		return -1;
 	}
