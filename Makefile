@@ -129,11 +129,15 @@ GATEWAY_SRCS	+= $(SUP_SRCS)
 GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 # Open WebUI's tool-choosing requests (interceptOpenWebUIToolRequests)
 GATEWAY_SRCS	+= gateway/owui.c
+# the embeddings routes (POST /v1/embeddings, /api/embed, /api/embeddings)
+GATEWAY_SRCS	+= $(addprefix gateway/,api_embed.c resp_embed.c)
 # The worker, one folder per layer, top first (docs/HACKING.md): each
 # uses only the folders below it (scripts/layers.py checks the link).
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
 W_ENGINE	:= $(addprefix worker/engine/,flow.c wf.c wf_ts.c routing.c \
 		   registry.c)
+# the embeddings routes' job (API_OPENAI_EMBED, API_OLLAMA_EMBED)
+W_ENGINE	+= worker/engine/embed_job.c
 W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_concat.c node_cond.c node_files.c node_image.c \
 		   node_json.c node_kwsearch.c node_lock.c node_memory.c \
@@ -342,6 +346,7 @@ IT_TESTS	+= check_curlcmd
 IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 IT_TESTS	+= check_compactor_it
+IT_TESTS	+= check_embed_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -359,7 +364,8 @@ check_lines_OBJS	:= $(call obj,worker/llm/lines.c)
 check_conf_OBJS		:=
 check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
-			   gateway/begtags.c gateway/owui.c)
+			   gateway/begtags.c gateway/owui.c \
+			   gateway/api_embed.c gateway/resp_embed.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
 			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
@@ -455,6 +461,11 @@ check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
 check_embed_OBJS	:= $(call obj,worker/llm/embed.c worker/llm/ep_error.c \
 			   tests/mock_embed.c) $(call u,fakerq.c) $(HARNESS)
 check_embed_A		:= LLM CORE
+# the embeddings routes' job, with the real client, against mock-llm
+UNIT_TESTS	+= check_embedjob
+check_embedjob_OBJS	:= $(call obj,worker/engine/embed_job.c \
+			   tests/mock_embed.c) $(call u,fakerq.c) $(HARNESS)
+check_embedjob_A	:= LLM CORE
 check_backend_OBJS	:= $(call obj,$(addprefix worker/llm/,backend.c \
 			   output.c callcache.c)) $(call u,fakerq.c) \
 			   $(SCRATCHDB) $(HARNESS)
@@ -492,7 +503,7 @@ check_msgs_norm_OBJS	:= $(call obj,worker/core/msgs_norm.c)
 check_msgs_norm_A	:= CORE
 check_fault_OBJS	:= $(call obj,worker/fault.c) \
 			   $(call u,fakegw.c scratchdir.c)
-check_engine_OBJS	:= $(call obj,$(W_ENGINE) \
+check_engine_OBJS	:= $(call obj,$(filter-out %/embed_job.c,$(W_ENGINE)) \
 			   worker/nodes/node_unsupported.c worker/llm/ask_node.c) \
 			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
 			   scratchdb.c scratchdir.c)
@@ -558,6 +569,7 @@ check_timestamps_it_OBJS += $(DBQ)
 check_cache_it_OBJS	+= $(DBQ)
 check_memory_chaos_OBJS	+= $(DBQ)
 check_compactor_it_OBJS	+= $(DBQ)
+check_embed_it_OBJS	+= $(call obj,tests/mock_embed.c)
 
 define TEST_template
 $(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \

@@ -221,6 +221,8 @@ static const struct field user_table[] = {
 	    0 },
 	{ "allowSharedWorkflows", F_BOOL, UOFF(u_allow_shared), false, NULL,
 	    0 },
+	{ "embeddingEndpointName", F_STR, UOFF(u_embed_endpoint), false, "",
+	    0 },
 	/* WilmerAI indexes these two directly: KeyError when absent. */
 	{ "chatCompleteAddUserAssistant", F_BOOL, UOFF(u_add_user_assistant),
 	    true, NULL, 0 },

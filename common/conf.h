@@ -33,6 +33,8 @@ struct conf_user {
 	const char	*u_categorization_workflow;
 	const char	*u_chat_template;	/* chatPromptTemplateName "" */
 	bool		 u_allow_shared;	/* allowSharedWorkflows false */
+	const char	*u_embed_endpoint;	/* embeddingEndpointName "" (Sluice:
+						 * what /v1/embeddings uses) */
 	bool		 u_add_user_assistant;	/* chatCompleteAddUserAssistant (required) */
 	bool		 u_add_missing_assistant; /* chatCompletionAddMissingAssistantGenerator (required) */
 	long		 u_connect_timeout_s;	/* connectTimeoutInSeconds 30, min 1 */
