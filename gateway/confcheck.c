@@ -216,7 +216,7 @@ check_shared(struct check *k)
 }
 
 /* The settings files the user names beside its workflows: the memory
- * settings and the ContextCompactor's. */
+ * settings and the ContextCompactor's; and its embeddings endpoint. */
 static void
 check_settings(struct check *k)
 {
@@ -241,6 +241,9 @@ check_settings(struct check *k)
 			ck_settings_file(k, &r, files[i].kind, folder, name);
 	}
 	free(folder);
+	r = user_ref(k, "embeddingEndpointName");
+	ck_embed_endpoint(k, &r, k->k_user->u_embed_endpoint,
+	    "/v1/embeddings and /api/embed answer HTTP 500");
 }
 
 /* Users/_current-user.json, when there is one. */

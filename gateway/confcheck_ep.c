@@ -208,7 +208,8 @@ ck_endpoint(struct check *k, const struct ck_ref *epref,
 }
 
 void
-ck_embed_endpoint(struct check *k, const struct ck_ref *ref, const char *name)
+ck_embed_endpoint(struct check *k, const struct ck_ref *ref, const char *name,
+    const char *effect)
 {
 	struct conf_endpoint	*ep;
 	struct conf_apitype	*at = NULL;
@@ -219,8 +220,7 @@ ck_embed_endpoint(struct check *k, const struct ck_ref *ref, const char *name)
 		return;
 	if (conf_endpoint_load(k->k_dir, k->k_user->u_endpoint_subdir, name,
 	    &ep, err) == -1) {
-		ck_report(k, true, ref, "%s: semantic search and the embedding "
-		    "of memories are skipped", err);
+		ck_report(k, true, ref, "%s: %s", err, effect);
 		return;
 	}
 	if (conf_apitype_load(k->k_dir, ep->e_apitype_name, &at, err) == -1)

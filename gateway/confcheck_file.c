@@ -64,7 +64,8 @@ embed_setting(struct check *k, const struct jfile *jf)
 			    0, NULL };
 
 	ck_embed_endpoint(k, &r, json_string_value(json_object_get(
-	    jf->jf_root, "embeddingEndpointName")));
+	    jf->jf_root, "embeddingEndpointName")), "memories are not "
+	    "embedded");
 }
 
 void

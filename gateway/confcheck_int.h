@@ -105,9 +105,10 @@ void	ck_workflow(struct check *k, const struct ck_ref *ref,
  * none), then each backupEndpointName after it with backupPresetName
  * or the preset before it. */
 /* An embeddingEndpointName (given at ref; variables are not resolved):
- * a warning when it cannot be loaded or is not an embeddings type. */
+ * a warning when it cannot be loaded (saying what then happens:
+ * effect) or is not an embeddings type; once a name. */
 void	ck_embed_endpoint(struct check *k, const struct ck_ref *ref,
-	    const char *name);
+	    const char *name, const char *effect);
 
 void	ck_endpoint(struct check *k, const struct ck_ref *epref,
 	    const struct ck_ref *preref, const char *name, const char *preset);

@@ -281,7 +281,7 @@ check_embed_name(struct check *k, const struct ck_ref *r, json_t *node)
 
 	er.rf_key = "embeddingEndpointName";
 	ck_embed_endpoint(k, &er, json_string_value(json_object_get(node,
-	    "embeddingEndpointName")));
+	    "embeddingEndpointName")), "the node searches by keywords");
 }
 
 /* Node i of the walk: its type, then whatever that type names. */

@@ -611,7 +611,8 @@ START_TEST(a9_1_embeddings_endpoints)
 	    "\"apiTypeConfigFileName\": \"Emb\"}\n");
 	put("Users/u.json", "{" USER_BASE ", \"customWorkflowOverride\": true, "
 	    "\"customWorkflow\": \"Main\", "
-	    "\"discussionIdMemoryFileWorkflowSettings\": \"Mem\"}\n");
+	    "\"discussionIdMemoryFileWorkflowSettings\": \"Mem\", "
+	    "\"embeddingEndpointName\": \"Gone\"}\n");
 	put("Workflows/u/Mem.json", "{\"embeddingEndpointName\": \"Nope\"}\n");
 	put("Workflows/u/Main.json", "[{\"title\": \"Ask\", \"endpointName\": "
 	    "\"Vec\"},\n {\"type\": \"VectorMemorySearch\", "
@@ -619,8 +620,11 @@ START_TEST(a9_1_embeddings_endpoints)
 	    "\"VectorMemorySearch\", \"embeddingEndpointName\": \"Vec\"}]\n");
 	assert_check(EX_CONFIG, "warning: @/Workflows/u/Mem.json:1:2: "
 	    "Endpoints/Nope.json: no such endpoint 'Nope' (looked in "
-	    "@/Endpoints/Nope.json): semantic search and the embedding of "
-	    "memories are skipped\n"
+	    "@/Endpoints/Nope.json): memories are not embedded\n"
+	    "warning: @/Users/u.json:1:201: embeddingEndpointName: "
+	    "Endpoints/Gone.json: no such endpoint 'Gone' (looked in "
+	    "@/Endpoints/Gone.json): /v1/embeddings and /api/embed answer "
+	    "HTTP 500\n"
 	    "@/Workflows/u/Main.json:1:19: node 1 \"Ask\": Endpoint 'Vec' "
 	    "uses embeddings API type 'openAIEmbeddings' and cannot be used "
 	    "for text generation. Reference it from an embeddings setting "
