@@ -117,6 +117,7 @@ PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
+		   confcheck_file.c confcheck_keys.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
 		   users.c wflags.c)
@@ -128,12 +129,16 @@ GATEWAY_SRCS	+= $(SUP_SRCS)
 GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 # Open WebUI's tool-choosing requests (interceptOpenWebUIToolRequests)
 GATEWAY_SRCS	+= gateway/owui.c
+# the embeddings routes (POST /v1/embeddings, /api/embed, /api/embeddings)
+GATEWAY_SRCS	+= $(addprefix gateway/,api_embed.c resp_embed.c)
 # The worker, one folder per layer, top first (docs/HACKING.md): each
 # uses only the folders below it (scripts/layers.py checks the link).
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
 W_LOOP	+= worker/loop/keycache.c
 W_ENGINE	:= $(addprefix worker/engine/,flow.c wf.c wf_ts.c routing.c \
 		   registry.c)
+# the embeddings routes' job (API_OPENAI_EMBED, API_OLLAMA_EMBED)
+W_ENGINE	+= worker/engine/embed_job.c
 W_NODES	:= $(addprefix worker/nodes/,node_arith.c node_chunker.c \
 		   node_concat.c node_cond.c node_files.c node_image.c \
 		   node_json.c node_kwsearch.c node_lock.c node_memory.c \
@@ -159,7 +164,7 @@ W_TOOLS	+= $(addprefix worker/tools/,jinja.c jinja_vars.c jinja_script.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
-		   kwsearch.c timestamps.c)
+		   kwsearch.c timestamps.c vecembed.c vecmath.c)
 W_MEMORY	+= $(addprefix worker/memory/,compactor.c compact_conf.c \
 		   compact_win.c)
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
@@ -167,6 +172,7 @@ W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
 		   adapter_openai.c sse.c lines.c ask.c ask_node.c attempt.c \
 		   build.c target.c url.c structured.c exchange.c toolforce.c \
+		   ep_error.c embed.c \
 		   forced.c)
 W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c \
@@ -270,7 +276,7 @@ $(WORKER): $(call obj,worker/main.c worker/fault.c) $(W_ARCHIVES) \
 
 # The test doubles: the LLM backend, the offline Wikipedia API and the
 # Offline Researcher (tests/mock_*.c).
-$(MOCK): $(call obj,tests/mock_llm.c)
+$(MOCK): $(call obj,tests/mock_llm.c tests/mock_embed.c)
 $(MOCK_WIKI): $(call obj,tests/mock_wiki.c)
 $(MOCK_RESEARCH): $(call obj,tests/mock_research.c)
 $(MOCK_WEB): $(call obj,tests/mock_web.c)
@@ -332,6 +338,7 @@ UNIT_TESTS	+= check_fernet
 UNIT_TESTS	+= check_logfile
 UNIT_TESTS	+= check_compactor
 UNIT_TESTS	+= check_seal
+UNIT_TESTS	+= check_embed check_vecmath check_vecembed
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -343,6 +350,7 @@ IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 IT_TESTS	+= check_compactor_it
 IT_TESTS	+= check_crypt_it
+IT_TESTS	+= check_embed_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -360,7 +368,8 @@ check_lines_OBJS	:= $(call obj,worker/llm/lines.c)
 check_conf_OBJS		:=
 check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
-			   gateway/begtags.c gateway/owui.c)
+			   gateway/begtags.c gateway/owui.c \
+			   gateway/api_embed.c gateway/resp_embed.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
 			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
@@ -371,7 +380,8 @@ check_worker_A		:= CORE
 check_clean_OBJS	:= $(call obj,$(W_CLEAN))
 check_confcheck_OBJS	:= $(call obj,gateway/confcheck.c \
 			   gateway/confcheck_ep.c gateway/confcheck_vars.c \
-			   gateway/confcheck_wf.c)
+			   gateway/confcheck_wf.c gateway/confcheck_file.c \
+			   gateway/confcheck_keys.c)
 check_metrics_OBJS	:= $(call obj,gateway/metrics.c)
 check_groupchat_OBJS	:= $(call obj,worker/core/groupchat.c)
 check_groupchat_A	:= CORE
@@ -426,32 +436,46 @@ NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c) \
 check_memgen_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
 			   memgen.c mem_file.c mem_condense.c mem_state.c \
 			   mem_vector.c)) $(NODECTX)
-check_memgen_A		:= MEMORY STORE CORE
+check_memgen_A		:= MEMORY LLM CLEAN STORE CORE
 check_memnodes_OBJS	:= $(check_memgen_OBJS) $(call obj, \
 			   worker/engine/registry.c $(addprefix worker/nodes/, \
 			   node_memory.c node_memwrite.c node_summary.c \
 			   node_kwsearch.c node_vecsearch.c node_unsupported.c)) \
 			   $(call u,stubs_nodes.c)
-check_memnodes_A	:= MEMORY STORE CORE
+check_memnodes_A	:= MEMORY LLM CLEAN STORE CORE
+check_vecmath_OBJS	:= $(call obj,worker/memory/vecmath.c)
+check_vecembed_OBJS	:= $(check_memgen_OBJS) $(call obj, \
+			   worker/engine/registry.c $(addprefix worker/nodes/, \
+			   node_vecsearch.c node_unsupported.c)) \
+			   $(call u,stubs_nodes.c) $(HARNESS)
+check_vecembed_A	:= MEMORY LLM CLEAN STORE CORE
 check_compactor_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
 			   compactor.c compact_conf.c compact_win.c) \
 			   worker/nodes/node_compactor.c) $(NODECTX)
-check_compactor_A	:= MEMORY STORE CORE
+check_compactor_A	:= MEMORY LLM CLEAN STORE CORE
 check_llmnodes_OBJS	:= $(call obj,worker/engine/registry.c \
 			   $(addprefix worker/nodes/,node_standard.c \
 			   node_image.c node_sub.c node_lock.c \
 			   node_unsupported.c)) $(call u,stubs_nodes.c) $(NODECTX)
-check_llmnodes_A	:= MEMORY STORE CORE
+check_llmnodes_A	:= MEMORY LLM CLEAN STORE CORE
 UNIT_TESTS	+= check_chunkrag
 check_chunkrag_OBJS	:= $(call obj,worker/engine/registry.c \
 			   worker/nodes/node_chunks.c worker/nodes/node_rag.c \
 			   worker/nodes/node_unsupported.c \
 			   worker/tools/chunkcur.c) $(call u,stubs_nodes.c) \
 			   $(NODECTX)
-check_chunkrag_A	:= MEMORY STORE CORE
+check_chunkrag_A	:= MEMORY LLM CLEAN STORE CORE
 # worker/llm against tests/mock-llm, the request a fake loop
 # (nodefix.c: one node of a workflow in a scratch config folder).
 check_transport_OBJS	:= $(call obj,worker/llm/transport.c) $(HARNESS)
+check_embed_OBJS	:= $(call obj,worker/llm/embed.c worker/llm/ep_error.c \
+			   tests/mock_embed.c) $(call u,fakerq.c) $(HARNESS)
+check_embed_A		:= LLM CORE
+# the embeddings routes' job, with the real client, against mock-llm
+UNIT_TESTS	+= check_embedjob
+check_embedjob_OBJS	:= $(call obj,worker/engine/embed_job.c \
+			   tests/mock_embed.c) $(call u,fakerq.c) $(HARNESS)
+check_embedjob_A	:= LLM CORE
 check_backend_OBJS	:= $(call obj,$(addprefix worker/llm/,backend.c \
 			   output.c callcache.c)) $(call u,fakerq.c) \
 			   $(SCRATCHDB) $(HARNESS)
@@ -489,11 +513,11 @@ check_msgs_norm_OBJS	:= $(call obj,worker/core/msgs_norm.c)
 check_msgs_norm_A	:= CORE
 check_fault_OBJS	:= $(call obj,worker/fault.c) \
 			   $(call u,fakegw.c scratchdir.c)
-check_engine_OBJS	:= $(call obj,$(W_ENGINE) \
+check_engine_OBJS	:= $(call obj,$(filter-out %/embed_job.c,$(W_ENGINE)) \
 			   worker/nodes/node_unsupported.c worker/llm/ask_node.c) \
 			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
 			   scratchdb.c scratchdir.c)
-check_engine_A		:= TOOLS MEMORY STORE CORE
+check_engine_A		:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_loop_OBJS		:= $(call obj,$(W_LOOP)) \
 			   $(call u,stubs_loop.c fakegw.c scratchdir.c)
 check_loop_A		:= STORE
@@ -556,6 +580,7 @@ check_cache_it_OBJS	+= $(DBQ)
 check_memory_chaos_OBJS	+= $(DBQ)
 check_compactor_it_OBJS	+= $(DBQ)
 check_crypt_it_OBJS	+= $(DBQ)
+check_embed_it_OBJS	+= $(call obj,tests/mock_embed.c)
 
 define TEST_template
 $(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \

@@ -1,4 +1,4 @@
-/* base64.c - base64 (RFC 4648): the standard alphabet's digits and validity, and the URL-safe alphabet's encoding with padding. */
+/* base64.c - base64 (RFC 4648): the standard alphabet's digits, validity and encoding, and the URL-safe alphabet's encoding with padding. */
 #include "base64.h"
 #include "buf.h"
 
@@ -34,11 +34,14 @@ base64_valid(const char *s, size_t n)
 	return digits > 0 && pad <= 2 && (digits + pad) % 4 == 0;
 }
 
+static const char	std_digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 static const char	url_digits[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-void
-base64url_encode(struct buf *out, const void *p, size_t n)
+/* p[0..n) in the alphabet digits, with '=' padding, appended to out. */
+static void
+encode(struct buf *out, const void *p, size_t n, const char *digits)
 {
 	const unsigned char	*b = p;
 	unsigned long		 v;
@@ -48,21 +51,33 @@ base64url_encode(struct buf *out, const void *p, size_t n)
 	for (i = 0; i + 2 < n; i += 3) {
 		v = (unsigned long)b[i] << 16 | (unsigned long)b[i + 1] << 8 |
 		    b[i + 2];
-		q[0] = url_digits[v >> 18 & 63];
-		q[1] = url_digits[v >> 12 & 63];
-		q[2] = url_digits[v >> 6 & 63];
-		q[3] = url_digits[v & 63];
+		q[0] = digits[v >> 18 & 63];
+		q[1] = digits[v >> 12 & 63];
+		q[2] = digits[v >> 6 & 63];
+		q[3] = digits[v & 63];
 		buf_add(out, q, 4);
 	}
 	if (i == n)
 		return;
 	v = (unsigned long)b[i] << 16 | (i + 1 < n ? (unsigned long)b[i + 1] <<
 	    8 : 0);
-	q[0] = url_digits[v >> 18 & 63];
-	q[1] = url_digits[v >> 12 & 63];
-	q[2] = i + 1 < n ? url_digits[v >> 6 & 63] : '=';
+	q[0] = digits[v >> 18 & 63];
+	q[1] = digits[v >> 12 & 63];
+	q[2] = i + 1 < n ? digits[v >> 6 & 63] : '=';
 	q[3] = '=';
 	buf_add(out, q, 4);
+}
+
+void
+base64_encode(struct buf *out, const void *p, size_t n)
+{
+	encode(out, p, n, std_digits);
+}
+
+void
+base64url_encode(struct buf *out, const void *p, size_t n)
+{
+	encode(out, p, n, url_digits);
 }
 
 /* The URL-safe digit's value, or -1. */

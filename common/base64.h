@@ -1,4 +1,4 @@
-/* base64.h - base64 (RFC 4648): the standard alphabet's digits and validity, and the URL-safe alphabet's encoding with padding. */
+/* base64.h - base64 (RFC 4648): the standard alphabet's digits, validity and encoding, and the URL-safe alphabet's encoding with padding. */
 #ifndef SLUICE_BASE64_H
 #define SLUICE_BASE64_H
 
@@ -17,6 +17,10 @@ int	base64_digit(int c);
  * which that decoder skips, may stand anywhere. Empty text is not
  * base64 here: no image is that short. */
 bool	base64_valid(const char *s, size_t n);
+
+/* Append p[0..n) to out in the standard alphabet ('+' and '/'), with
+ * '=' padding: Python's base64.b64encode. */
+void	base64_encode(struct buf *out, const void *p, size_t n);
 
 /* Append p[0..n) to out in the URL-safe alphabet ('-' and '_'), with
  * '=' padding: Python's base64.urlsafe_b64encode. */

@@ -221,6 +221,8 @@ static const struct field user_table[] = {
 	    0 },
 	{ "allowSharedWorkflows", F_BOOL, UOFF(u_allow_shared), false, NULL,
 	    0 },
+	{ "embeddingEndpointName", F_STR, UOFF(u_embed_endpoint), false, "",
+	    0 },
 	/* WilmerAI indexes these two directly: KeyError when absent. */
 	{ "chatCompleteAddUserAssistant", F_BOOL, UOFF(u_add_user_assistant),
 	    true, NULL, 0 },
@@ -606,6 +608,31 @@ conf_apitype_load(const char *confdir, const char *name,
 	}
 	*out = a;
 	return 0;
+}
+
+bool
+conf_apitype_embeds(enum conf_apitype_kind kind)
+{
+	return kind == APIT_OPENAI_EMBED || kind == APIT_OLLAMA_EMBED;
+}
+
+void
+conf_embed_not_for_generation(const char *endpoint, const char *type,
+    char *err, size_t len)
+{
+	snprintf(err, len, "Endpoint '%s' uses embeddings API type '%s' and "
+	    "cannot be used for text generation. Reference it from an "
+	    "embeddings setting (such as 'embeddingEndpointName') instead.",
+	    endpoint, type);
+}
+
+void
+conf_embed_not_embeddings(const char *endpoint, const char *type, char *err,
+    size_t len)
+{
+	snprintf(err, len, "Endpoint '%s' has API type '%s', which is not an "
+	    "embeddings type. Use an endpoint whose ApiType is "
+	    "'openAIEmbeddings' or 'ollamaEmbeddings'.", endpoint, type);
 }
 
 void

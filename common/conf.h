@@ -33,6 +33,8 @@ struct conf_user {
 	const char	*u_categorization_workflow;
 	const char	*u_chat_template;	/* chatPromptTemplateName "" */
 	bool		 u_allow_shared;	/* allowSharedWorkflows false */
+	const char	*u_embed_endpoint;	/* embeddingEndpointName "" (Sluice:
+						 * what /v1/embeddings uses) */
 	bool		 u_add_user_assistant;	/* chatCompleteAddUserAssistant (required) */
 	bool		 u_add_missing_assistant; /* chatCompletionAddMissingAssistantGenerator (required) */
 	long		 u_connect_timeout_s;	/* connectTimeoutInSeconds 30, min 1 */
@@ -94,6 +96,20 @@ struct conf_apitype {
 int	conf_apitype_load(const char *confdir, const char *name,
 	    struct conf_apitype **out, char err[CONF_ERRLEN]);
 void	conf_apitype_free(struct conf_apitype *);
+
+/* True for the embeddings api types (openAIEmbeddings,
+ * ollamaEmbeddings), which cannot generate text (A9.1). */
+bool	conf_apitype_embeds(enum conf_apitype_kind);
+
+/* WilmerAI's refusal of embeddings endpoint endpoint (of api type type)
+ * named for text generation, into err. */
+void	conf_embed_not_for_generation(const char *endpoint, const char *type,
+	    char *err, size_t len);
+
+/* WilmerAI's refusal of endpoint (of api type type) named in an
+ * embeddings setting though its type is not an embeddings type. */
+void	conf_embed_not_embeddings(const char *endpoint, const char *type,
+	    char *err, size_t len);
 
 /* ---- Endpoints/<user's endpoint subdir>/<name>.json (2.2) ---- */
 struct conf_endpoint {

@@ -86,6 +86,15 @@ pystr_trim(const char **p, size_t *n)
 	*n = len;
 }
 
+bool
+pystr_blank(const char *s)
+{
+	size_t	 off, len;
+
+	pystr_strip(s, strlen(s), true, true, &off, &len);
+	return len == 0;
+}
+
 int
 pystr_int(const char *s, long long *out)
 {

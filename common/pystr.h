@@ -21,6 +21,9 @@ void	pystr_strip(const char *s, size_t n, bool left, bool right,
 /* pystr_strip of both ends, in place: *p and *n move in. */
 void	pystr_trim(const char **p, size_t *n);
 
+/* Python's not s.strip(): s is empty or whitespace only. */
+bool	pystr_blank(const char *s);
+
 /* Python's int(s) of a string: optional sign, decimal digits (single
  * underscores between them allowed), whitespace around. 0 with *out
  * (saturated: a value past LLONG_MAX stays near it), or -1 when

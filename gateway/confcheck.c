@@ -105,13 +105,11 @@ check_user_template(struct check *k)
 {
 	struct ck_ref	 r = user_ref(k, "chatPromptTemplateName");
 	const char	*name = k->k_user->u_chat_template;
-	char		 err[CONF_ERRLEN];
 
 	if (name == NULL || *name == '\0' || !ck_once(k, "T\t%s", name))
 		return;
 	k->k_files++;
-	if (conf_template_check(k->k_dir, name, err) == -1)
-		ck_report(k, false, &r, "%s", err);
+	ck_template(k, &r, name);
 }
 
 /* The user folder's _DefaultWorkflow answers when the categoriser names
@@ -182,6 +180,7 @@ check_routing(struct check *k)
 		ck_workflow(k, &cr, u->u_workflow_folder,
 		    u->u_categorization_workflow, NULL);
 	if (jf.jf_root != NULL) {
+		ck_file_keys(k, CKK_ROUTING, &jf);
 		check_categories(k, &jf);
 		jfile_free(&jf);
 	}
@@ -214,6 +213,44 @@ check_shared(struct check *k)
 		free(folder);
 	}
 	conf_names_free(names);
+}
+
+/* The settings files the user names beside its workflows: the memory
+ * settings and the ContextCompactor's; and its embeddings endpoint. */
+static void
+check_settings(struct check *k)
+{
+	static const struct {
+		const char	*key;
+		enum ck_kind	 kind;
+	} files[] = {
+		{ "discussionIdMemoryFileWorkflowSettings", CKK_MEMORY },
+		{ "contextCompactorSettingsFile", CKK_COMPACTOR },
+	};
+	struct ck_ref	 r;
+	const char	*name;
+	char		*folder;
+	size_t		 i;
+
+	folder = xasprintf("Workflows/%s", k->k_user->u_workflow_folder);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		name = json_string_value(json_object_get(
+		    k->k_user->u_file.jf_root, files[i].key));
+		r = user_ref(k, files[i].key);
+		if (name != NULL && *name != '\0')
+			ck_settings_file(k, &r, files[i].kind, folder, name);
+	}
+	free(folder);
+	r = user_ref(k, "embeddingEndpointName");
+	ck_embed_endpoint(k, &r, k->k_user->u_embed_endpoint,
+	    "/v1/embeddings and /api/embed answer HTTP 500");
+}
+
+/* Users/_current-user.json, when there is one. */
+static void
+check_current_user(struct check *k)
+{
+	ck_settings_file(k, NULL, CKK_CURRENT_USER, "Users", "_current-user");
 }
 
 /* ---- the run ------------------------------------------------------- */
@@ -269,6 +306,9 @@ check_one(struct check *k, const char *user)
 		ck_report(k, false, NULL, "%s", err);
 		return;
 	}
+	ck_keys(k, CKK_USER, &k->k_user->u_file, k->k_user->u_file.jf_root,
+	    NULL);
+	check_settings(k);
 	check_user_template(k);
 	if (k->k_user->u_custom_override) {
 		struct ck_ref r = user_ref(k, "customWorkflow");
@@ -292,6 +332,7 @@ confcheck_run(const struct gw_conf *c, void (*report)(const char *, bool))
 	k.k_dir = c->c_config_dir;
 	k.k_report = report;
 	buf_adds(&who, "");
+	check_current_user(&k);
 	for (i = 0; c->c_users[i] != NULL; i++) {
 		check_one(&k, c->c_users[i]);
 		buf_printf(&who, "%s%s", i > 0 ? "', '" : "", c->c_users[i]);

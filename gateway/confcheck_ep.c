@@ -35,7 +35,6 @@ check_template(struct check *k, const struct conf_endpoint *ep,
 	struct ck_ref	 r = ep_ref(ep, "promptTemplate");
 	const char	*name = ep->e_prompt_template;
 	const char	*user = k->k_user->u_chat_template;
-	char		 err[CONF_ERRLEN];
 
 	if (!is_completion(at->a_type) ||
 	    (name == NULL && user != NULL && *user != '\0'))
@@ -50,8 +49,22 @@ check_template(struct check *k, const struct conf_endpoint *ep,
 	}
 	if (ck_once(k, "T\t%s", name))
 		k->k_files++;
-	if (conf_template_check(k->k_dir, name, err) == -1)
-		ck_report(k, false, &r, "%s", err);
+	ck_template(k, &r, name);
+}
+
+void
+ck_template(struct check *k, const struct ck_ref *ref, const char *name)
+{
+	struct jfile	 jf;
+	char		 err[CONF_ERRLEN];
+
+	if (conf_template_load(k->k_dir, name, &jf, err) == -1) {
+		ck_report(k, false, ref, "%s", err);
+		return;
+	}
+	if (ck_once(k, "K\t%s", name))
+		ck_file_keys(k, CKK_TEMPLATE, &jf);
+	jfile_free(&jf);
 }
 
 /* Load endpoint name (given at ref) and its api type. What is wrong
@@ -62,7 +75,7 @@ static int
 load_endpoint(struct check *k, const struct ck_ref *ref, const char *name,
     struct conf_endpoint **ep, struct conf_apitype **at)
 {
-	bool		 first = ck_once(k, "E\t%s", name);
+	bool		 first = ck_once(k, "E\t%s", name), afirst;
 	struct ck_ref	 r;
 	char		 err[CONF_ERRLEN];
 
@@ -75,14 +88,25 @@ load_endpoint(struct check *k, const struct ck_ref *ref, const char *name,
 			ck_report(k, false, ref, "%s", err);
 		return -1;
 	}
-	if (ck_once(k, "A\t%s", (*ep)->e_apitype_name))
+	if (first)
+		ck_file_keys(k, CKK_ENDPOINT, &(*ep)->e_file);
+	if ((afirst = ck_once(k, "A\t%s", (*ep)->e_apitype_name)))
 		k->k_files++;
 	r = ep_ref(*ep, "apiTypeConfigFileName");
 	if (conf_apitype_load(k->k_dir, (*ep)->e_apitype_name, at,
 	    err) == -1) {
 		if (first)
 			ck_report(k, false, &r, "%s", err);
-	} else if (first)
+		return 0;
+	}
+	if (afirst)
+		ck_file_keys(k, CKK_APITYPE, &(*at)->a_file);
+	if (first && conf_apitype_embeds((*at)->a_type)) {
+		conf_embed_not_for_generation(name, (*at)->a_type_name, err,
+		    sizeof(err));
+		ck_report(k, false, ref, "%s", err);
+	}
+	if (first)
 		check_template(k, *ep, *at);
 	return 0;
 }
@@ -181,4 +205,35 @@ ck_endpoint(struct check *k, const struct ck_ref *epref,
 	}
 	for (i = 0; i < n; i++)
 		conf_endpoint_free(chain[i]);
+}
+
+void
+ck_embed_endpoint(struct check *k, const struct ck_ref *ref, const char *name,
+    const char *effect)
+{
+	struct conf_endpoint	*ep;
+	struct conf_apitype	*at = NULL;
+	char			 err[CONF_ERRLEN];
+
+	if (name == NULL || *name == '\0' || ck_is_variable(name) ||
+	    !ck_once(k, "M\t%s", name))
+		return;
+	if (conf_endpoint_load(k->k_dir, k->k_user->u_endpoint_subdir, name,
+	    &ep, err) == -1) {
+		ck_report(k, true, ref, "%s: %s", err, effect);
+		return;
+	}
+	if (conf_apitype_load(k->k_dir, ep->e_apitype_name, &at, err) == -1)
+		ck_report(k, true, ref, "%s", err);
+	else if (!conf_apitype_embeds(at->a_type)) {
+		conf_embed_not_embeddings(name, at->a_type_name, err,
+		    sizeof(err));
+		ck_report(k, true, ref, "%s", err);
+	}
+	if (ck_once(k, "E\t%s", name)) {
+		k->k_files++;
+		ck_file_keys(k, CKK_ENDPOINT, &ep->e_file);
+	}
+	conf_apitype_free(at);
+	conf_endpoint_free(ep);
 }

@@ -104,7 +104,75 @@ void	ck_workflow(struct check *k, const struct ck_ref *ref,
  * prompt template and preset (given at preref; preset NULL or "" for
  * none), then each backupEndpointName after it with backupPresetName
  * or the preset before it. */
+/* An embeddingEndpointName (given at ref; variables are not resolved):
+ * a warning when it cannot be loaded (saying what then happens:
+ * effect) or is not an embeddings type; once a name. */
+void	ck_embed_endpoint(struct check *k, const struct ck_ref *ref,
+	    const char *name, const char *effect);
+
 void	ck_endpoint(struct check *k, const struct ck_ref *epref,
 	    const struct ck_ref *preref, const char *name, const char *preset);
+
+/* confcheck_ep.c: prompt template name (given at ref): a problem when
+ * it cannot be loaded, else its keys (once a walk). */
+void	ck_template(struct check *k, const struct ck_ref *ref,
+	    const char *name);
+
+/* The kinds of config file, for their keys (confcheck_keys.c). */
+enum ck_kind {
+	CKK_NONE,		/* not checked: presets, schemas, others */
+	CKK_USER,
+	CKK_CURRENT_USER,	/* Users/_current-user.json */
+	CKK_ENDPOINT,
+	CKK_APITYPE,
+	CKK_TEMPLATE,
+	CKK_ROUTING,		/* one category of a routing config */
+	CKK_WORKFLOW,		/* its top-level keys are variables */
+	CKK_NODE,		/* one node of a workflow, any type */
+	CKK_MEMORY,		/* discussionIdMemoryFileWorkflowSettings */
+	CKK_COMPACTOR,		/* contextCompactorSettingsFile */
+	CKK_SETTINGS,		/* a Workflows/ object without "nodes":
+				 * either of the two above */
+	CKK_MCP			/* MCPServers/<name>.json */
+};
+
+/* confcheck_keys.c: warn about each member of obj (an object in jf,
+ * the whole file or one node or category of it, of the given kind;
+ * what names it in messages, or NULL) that WilmerAI does not know
+ * ("unknown key") or that Sluice does not implement ("not implemented
+ * by Sluice; ignored", unless its value is null, false or empty). Keys
+ * that do nothing in WilmerAI either are quiet. Not an object: nothing. */
+void	ck_keys(struct check *k, enum ck_kind kind, const struct jfile *jf,
+	    json_t *obj, const char *what);
+
+/* confcheck_keys.c, for tests: entry i of the list (its kind, key, and
+ * whether Sluice reads it); false past the end. */
+bool	ck_key_at(size_t i, enum ck_kind *kind, const char **name,
+	    bool *impl);
+
+/* confcheck_file.c: the keys of the whole file jf of kind: a routing
+ * config's categories, a workflow's nodes (with ck_node_type), else
+ * its top level. */
+void	ck_file_keys(struct check *k, enum ck_kind kind,
+	    const struct jfile *jf);
+
+/* confcheck_file.c: load confdir/<folder>/<name>.json (kind's file a
+ * user's setting names, given at ref; NULL: found by its name) and check its keys once. A file
+ * that is not there is not reported (the node that reads it says so
+ * when it runs); one that does not parse is a warning. */
+void	ck_settings_file(struct check *k, const struct ck_ref *ref,
+	    enum ck_kind kind, const char *folder, const char *name);
+
+/* confcheck_wf.c: "node N" for node i (0-based), or "node N \"title\""
+ * (title, else agentName) with control bytes shown as '?'. Caller
+ * frees. */
+char	*ck_node_label(json_t *node, size_t i);
+
+/* confcheck_wf.c: the type of node (given at r, labelled label): an
+ * unknown type is run as "Standard", which is returned; a type Sluice
+ * does not run gives NULL. With report, the node's keys are checked
+ * and an unknown or unrun type is warned about. */
+const char *ck_node_type(struct check *k, const struct ck_ref *r,
+	    json_t *node, const char *label, bool report);
 
 #endif

@@ -9,10 +9,8 @@
 
 #define NO_NAME		"No_Workflow_Name_Supplied"	/* spec 3.4 */
 
-/* "node N", or "node N \"title\"" (title, else agentName) with control
- * bytes shown as '?'. Caller frees. */
-static char *
-node_label(json_t *node, size_t i)
+char *
+ck_node_label(json_t *node, size_t i)
 {
 	const char	*t = json_string_value(json_object_get(node, "title"));
 	char		*s, *p;
@@ -230,31 +228,72 @@ check_llm(struct check *k, const struct walk *wk, const struct ck_ref *r,
 	free(pwhat);
 }
 
-/* Node i of the walk: its type, then whatever that type names. */
-static void
-check_node(struct check *k, const struct walk *wk, size_t i, json_t *node)
+const char *
+ck_node_type(struct check *k, const struct ck_ref *r, json_t *node,
+    const char *label, bool report)
 {
 	const char			*type = json_string_value(
 					    json_object_get(node, "type"));
 	const struct node_type_info	*ti;
-	char				*label = node_label(node, i);
-	struct ck_ref			 r = { &wk->wk_wf->w_file, node, "type",
-					    wk->wk_wf->w_nodes, i, label };
+	struct ck_ref			 tr = *r;
 
+	if (report)
+		ck_keys(k, CKK_NODE, r->rf_file, node, label);
 	if (type == NULL)
-		type = "Standard";
+		return "Standard";
 	if ((ti = nodetype_find(type)) == NULL) {
-		if (wk->wk_first)
-			ck_report(k, true, &r, "unknown node type '%.64s': "
+		if (report)
+			ck_report(k, true, r, "unknown node type '%.64s': "
 			    "WilmerAI runs it as a Standard node, and so does "
 			    "Sluice", type);
-		type = "Standard";
-	} else if (!ti->ti_runs) {
-		r.rf_what = NULL;
-		if (wk->wk_first)
-			ck_report(k, true, &r, "%s (%s) is not run by this "
+		return "Standard";
+	}
+	if (!ti->ti_runs) {
+		tr.rf_what = NULL;
+		if (report)
+			ck_report(k, true, &tr, "%s (%s) is not run by this "
 			    "version of Sluice; requests reaching it get HTTP "
 			    "501", label, type);
+		return NULL;
+	}
+	return type;
+}
+
+/* An MCPToolCall's server file, when its name has no variables. */
+static void
+check_mcp(struct check *k, const struct ck_ref *r, json_t *node)
+{
+	const char	*name = json_string_value(json_object_get(node,
+			    "server"));
+	struct ck_ref	 sr = *r;
+
+	if (name == NULL || *name == '\0' || ck_is_variable(name))
+		return;
+	sr.rf_key = "server";
+	ck_settings_file(k, &sr, CKK_MCP, "MCPServers", name);
+}
+
+/* A VectorMemorySearch node's embeddingEndpointName. */
+static void
+check_embed_name(struct check *k, const struct ck_ref *r, json_t *node)
+{
+	struct ck_ref	 er = *r;
+
+	er.rf_key = "embeddingEndpointName";
+	ck_embed_endpoint(k, &er, json_string_value(json_object_get(node,
+	    "embeddingEndpointName")), "the node searches by keywords");
+}
+
+/* Node i of the walk: its type, then whatever that type names. */
+static void
+check_node(struct check *k, const struct walk *wk, size_t i, json_t *node)
+{
+	const char	*type;
+	char		*label = ck_node_label(node, i);
+	struct ck_ref	 r = { &wk->wk_wf->w_file, node, "type",
+			    wk->wk_wf->w_nodes, i, label };
+
+	if ((type = ck_node_type(k, &r, node, label, wk->wk_first)) == NULL) {
 		free(label);
 		return;
 	}
@@ -267,6 +306,10 @@ check_node(struct check *k, const struct walk *wk, size_t i, json_t *node)
 	else if (strcmp(type, "SlowButQualityRAG") == 0)
 		check_per_chunk(k, wk, &r, node, "fileMemoryWorkflowName", 4,
 		    false);
+	else if (strcmp(type, "MCPToolCall") == 0)
+		check_mcp(k, &r, node);
+	else if (strcmp(type, "VectorMemorySearch") == 0)
+		check_embed_name(k, &r, node);
 	check_llm(k, wk, &r, node, strcmp(type, "Standard") == 0);
 	free(label);
 }

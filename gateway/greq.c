@@ -16,12 +16,14 @@
 #include "../common/pystr.h"
 #include "../common/xmem.h"
 #include "api.h"
+#include "api_embed.h"
 #include "gate.h"
 #include "greq.h"
 #include "gw.h"
 #include "metrics.h"
 #include "owui.h"
 #include "resp.h"
+#include "resp_embed.h"
 #include "users.h"
 
 struct greq {
@@ -51,6 +53,9 @@ struct greq {
 	pid_t			 q_cache_pid;	/* worker the tally is of */
 	unsigned		 q_cache_answers;	/* CACHE frames with answer */
 	bool			 q_cache_missed;	/* one of them missed */
+	bool			 q_embed;	/* an embeddings route */
+	enum embed_shape	 q_shape;	/* which one */
+	bool			 q_b64;		/* OpenAI's base64 vectors */
 };
 
 #define SR_TO_GREQ(sr)	((struct greq *)((char *)(sr) - \
@@ -148,7 +153,8 @@ finish(struct greq *q)
 static bool
 is_ollama(int api)
 {
-	return api == API_OLLAMA_CHAT || api == API_OLLAMA_GENERATE;
+	return api == API_OLLAMA_CHAT || api == API_OLLAMA_GENERATE ||
+	    api == API_OLLAMA_EMBED;
 }
 
 /* A Retry-After value as a backend may send it: delta-seconds or an
@@ -390,6 +396,26 @@ answer_clear(struct greq *q)
 	buf_free(&b);
 }
 
+/* An embeddings route: the worker's vectors in the route's shape. */
+static void
+answer_embed(struct greq *q)
+{
+	struct resp_embed_ctx	 rc = { q->q_shape, q->q_api.ar_model,
+				    q->q_b64, (clock_mono_ms() - q->q_started) *
+				    1000000 };
+	char			 err[RESP_EMBED_ERRLEN];
+
+	buf_reset(&q->q_out);
+	if (resp_embed(&q->q_out, &rc, q->q_text.b_data, q->q_text.b_len,
+	    err) == -1) {
+		log_warnx("[rq %s] %s", q->q_id, err);
+		send_error(q, 502, err);
+		return;
+	}
+	http_reply(q->q_conn, 200, "application/json", NULL, q->q_out.b_data,
+	    q->q_out.b_len);
+}
+
 static void
 answer_ok(struct greq *q, const struct proto_req_done *d)
 {
@@ -398,6 +424,10 @@ answer_ok(struct greq *q, const struct proto_req_done *d)
 
 	if (q->q_api.ar_api == API_CACHE_CLEAR) {
 		answer_clear(q);
+		return;
+	}
+	if (q->q_embed) {
+		answer_embed(q);
 		return;
 	}
 	if (q->q_api.ar_stream) {
@@ -698,9 +728,31 @@ owui_answer(int api, json_t *root, const struct gw_user *u,
 	free(echo);
 }
 
+/* The user and shared workflow the body's model field names (WilmerAI
+ * 1.5). Returns 0, or -1 with status 400 and err. */
+static int
+select_user(struct gw *g, json_t *root, const struct gw_user **u,
+    char wf[NAME_MAX_LEN + 1], int *status, char err[API_ERRLEN])
+{
+	char	*names;
+
+	if (modelsel_traversal(api_model(root)))
+		return api_fail(status, err, 400, "Invalid model name: a model "
+		    "names a user or workflow, and '.' and '..' are not names.");
+	if (users_select(g, api_model(root), u, wf) == 0)
+		return 0;
+	names = users_list(g);
+	snprintf(err, API_ERRLEN, "Multi-user mode is active. The model "
+	    "field must specify a configured user (or user:workflow). "
+	    "Available users: %s", names);
+	free(names);
+	*status = 400;
+	return -1;
+}
+
 /* Parse the body and choose the user and shared workflow its model
- * field names (WilmerAI 1.5). Returns 0, 1 with the whole answer in
- * owui (interceptOpenWebUIToolRequests), or -1 with status and err. */
+ * field names. Returns 0, 1 with the whole answer in owui
+ * (interceptOpenWebUIToolRequests), or -1 with status and err. */
 static int
 parse(struct greq *q, const struct http_request *hr, int api,
     struct api_limits *lim, int *status, char err[API_ERRLEN],
@@ -708,25 +760,16 @@ parse(struct greq *q, const struct http_request *hr, int api,
 {
 	struct gw		*g = q->q_gw;
 	const struct gw_user	*u;
-	char			 wf[NAME_MAX_LEN + 1], *names, ks[FERNET_DIRLEN];
+	char			 wf[NAME_MAX_LEN + 1], ks[FERNET_DIRLEN];
 	char			*key;
 	json_t			*root;
 	int			 r;
 
 	if (api_load(hr->body, hr->body_len, &root, status, err) == -1)
 		return -1;
-	if (modelsel_traversal(api_model(root)))
-		r = api_fail(status, err, 400, "Invalid model name: a model "
-		    "names a user or workflow, and '.' and '..' are not names.");
-	else if (users_select(g, api_model(root), &u, wf) == -1) {
-		names = users_list(g);
-		snprintf(err, API_ERRLEN, "Multi-user mode is active. The model "
-		    "field must specify a configured user (or user:workflow). "
-		    "Available users: %s", names);
-		free(names);
-		*status = 400;
+	if (select_user(g, root, &u, wf, status, err) == -1)
 		r = -1;
-	} else if (u->gu_owui && owui_tool_request(api, root)) {
+	else if (u->gu_owui && owui_tool_request(api, root)) {
 		owui_answer(api, root, u, wf, owui);
 		r = 1;
 	} else {
@@ -746,6 +789,20 @@ parse(struct greq *q, const struct http_request *hr, int api,
 	}
 	json_decref(root);
 	return r;
+}
+
+/* Submit now, or when the --concurrency gate gives a turn. */
+static void
+admit(struct greq *q)
+{
+	struct gw	*g = q->q_gw;
+
+	if (gate_enter(g->g_gate, q, gate_cb, &q->q_gate_w)) {
+		q->q_admitted = true;
+		submit(q);
+	} else
+		log_info("[rq %s] waits for a turn (%u running, %u waiting)",
+		    q->q_id, gate_active(g->g_gate), gate_waiting(g->g_gate));
 }
 
 void
@@ -778,12 +835,7 @@ greq_start(struct gw *g, struct http_conn *conn, const struct http_request *hr,
 		finish(q);
 		return;
 	}
-	if (gate_enter(g->g_gate, q, gate_cb, &q->q_gate_w)) {
-		q->q_admitted = true;
-		submit(q);
-	} else
-		log_info("[rq %s] waits for a turn (%u running, %u waiting)",
-		    q->q_id, gate_active(g->g_gate), gate_waiting(g->g_gate));
+	admit(q);
 }
 
 void
@@ -811,4 +863,54 @@ greq_cache_clear(struct gw *g, struct http_conn *conn,
 	}
 	log_debug("[rq %s] clearing the response cache", q->q_id);
 	submit(q);
+}
+
+/* Parse an embeddings body: its user (the model field, as for a chat;
+ * a workflow part is ignored) and texts. Returns 0, or -1 with status
+ * and err. */
+static int
+embed_parse(struct greq *q, const struct http_request *hr, int *status,
+    char err[API_ERRLEN])
+{
+	struct gw		*g = q->q_gw;
+	const struct gw_user	*u;
+	char			 wf[NAME_MAX_LEN + 1];
+	struct api_limits	 lim = { g->g_conf.c_request_timeout_ms, 0, 0,
+				    NULL, NULL, NULL, NULL };
+	json_t			*root;
+	int			 r;
+
+	if (api_load(hr->body, hr->body_len, &root, status, err) == -1)
+		return -1;
+	r = select_user(g, root, &u, wf, status, err);
+	if (r == 0) {
+		lim.user = u->gu_name;
+		r = api_embed_build(q->q_shape, root, q->q_id, &lim, &q->q_api,
+		    &q->q_b64, status, err);
+	}
+	json_decref(root);
+	return r;
+}
+
+void
+greq_embed(struct gw *g, struct http_conn *conn,
+    const struct http_request *hr, int shape)
+{
+	struct greq	*q = greq_new(g, conn, hr);
+	char		 err[API_ERRLEN];
+	int		 status;
+
+	q->q_cache_on = false;		/* never cached: no X-Sluice-Cache */
+	q->q_embed = true;
+	q->q_shape = (enum embed_shape)shape;
+	q->q_rc = (struct resp_ctx){ api_embed_api(q->q_shape), q->q_cmpl_id,
+	    "", (int64_t)time(NULL), false, q->q_id, q->q_started, 0, false };
+	if (embed_parse(q, hr, &status, err) == -1) {
+		g->g_cnt.gc_rejected++;
+		send_error(q, status, err);
+		finish(q);
+		return;
+	}
+	log_debug("[rq %s] embeddings for %s", q->q_id, hr->path);
+	admit(q);
 }

@@ -23,6 +23,14 @@ void	greq_start(struct gw *, struct http_conn *,
 void	greq_cache_clear(struct gw *, struct http_conn *,
 	    const struct http_request *);
 
+/* POST /v1/embeddings, /api/embed or /api/embeddings (shape: enum
+ * embed_shape, api_embed.h): the body's texts go to a worker, which
+ * embeds them with the model field's user's embeddingEndpointName,
+ * through the same user selection, --concurrency gate and pool as a
+ * chat. Answers 200 in the route's shape, or a JSON error in it. */
+void	greq_embed(struct gw *, struct http_conn *,
+	    const struct http_request *, int shape);
+
 /* Cancel the request in flight with this id (DELETE /api/chat): its
  * worker gets CANCEL and its client a 409 error saying why. Returns 0,
  * or -1 when no such request is in flight. */

@@ -7,6 +7,7 @@
 #include "../common/clock.h"
 #include "../common/json.h"
 #include "../common/log.h"
+#include "api_embed.h"
 #include "browser.h"
 #include "greq.h"
 #include "gw.h"
@@ -67,6 +68,27 @@ ollama_generate(struct gw *g, struct http_conn *c,
     const struct http_request *r)
 {
 	greq_start(g, c, r, API_OLLAMA_GENERATE);
+}
+
+/* The embeddings routes pass the texts through to the user's
+ * embeddingEndpointName. */
+static void
+embeddings(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	greq_embed(g, c, r, EMBED_OPENAI);
+}
+
+static void
+ollama_embed(struct gw *g, struct http_conn *c, const struct http_request *r)
+{
+	greq_embed(g, c, r, EMBED_OLLAMA);
+}
+
+static void
+ollama_embeddings(struct gw *g, struct http_conn *c,
+    const struct http_request *r)
+{
+	greq_embed(g, c, r, EMBED_OLLAMA_LEGACY);
 }
 
 static void
@@ -257,6 +279,12 @@ static const struct route routes[] = {
 	    "ollama_chat" },
 	{ HTTP_POST,	"/api/generate",	ollama_generate, ACCESS_KEY,
 	    "ollama_generate" },
+	{ HTTP_POST,	"/v1/embeddings",	embeddings, ACCESS_KEY,
+	    "embeddings" },
+	{ HTTP_POST,	"/api/embed",		ollama_embed, ACCESS_KEY,
+	    "ollama_embed" },
+	{ HTTP_POST,	"/api/embeddings",	ollama_embeddings, ACCESS_KEY,
+	    "ollama_embeddings" },
 	{ HTTP_DELETE,	"/api/chat",		cancel, ACCESS_KEY, "cancel" },
 	{ HTTP_DELETE,	"/api/generate",	cancel, ACCESS_KEY, "cancel" },
 	{ HTTP_GET,	"/v1/models",		models, ACCESS_KEY, "models" },

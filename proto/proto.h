@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	7
+#define PROTO_VERSION	8
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -34,6 +34,14 @@ enum proto_api {
 	 * one REQ_CHUNK whose content is how many entries it removed,
 	 * then REQ_DONE (DELETE /admin/cache). */
 	API_CACHE_CLEAR = 5,
+	/* Not a chat either: each message's content is one text to embed
+	 * with the user's embeddingEndpointName; the worker answers
+	 * REQ_CHUNKs whose contents joined are one JSON object
+	 * {"model", "prompt_tokens", "embeddings": [[...], ...]}, then
+	 * REQ_DONE. The gateway shapes the client's answer (POST
+	 * /v1/embeddings; /api/embed and /api/embeddings). */
+	API_OPENAI_EMBED = 6,
+	API_OLLAMA_EMBED = 7,
 };
 
 enum proto_status { RQ_OK = 0, RQ_CANCELLED = 1, RQ_ERROR = 2 };

@@ -35,6 +35,7 @@
 #include "../common/clock.h"
 #include "../common/log.h"
 #include "../common/xmem.h"
+#include "mock_embed.h"
 
 #define LOG_MAX		256		/* requests kept for /mock/requests */
 #define OUT_HIWAT	(256 * 1024)	/* pause a stream above this output */
@@ -2059,6 +2060,19 @@ route_error(struct evhttp_request *req, const char *path,
 	buf_free(&b);
 }
 
+/* An embeddings request: answered at once (tests/mock_embed.c). */
+static void
+on_embed(struct evhttp_request *req, json_t *rec, const char *path,
+    const json_t *body)
+{
+	struct buf	 b = BUF_INIT;
+	int		 st = mock_embed_answer(path, body, &b);
+
+	rec_close(rec);
+	send_json(req, st, b.b_data, b.b_len);
+	buf_free(&b);
+}
+
 /* Every request under /v1/ and /api/ is counted and logged. */
 static void
 on_llm(struct evhttp_request *req, const char *path,
@@ -2076,6 +2090,8 @@ on_llm(struct evhttp_request *req, const char *path,
 		log_info("%s %s", method_name(cmd), path);
 	if (d != NULL && cmd == EVHTTP_REQ_POST)
 		llm_start(req, rec, body, d);
+	else if (mock_embed_path(path) && cmd == EVHTTP_REQ_POST)
+		on_embed(req, rec, path, body);
 	else {
 		rec_close(rec);
 		if (fx != NULL && cmd == EVHTTP_REQ_GET)

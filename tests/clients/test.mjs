@@ -409,6 +409,51 @@ async function toolChoiceEnforced() {
 	    JSON.stringify(sent));
 }
 
+// The embeddings routes (the user's embeddingEndpointName is the mock,
+// see tests/it/check_clients.c), compared with the vectors the mock
+// itself gives the same texts.
+const near = (a, b) => Array.isArray(a) && Array.isArray(b) &&
+    a.length === b.length && a.every((v, i) => Array.isArray(v) ?
+    near(v, b[i]) : Math.abs(v - b[i]) < 1e-6);
+
+async function mockVectors(texts) {
+	const r = await fetch(`${mock}/api/embed`, { method: 'POST',
+	    headers: { 'Content-Type': 'application/json' },
+	    body: JSON.stringify({ model: 'm', input: texts }) });
+	return (await r.json()).embeddings;
+}
+
+async function embeddings() {
+	const texts = ['the cat sat', 'dogs bark loudly', 'a cat and a dog'];
+	const want = await mockVectors(texts);
+	// No encoding_format: the client asks for base64 and decodes it.
+	const d = await openai.embeddings.create({ model: 'it', input: texts });
+	check('openai embeddings (base64, the default)', d.object === 'list' &&
+	    near(d.data.map((x) => x.embedding), want) &&
+	    d.data.every((x, i) => x.index === i) && d.model === 'it' &&
+	    d.usage.prompt_tokens === 3, JSON.stringify(d));
+	const f = await openai.embeddings.create({ model: 'it', input: texts[1],
+	    encoding_format: 'float' });
+	check('openai embeddings float', f.data.length === 1 &&
+	    near(f.data[0].embedding, want[1]), JSON.stringify(f));
+	const e = await ollama.embed({ model: 'it', input: texts });
+	check('ollama embed', near(e.embeddings, want) && e.model === 'it' &&
+	    e.prompt_eval_count === 3, JSON.stringify(e));
+	const one = await ollama.embed({ model: 'it', input: texts[0] });
+	check('ollama embed one string', near(one.embeddings, [want[0]]),
+	    JSON.stringify(one));
+	const l = await ollama.embeddings({ model: 'it', prompt: texts[2] });
+	check('ollama embeddings (legacy)', near(l.embedding, want[2]),
+	    JSON.stringify(l));
+	let x = await thrown(() => openai.embeddings.create({ model: 'it',
+	    input: [[1, 2, 3]] }));
+	check('openai embeddings token ids 400', x instanceof
+	    OpenAI.BadRequestError && /token ids/.test(x.message), desc(x));
+	x = await thrown(() => ollama.embed({ model: 'it', input: 5 }));
+	check('ollama embed 400', x?.status_code === 400 &&
+	    /invalid input type/.test(x.message), desc(x));
+}
+
 try {
 	if (mode === 'tools') {
 		await owuiIntercepted();
@@ -429,6 +474,7 @@ try {
 	await ollamaStreamedToolCall();
 	await ollamaAbortAndErrors();
 	await ollamaBackendErrors();
+	await embeddings();
 } catch (e) {
 	check('no unexpected exception', false, e.stack);
 }

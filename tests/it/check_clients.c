@@ -61,6 +61,17 @@ clients_dir(char *dir, size_t len)
 	return dir;
 }
 
+/* The embeddings routes' endpoint: the mock, as openAIEmbeddings. */
+static void
+embeddings_endpoint(struct it *t)
+{
+	char	 url[96];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", t->it_mock_port);
+	it_backend(t, NULL, "Emb", "openAIEmbeddings", url, "", "");
+	it_user_set(t, "embeddingEndpointName", json_string("Emb"));
+}
+
 START_TEST(official_clients)
 {
 	struct it	 t;
@@ -75,6 +86,7 @@ START_TEST(official_clients)
 	 * which test.mjs checks "think": false keeps out. */
 	it_mock_endpoint(&t, "\"reasoningTags\": true, \"reasoningOutput\": "
 	    "\"field\"");
+	embeddings_endpoint(&t);
 	run_clients(&t, dir, NULL);
 }
 END_TEST

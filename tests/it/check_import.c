@@ -139,6 +139,8 @@ dump(const char *db_path)
 		"SELECT * FROM timestamps ORDER BY discussion, msg_hash",
 		"SELECT * FROM vector_memories ORDER BY id",
 		"SELECT rowid, * FROM vector_fts ORDER BY rowid",
+		"SELECT memory_id, model, dim, hex(vector) FROM "
+		"memory_embeddings ORDER BY memory_id, model",
 		"SELECT * FROM vector_hash_log ORDER BY id",
 		"SELECT * FROM state_documents ORDER BY discussion", NULL };
 	struct buf	 b = BUF_INIT;
@@ -355,10 +357,8 @@ static const char first_report[] =
     " API key (encryptUsingApiKey): it cannot be read without the key,"
     " see --import-key-file)\n"
     "alice: 3 memories, condensation tracker, summary, 2 timestamps,"
-    " 1 image description, 2 vector memories, 2 hash log entries, state"
-    " document (with its previous version); skipped: 2 embeddings in"
-    " memory_embeddings"
-    " (semantic-search vectors are not imported)\n"
+    " 1 image description, 2 vector memories with 2 embeddings, 2 hash"
+    " log entries, state document (with its previous version)\n"
     "bob: FAILED, nothing imported: %s/bob/memories.json:3:6: invalid token"
     " near 'oops'\n"
     "dave: 1 memory, 1 timestamp, 2 vector memories, 0 hash log entries\n"
@@ -450,6 +450,11 @@ START_TEST(vector_memories_land_in_the_tables)
 	    "dave|Bicycle|NULL|NULL|Dave rides a red bicycle\n"
 	    "dave|NULL|NULL|NULL|Dave sleeps late\n");
 	check_rows(Db, "SELECT count(*) FROM vector_fts", "4\n");
+	/* A9.3: the embeddings, under the memories' new ids */
+	check_rows(Db, "SELECT v.memory_text, e.model, e.dim, hex(e.vector) "
+	    "FROM memory_embeddings e JOIN vector_memories v ON v.id = "
+	    "e.memory_id ORDER BY v.id", "The lighthouse keeper waves|m|1|"
+	    "0000803F\nTea is brewed at dawn|m|1|00000040\n");
 	check_rows(Db, "SELECT v.memory_text FROM vector_fts JOIN "
 	    "vector_memories v ON v.id = vector_fts.rowid WHERE vector_fts "
 	    "MATCH 'waving' AND v.discussion = 'alice'",
@@ -482,7 +487,7 @@ START_TEST(second_run_changes_nothing)
 	    "summary already imported, 0 timestamps (2 already present), "
 	    "0 image descriptions (1 already present), vector memories already "
 	    "in Sluice (2), hash log already in Sluice (2), state document "
-	    "already imported; skipped: 2 embeddings") != NULL, "%s",
+	    "already imported\n") != NULL, "%s",
 	    r2.r_out);
 	ck_assert_msg(strstr(r2.r_out, "\nerin: memories already imported\n")
 	    != NULL, "%s", r2.r_out);
@@ -538,8 +543,7 @@ START_TEST(sluice_data_is_never_replaced)
 	    "discussion already has 1 memory in "
 	    "Sluice); condensation_tracker.json (it goes with memories.json, "
 	    "which is not imported); chat_summary.json (the discussion already "
-	    "has a summary in Sluice); 2 embeddings in memory_embeddings "
-	    "(semantic-search vectors are not imported); state_document.md "
+	    "has a summary in Sluice); state_document.md "
 	    "(the discussion already has a state document in Sluice)\n") !=
 	    NULL, "%s", r.r_out);
 	run_free(&r0);

@@ -95,7 +95,7 @@ START_TEST(lock_taken_and_dropped)
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM workflow_locks"),
 	    0);
 	/* the newest step of worker/store/store_schema.c */
-	ck_assert_int_eq(it_db_int(&T, "PRAGMA user_version"), 5);
+	ck_assert_int_eq(it_db_int(&T, "PRAGMA user_version"), 6);
 	ck_assert_int_eq(stat(state_file("", path, sizeof(path)), &sb), 0);
 	ck_assert_int_eq(sb.st_mode & 0777, 0750 & ~T_UMASK);
 	ck_assert_int_eq(stat(state_file("sluice.db", path, sizeof(path)),

@@ -220,8 +220,8 @@ START_TEST(vector_memories_written)
 	t = hash_log("vec1");
 	ck_assert_str_eq(t, hashes_of((int[]){ 2, 0 }, 2, want, sizeof(want)));
 	free(t);
-	ck_assert_msg(it_log_wait(&T, "Sluice stores no embeddings yet", &from,
-	    1000), "no warning about the embeddings");
+	ck_assert_msg(it_log_wait(&T, "embeddingEndpointName: ", &from, 1000),
+	    "no warning about the missing embeddings endpoint");
 	it_stop_clean(&T);
 }
 END_TEST
@@ -312,10 +312,11 @@ START_TEST(vector_search_reads_them)
 	ck_assert_str_eq(a, want);
 	free(a);
 	free(day);
-	ck_assert_msg(it_log_wait(&T, "searchMode 'hybrid' needs embeddings",
-	    &from, 1000), "no warning about the search mode");
 	ck_assert_msg(it_log_wait(&T, "bm25Weights must be a list of exactly 5 "
 	    "numbers", &from, 1000), "no warning about the weights");
+	ck_assert_msg(it_log_wait(&T, "searchMode 'hybrid' needs an "
+	    "embeddingEndpointName", &from, 1000), "no warning about the "
+	    "search mode");
 
 	a = turn(NULL, convo, 3);
 	want[0] = '\0';
@@ -329,6 +330,88 @@ START_TEST(vector_search_reads_them)
 	ck_assert_ptr_nonnull(strstr(a, "1[No relevant memories found in the "
 	    "vector database for the given keywords.] 2[No relevant"));
 	free(a);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* A9.4 and A9.5 through the gateway: each chunk's memories are
+ * embedded by the settings' endpoint (one /v1/embeddings request each),
+ * and a later turn's semantic and hybrid searches rank by them. */
+static const char semantic[] = "{\"nodes\": ["
+    "{\"type\": \"VectorMemorySearch\", \"input\": \"zzz\","
+    " \"searchMode\": \"semantic\", \"embeddingEndpointName\": \"Emb\","
+    " \"semanticQuery\": \"sister nurse\", \"limit\": 1},"
+    "{\"type\": \"VectorMemorySearch\", \"input\": \"dog\","
+    " \"searchMode\": \"hybrid\", \"embeddingEndpointName\": \"Emb\","
+    " \"semanticQuery\": \"tennis balls\", \"limit\": 2},"
+    "{\"type\": \"StaticResponse\", \"content\": \"1[{agent1Output}]"
+    " 2[{agent2Output}]\"}]}\n";
+
+/* The inputs of the mock's /v1/embeddings requests, '|' between. */
+static char *
+embed_inputs(json_t *log)
+{
+	struct buf	 b = BUF_INIT;
+	json_t		*r;
+	size_t		 i;
+	char		*s;
+
+	json_array_foreach(log, i, r) {
+		if (strcmp(json_string_value(json_object_get(r, "path")),
+		    "/v1/embeddings") != 0)
+			continue;
+		s = json_dumps(json_object_get(r, "body"), JSON_COMPACT |
+		    JSON_SORT_KEYS);
+		buf_printf(&b, "%s%s", b.b_len ? "|" : "", s);
+		free(s);
+	}
+	buf_adds(&b, "");
+	return buf_take(&b);
+}
+
+START_TEST(a9_embeddings_through_the_gateway)
+{
+	char	 url[64], *set, *t, *a;
+	json_t	*log;
+
+	set = strdup(settings);
+	memcpy(strstr(set, "\"Nowhere\""), "\"Emb\"    ", 9);
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 2, \"max_workers\": 2", NULL);
+	it_file(&T, "Users/it.json", user);
+	it_file(&T, "Workflows/it/MemSettings.json", set);
+	it_file(&T, "Workflows/it/Main.json", writer);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", T.it_mock_port);
+	it_backend(&T, NULL, "Emb", "openAIEmbeddings", url, "", "");
+	it_gateway_start(&T, NULL);
+	free(set);
+
+	turn_ok("e", 7);
+	wait_rows("vector_memories", "e", 3);
+	ck_assert_msg(it_db_wait(&T, "SELECT count(*) FROM memory_embeddings "
+	    "WHERE model = 'm' AND dim = 64", 3, 5000), "not 3 embeddings");
+	log = it_mock_log(&T, true);
+	t = embed_inputs(log);
+	ck_assert_str_eq(t, "{\"input\":[\"The user adopted a dog named "
+	    "Rex.\"],\"model\":\"m\"}|{\"input\":[\"The user's sister Sarah "
+	    "is a nurse.\"],\"model\":\"m\"}|{\"input\":[\"Rex loves chasing "
+	    "tennis balls.\"],\"model\":\"m\"}");
+	free(t);
+	json_decref(log);
+
+	it_file(&T, "Workflows/it/Main.json", semantic);
+	a = turn("e", convo, 7);
+	ck_assert_str_eq(a, "1[The user's sister Sarah is a nurse.] 2[The "
+	    "user adopted a dog named Rex.\n\n---\n\nRex loves chasing "
+	    "tennis balls.]");
+	free(a);
+	log = it_mock_log(&T, true);
+	t = embed_inputs(log);
+	ck_assert_str_eq(t, "{\"input\":[\"sister nurse\"],\"model\":"
+	    "\"m\"}|{\"input\":[\"tennis balls\"],\"model\":\"m\"}");
+	free(t);
+	json_decref(log);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -502,6 +585,7 @@ vecmem_it_suite(void)
 	tc = tcase_create("search");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, vector_search_reads_them);
+	tcase_add_test(tc, a9_embeddings_through_the_gateway);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keywords");

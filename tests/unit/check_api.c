@@ -1,4 +1,4 @@
-/* check_api.c - OpenAI request parsing into REQ_START and the response builder's shapes. */
+/* check_api.c - OpenAI request parsing into REQ_START and the response builder's shapes (embeddings' too). */
 #include <check.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -6,9 +6,11 @@
 
 #include "../../common/log.h"
 #include "../../gateway/api.h"
+#include "../../gateway/api_embed.h"
 #include "../../gateway/begtags.h"
 #include "../../gateway/owui.h"
 #include "../../gateway/resp.h"
+#include "../../gateway/resp_embed.h"
 #include "../../proto/proto.h"
 #include "../testmain.h"
 
@@ -848,6 +850,105 @@ START_TEST(owui_tool_request_seen)
 }
 END_TEST
 
+/* Embeddings bodies: one user message a text, the api, the format. */
+START_TEST(embed_requests)
+{
+	const struct proto_req_start *rs = &M.m_u.req_start;
+	char		 err[API_ERRLEN], perr[PROTO_ERRLEN];
+	json_t		*root;
+	bool		 b64;
+	int		 st;
+
+	root = json_loads("{\"model\": \"u\", \"input\": [\"a\", \"\", "
+	    "\"c\"], \"encoding_format\": \"base64\", \"dimensions\": 3}", 0,
+	    NULL);
+	ck_assert_int_eq(api_embed_build(EMBED_OPENAI, root, "rq-1", &LIM, &A,
+	    &b64, &st, err), 0);
+	json_decref(root);
+	ck_assert(b64);
+	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
+	    A.ar_start.b_len - 4, &M, perr), 0);
+	ck_assert_uint_eq(rs->api, API_OPENAI_EMBED);
+	ck_assert_uint_eq(rs->nmsgs, 3);
+	ck_assert(str_eq(rs->msgs[0].role, "user"));
+	ck_assert(str_eq(rs->msgs[1].content, ""));
+	ck_assert(str_eq(rs->msgs[2].content, "c"));
+	ck_assert_uint_eq(rs->deadline_ms, 5000);
+	done();
+	root = json_loads("{\"model\": \"u\", \"prompt\": \"p\"}", 0, NULL);
+	ck_assert_int_eq(api_embed_build(EMBED_OLLAMA_LEGACY, root, "rq-2",
+	    &LIM, &A, &b64, &st, err), 0);
+	ck_assert(!b64);
+	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
+	    A.ar_start.b_len - 4, &M, perr), 0);
+	ck_assert_uint_eq(rs->api, API_OLLAMA_EMBED);
+	ck_assert_uint_eq(rs->nmsgs, 1);
+	ck_assert(str_eq(rs->msgs[0].content, "p"));
+	done();
+	ck_assert_int_eq(api_embed_build(EMBED_OLLAMA, root, "rq-3", &LIM, &A,
+	    &b64, &st, err), 0);	/* no "input": no text */
+	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
+	    A.ar_start.b_len - 4, &M, perr), 0);
+	ck_assert_uint_eq(rs->nmsgs, 0);
+	done();
+	json_decref(root);
+	root = json_loads("{\"input\": [[1]]}", 0, NULL);
+	ck_assert_int_eq(api_embed_build(EMBED_OPENAI, root, "rq-4", &LIM, &A,
+	    &b64, &st, err), -1);
+	ck_assert_int_eq(st, 400);
+	ck_assert_ptr_null(A.ar_model);
+	json_decref(root);
+}
+END_TEST
+
+/* The worker's JSON in each route's shape: numbers shortest-round-
+ * trip, OpenAI's base64 the little-endian float32s. */
+START_TEST(embed_answers)
+{
+	static const char w[] = "{\"model\":\"back\",\"prompt_tokens\":7,"
+	    "\"embeddings\":[[0.1,1.0,-2.5e-05],[1,0.0,3.0]]}";
+	struct resp_embed_ctx	 rc = { EMBED_OPENAI, "it", false, 1234 };
+	struct buf		 b = BUF_INIT;
+	char			 err[RESP_EMBED_ERRLEN];
+
+	ck_assert_int_eq(resp_embed(&b, &rc, w, strlen(w), err), 0);
+	ck_assert_str_eq(b.b_data, "{\"object\":\"list\",\"data\":["
+	    "{\"object\":\"embedding\",\"index\":0,\"embedding\":"
+	    "[0.1,1.0,-2.5e-05]},{\"object\":\"embedding\",\"index\":1,"
+	    "\"embedding\":[1.0,0.0,3.0]}],\"model\":\"it\",\"usage\":"
+	    "{\"prompt_tokens\":7,\"total_tokens\":7}}");
+	buf_reset(&b);
+	rc.re_b64 = true;
+	rc.re_model = "";	/* the worker's model then */
+	ck_assert_int_eq(resp_embed(&b, &rc, w, strlen(w), err), 0);
+	/* 1.0f, 0.0f, 3.0f: 0000803f 00000000 00004040 */
+	ck_assert_msg(strstr(b.b_data, "\"embedding\":\"AACAPwAAAAAAAEBA\"}") !=
+	    NULL, "%s", b.b_data);
+	ck_assert_msg(strstr(b.b_data, "\"model\":\"back\"") != NULL, "%s",
+	    b.b_data);
+	buf_reset(&b);
+	rc = (struct resp_embed_ctx){ EMBED_OLLAMA, "it", false, 1234 };
+	ck_assert_int_eq(resp_embed(&b, &rc, w, strlen(w), err), 0);
+	ck_assert_str_eq(b.b_data, "{\"model\":\"it\",\"embeddings\":"
+	    "[[0.1,1.0,-2.5e-05],[1.0,0.0,3.0]],\"total_duration\":1234,"
+	    "\"load_duration\":0,\"prompt_eval_count\":7}");
+	buf_reset(&b);
+	rc.re_shape = EMBED_OLLAMA_LEGACY;
+	ck_assert_int_eq(resp_embed(&b, &rc, w, strlen(w), err), 0);
+	ck_assert_str_eq(b.b_data, "{\"embedding\":[0.1,1.0,-2.5e-05]}");
+	buf_reset(&b);
+	ck_assert_int_eq(resp_embed(&b, &rc, "{\"embeddings\":[]}", 17, err),
+	    0);
+	ck_assert_str_eq(b.b_data, "{\"embedding\":[]}");
+	buf_reset(&b);
+	ck_assert_int_eq(resp_embed(&b, &rc, "{\"embeddings\":[[\"x\"]]}", 21,
+	    err), -1);
+	ck_assert_int_eq(resp_embed(&b, &rc, "[", 1, err), -1);
+	ck_assert_str_eq(err, "the worker's embeddings answer is not JSON");
+	buf_free(&b);
+}
+END_TEST
+
 static Suite *
 api_suite(void)
 {
@@ -878,6 +979,8 @@ api_suite(void)
 	tcase_add_test(tc, generate_and_completion_whole);
 	tcase_add_test(tc, tool_call_deltas_merge);
 	tcase_add_test(tc, owui_tool_request_seen);
+	tcase_add_test(tc, embed_requests);
+	tcase_add_test(tc, embed_answers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -455,15 +455,18 @@ START_TEST(bad_responses)
 }
 END_TEST
 
-/* An api type without adapter: 501, and no call. */
-START_TEST(unsupported_api_type)
+/* A9.1: an embeddings endpoint named for text generation fails with
+ * WilmerAI's message, and no call. */
+START_TEST(a9_1_embeddings_not_for_generation)
 {
 	struct call	 c;
 
 	mock_backend("Embed", "openAIEmbeddings", "");
 	call_init(&c, "Embed", NULL, "hi", false);
 	ck_assert_int_eq(call_run(&c), -1);
-	ck_failed(&c, 501, "unsupported_api_type", "Embed", "openAIEmbeddings");
+	ck_failed(&c, 500, "embeddings_endpoint", "Embed", "uses embeddings "
+	    "API type 'openAIEmbeddings' and cannot be used for text "
+	    "generation");
 	ck_assert_int_eq(it_mock_stat(&T, "requests"), 0);
 	call_free(&c);
 }
@@ -758,7 +761,8 @@ main(void)
 		{ "http_status_mapping", http_status_mapping },
 		{ "truncated_stream", truncated_stream },
 		{ "bad_responses", bad_responses },
-		{ "unsupported_api_type", unsupported_api_type },
+		{ "a9_1_embeddings_not_for_generation",
+		    a9_1_embeddings_not_for_generation },
 		{ "cancel_mid_stream", cancel_mid_stream },
 		{ "slot_taken_and_given", slot_taken_and_given },
 		{ "slot_refused", slot_refused },

@@ -461,6 +461,36 @@ START_TEST(clamp_precedence)
 }
 END_TEST
 
+/* lastMessagesToSendInsteadOfPromptMaxTokenSize: the last-N messages
+ * (110 estimated tokens each) cut, oldest first, to fit the cap; the
+ * newest always stays; scaled by the estimation level only while the
+ * clamp is on (250 x 1.25 still holds two, 300 x 1.25 three). */
+START_TEST(last_n_token_cap)
+{
+	char	 old;
+
+	long_conv();
+	nodefix_backend(&F, "B", "openAIChatCompletion", "",
+	    ", \"wilmerContextEstimationLevel\": \"balanced\"");
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPromptMaxTokenSize",
+	    250);
+	ck_assert_uint_eq(clamped("B", "", &old), 2);
+	ck_assert_int_eq(old, 'e');
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPromptMaxTokenSize",
+	    10);
+	ck_assert_uint_eq(clamped("B", "", &old), 1);
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPromptMaxTokenSize",
+	    300);
+	ck_assert_uint_eq(clamped("B", "", &old), 2);
+	nodefix_set(&F, "{s:b}", "clampPromptToContextWindow", 1);
+	ck_assert_uint_eq(clamped("B", "", &old), 3);
+	ck_assert_int_eq(old, 'd');
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPromptMaxTokenSize",
+	    0);
+	ck_assert_uint_eq(clamped("B", "", &old), 6);
+}
+END_TEST
+
 /* ---- build.c: completion prompts ---- */
 
 /* A completion endpoint gets one prompt string in its template's turns:
@@ -476,6 +506,16 @@ START_TEST(completion_prompt)
 	ck_assert_str_eq(p, "<|system|>\nBe Ann\n<|end|>\n"
 	    "<|user|>\nu1\n<|end|>\n<|assistant|>\na1\n<|end|>\n"
 	    "<|user|>\nu2\n<|end|>");
+	free(p);
+	p = completion_sent("Compl", "S", "Say {name}");
+	ck_assert_str_eq(p, "<|system|>\nS\n<|end|>\nSay Ann");
+	free(p);
+	/* a token cap on the last messages: one estimated token each */
+	nodefix_set(&F, "{s:i}", "lastMessagesToSendInsteadOfPromptMaxTokenSize",
+	    2);
+	p = completion_sent("Compl", "S", NULL);
+	ck_assert_str_eq(p, "<|system|>\nS\n<|end|>\n<|assistant|>\na1\n"
+	    "<|end|>\n<|user|>\nu2\n<|end|>");
 	free(p);
 	p = completion_sent("Compl", "S", "Say {name}");
 	ck_assert_str_eq(p, "<|system|>\nS\n<|end|>\nSay Ann");
@@ -661,6 +701,7 @@ main(void)
 		{ "clamp_drops_oldest", clamp_drops_oldest },
 		{ "clamp_counts_system", clamp_counts_system },
 		{ "clamp_precedence", clamp_precedence },
+		{ "last_n_token_cap", last_n_token_cap },
 		{ "completion_prompt", completion_prompt },
 		{ "completion_generation_prompt",
 		    completion_generation_prompt },

@@ -332,6 +332,24 @@ START_TEST(base64_as_go_reads_it)
 }
 END_TEST
 
+/* The standard alphabet where the URL-safe one has '-' and '_'. */
+START_TEST(base64_encodes_both_alphabets)
+{
+	static const unsigned char	 b[] = { 0xfb, 0xff, 0xbf, 'A' };
+	struct buf			 s = BUF_INIT, u = BUF_INIT;
+
+	base64_encode(&s, b, 4);
+	base64url_encode(&u, b, 4);
+	ck_assert_str_eq(s.b_data, "+/+/QQ==");
+	ck_assert_str_eq(u.b_data, "-_-_QQ==");
+	buf_reset(&s);
+	base64_encode(&s, "AB", 2);
+	ck_assert_str_eq(s.b_data, "QUI=");
+	buf_free(&s);
+	buf_free(&u);
+}
+END_TEST
+
 /* Code points read, written, lower-cased (Python's str.lower(), one
  * code point to one). */
 START_TEST(utf8_points_and_lower)
@@ -527,6 +545,7 @@ common_suite(void)
 	test_case(s, "paths_parents", paths_make_parents_of_a_file, 0);
 	tc = tcase_create("base64");
 	tcase_add_test(tc, base64_as_go_reads_it);
+	tcase_add_test(tc, base64_encodes_both_alphabets);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -271,6 +271,25 @@ START_TEST(a7_corpus)
 }
 END_TEST
 
+/* err holds one of the " || "-separated alternatives of expect. */
+static bool
+one_of(const char *err, const char *expect)
+{
+	const char	*p = expect, *e;
+	char		 one[256];
+
+	for (;;) {
+		e = strstr(p, " || ");
+		snprintf(one, sizeof(one), "%.*s", (int)(e != NULL ?
+		    (size_t)(e - p) : strlen(p)), p);
+		if (strstr(err, one) != NULL)
+			return true;
+		if (e == NULL)
+			return false;
+		p = e + 4;
+	}
+}
+
 /* Each hostile template fails with its message, within its limit. */
 START_TEST(a7_hostile)
 {
@@ -286,7 +305,7 @@ START_TEST(a7_hostile)
 		t0 = clock_mono_ms();
 		s = render(json_object_get(ctxs, v[i].c_ctx), v[i].c_tmpl,
 		    &err);
-		ck_assert_msg(err != NULL && strstr(err, v[i].c_expect) != NULL,
+		ck_assert_msg(err != NULL && one_of(err, v[i].c_expect),
 		    "%s: want %s, got %s", v[i].c_name, v[i].c_expect,
 		    err != NULL ? err : s);
 		ck_assert_str_eq(s, "");

@@ -711,7 +711,7 @@ facts(const char *key, const char *json)
 	for (i = 0; i < n; i++)
 		f[i] = json_array_get(a, i);
 	ck_assert_int_eq(vecmem_store_chunk(S, key, f, n, false, key, 0, 0,
-	    clock_wall_ms()), (long)n);
+	    clock_wall_ms(), NULL), (long)n);
 	json_decref(a);
 }
 

@@ -477,6 +477,11 @@ START_TEST(strip_as_python)
 	pystr_trim(&p, &n);
 	ck_assert_int_eq((int)n, 5);
 	ck_assert(strncmp(p, "x y\xe3\x80", n) == 0);
+	/* not s.strip(): Python's whitespace, U+3000 included */
+	ck_assert(pystr_blank(""));
+	ck_assert(pystr_blank(" \t\n\xe3\x80\x80\xc2\xa0"));
+	ck_assert(!pystr_blank(" x "));
+	ck_assert(!pystr_blank("\xc3\xa9"));
 }
 END_TEST
 

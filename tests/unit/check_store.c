@@ -209,12 +209,13 @@ START_TEST(test_migrate_from_1)
 	struct store	*s = open_ok(NULL);
 
 	ck_assert_int_ge(store_schema_version(), 2);
-	/* what version 1 had not: steps 2 to 5 */
+	/* what version 1 had not: steps 2 to 6 */
 	ck_assert_int_eq(store_exec(s, "ALTER TABLE workflow_locks DROP COLUMN "
 	    "pid_start", ""), 0);
 	ck_assert_int_eq(store_exec(s, "DROP TABLE response_cache", ""), 0);
 	ck_assert_int_eq(store_exec(s, "DROP TABLE compactor_sections", ""), 0);
 	ck_assert_int_eq(store_exec(s, "DROP TABLE vision_responses", ""), 0);
+	ck_assert_int_eq(store_exec(s, "DROP TABLE memory_embeddings", ""), 0);
 	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks VALUES "
 	    "('L', 'o', unixepoch() + 60, 7)", ""), 1);
 	ck_assert_int_eq(store_exec(s, "PRAGMA user_version = 1", ""), 0);
@@ -228,6 +229,8 @@ START_TEST(test_migrate_from_1)
 	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM compactor_sections"),
 	    0);
 	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM vision_responses"), 0);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM memory_embeddings"),
+	    0);
 	store_close(s);
 }
 END_TEST

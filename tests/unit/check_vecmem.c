@@ -466,7 +466,7 @@ END_TEST
 START_TEST(store_chunk_once)
 {
 	json_t	*f[3];
-	int64_t	 since;
+	int64_t	 since, ids[2];
 	char	**h;
 	size_t	 n;
 
@@ -479,20 +479,22 @@ START_TEST(store_chunk_once)
 	ck_assert_int_eq(vecmem_hashes(S, "k", &h, &n, &since), 0);
 	vecmem_strv_free(h);
 	ck_assert_int_eq(vecmem_store_chunk(S, "k", f, 2, false, "h1", since,
-	    0, 1758385805123ULL), 2);
+	    0, 1758385805123ULL, ids), 2);
+	ck_assert_int_eq(ids[0], q_int("SELECT min(id) FROM vector_memories"));
+	ck_assert_int_eq(ids[1], ids[0] + 1);
 	/* a second worker that read the log at the same time */
 	ck_assert_int_eq(vecmem_store_chunk(S, "k", f, 2, false, "h1", since,
-	    0, 1758385806000ULL), 0);
+	    0, 1758385806000ULL, NULL), 0);
 	ck_assert_int_eq(q_int("SELECT count(*) FROM vector_memories"), 2);
 	ck_assert_int_eq(q_int("SELECT count(*) FROM vector_hash_log WHERE "
 	    "message_hash = 'h1'"), 1);
 	/* the same worker's next chunk ends with an equal message */
 	ck_assert_int_eq(vecmem_store_chunk(S, "k", f, 1, false, "h1", since,
-	    1, 1758385807000ULL), 1);
+	    1, 1758385807000ULL, NULL), 1);
 	ck_assert_int_eq(q_int("SELECT count(*) FROM vector_hash_log WHERE "
 	    "message_hash = 'h1'"), 2);
 	ck_assert_int_eq(vecmem_store_chunk(S, "k", f, 3, false, "h2", since,
-	    0, 1758385808000ULL), -1);
+	    0, 1758385808000ULL, NULL), -1);
 	ck_assert_int_eq(q_int("SELECT count(*) FROM vector_memories"), 3);
 	ck_assert_int_eq(q_int("SELECT count(*) FROM vector_fts"), 3);
 	ck_assert_int_eq(q_int("SELECT count(*) FROM vector_hash_log WHERE "

@@ -1,4 +1,4 @@
-/* stubs_loop.c - for check_loop: a fake engine (flow_run) and response-cache clear, driven by the request. */
+/* stubs_loop.c - for check_loop: a fake engine (flow_run), response-cache clear and embeddings job, driven by the request. */
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +6,7 @@
 
 #include "../../common/clock.h"
 #include "../../common/xmem.h"
+#include "../../worker/engine/embed_job.h"
 #include "../../worker/engine/flow.h"
 #include "../../worker/llm/callcache.h"
 #include "../../worker/store/store_lock.h"
@@ -197,4 +198,11 @@ void
 callcache_clear_request(struct rq *rq, struct wresult *res)
 {
 	say(rq, "cleared");
+}
+
+void
+embed_job_run(struct rq *rq, const struct proto_req_start *rs,
+    const char *default_user, struct wresult *res)
+{
+	say(rq, "embedded");
 }

@@ -95,13 +95,6 @@ wmsg_clear(struct wmsg *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static bool
-blank(const char *s)
-{
-	while (*s != '\0' && isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
 
 void
 wmsgs_drop_empty(struct wmsgs *l)
@@ -111,7 +104,7 @@ wmsgs_drop_empty(struct wmsgs *l)
 	for (i = 0; i < l->n; i++) {
 		struct wmsg	*m = &l->v[i];
 
-		if (blank(m->m_content) && m->m_tool_calls == NULL &&
+		if (pystr_blank(m->m_content) && m->m_tool_calls == NULL &&
 		    m->m_tool_call_id == NULL && m->m_nimages == 0)
 			wmsg_clear(m);
 		else

@@ -73,6 +73,8 @@ struct imp_res {
 	long		 ir_timestamps;
 	long		 ir_vectors;
 	long		 ir_hashlog;
+	long		 ir_embeddings;	/* memory_embeddings rows */
+	long		 ir_bad_vectors;	/* ...left out: torn blobs */
 	struct buf	 ir_parts;	/* "3 memories, summary, ..." */
 	struct buf	 ir_skips;	/* what was left out and why, joined
 					   by "; " */

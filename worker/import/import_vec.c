@@ -1,4 +1,4 @@
-/* import_vec.c - a WilmerAI vector_memory.db (memories with their keyword index, the hash log) into the store. */
+/* import_vec.c - a WilmerAI vector_memory.db (memories with their keyword index and embeddings, the hash log) into the store. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +14,8 @@
  *   memories_fts(title, summary, entities, key_phrases,
  *       memory_text_unweighted), rowid = memories.id
  *   vector_memory_hash_log(id, discussion_id, message_hash, timestamp)
- *   memory_embeddings(memory_id, model, dim, vector): not imported
+ *   memory_embeddings(memory_id, model, dim, vector): copied with
+ *       the memory they belong to, under its new id
  * It is opened read-only and read in one transaction, so a WilmerAI
  * still writing to it is seen at one point in time.
  */
@@ -123,11 +124,45 @@ copy_fts(struct vcopy *vc, sqlite3_stmt *fts, int64_t old, int64_t id,
 	return rc == -1 ? store_fail(vc) : 0;
 }
 
-/* Every memory in id order (the ids are new; the order is kept). */
+/* The embeddings of source memory old as memory id's (A9.3): each
+ * model's vector as it is, when its length is 4 * dim. */
 static int
-copy_rows(struct vcopy *vc, sqlite3_stmt *mem, sqlite3_stmt *fts)
+copy_embeddings(struct vcopy *vc, sqlite3_stmt *emb, int64_t old,
+    int64_t id)
 {
-	int64_t	 old;
+	int64_t	 dim;
+	size_t	 len;
+	int	 rc;
+
+	if (emb == NULL)
+		return 0;
+	sqlite3_reset(emb);
+	sqlite3_bind_int64(emb, 1, old);
+	while ((rc = sqlite3_step(emb)) == SQLITE_ROW) {
+		dim = sqlite3_column_int64(emb, 1);
+		len = (size_t)sqlite3_column_bytes(emb, 2);
+		if (dim <= 0 || len != (size_t)dim * 4) {
+			vc->vc_r->ir_bad_vectors++;
+			continue;
+		}
+		if (store_exec(vc->vc_s, "INSERT OR REPLACE INTO "
+		    "memory_embeddings (memory_id, model, dim, vector) VALUES "
+		    "(?, ?, ?, ?)", "itib", id, col(emb, 0), dim,
+		    sqlite3_column_blob(emb, 2), len) == -1)
+			return store_fail(vc);
+		vc->vc_r->ir_embeddings++;
+	}
+	return rc == SQLITE_DONE ? 0 : src_fail(vc, "cannot read "
+	    "memory_embeddings");
+}
+
+/* Every memory in id order (the ids are new; the order is kept), with
+ * its keyword index row and its embeddings (emb NULL: none). */
+static int
+copy_rows(struct vcopy *vc, sqlite3_stmt *mem, sqlite3_stmt *fts,
+    sqlite3_stmt *emb)
+{
+	int64_t	 old, id;
 	int	 rc;
 
 	while ((rc = sqlite3_step(mem)) == SQLITE_ROW) {
@@ -139,8 +174,9 @@ copy_rows(struct vcopy *vc, sqlite3_stmt *mem, sqlite3_stmt *fts)
 		    "VALUES (?, ?, ?, ?)", "tttt", vc->vc_d->d_key, col(mem, 1),
 		    col(mem, 2), col(mem, 3)) == -1)
 			return store_fail(vc);
-		if (copy_fts(vc, fts, old, store_last_rowid(vc->vc_s),
-		    col(mem, 1)) == -1)
+		id = store_last_rowid(vc->vc_s);
+		if (copy_fts(vc, fts, old, id, col(mem, 1)) == -1 ||
+		    copy_embeddings(vc, emb, old, id) == -1)
 			return -1;
 		vc->vc_r->ir_vectors++;
 	}
@@ -149,9 +185,9 @@ copy_rows(struct vcopy *vc, sqlite3_stmt *mem, sqlite3_stmt *fts)
 
 /* The memories, unless the discussion has vector memories in Sluice. */
 static int
-copy_memories(struct vcopy *vc, bool has_fts)
+copy_memories(struct vcopy *vc, bool has_fts, bool has_emb)
 {
-	sqlite3_stmt	*mem = NULL, *fts = NULL;
+	sqlite3_stmt	*mem = NULL, *fts = NULL, *emb = NULL;
 	struct imp_res	*r = vc->vc_r;
 	long		 have;
 	int		 rc = -1;
@@ -170,12 +206,25 @@ copy_memories(struct vcopy *vc, bool has_fts)
 	fts = src_stmt(vc, has_fts ? "SELECT title, summary, entities, "
 	    "key_phrases, memory_text_unweighted FROM memories_fts WHERE "
 	    "rowid = ?" : "SELECT 1 WHERE 0 AND ?");
-	if (mem != NULL && fts != NULL)
-		rc = copy_rows(vc, mem, fts);
+	if (has_emb)
+		emb = src_stmt(vc, "SELECT model, dim, vector FROM "
+		    "memory_embeddings WHERE memory_id = ? ORDER BY rowid");
+	if (mem != NULL && fts != NULL && (emb != NULL || !has_emb))
+		rc = copy_rows(vc, mem, fts, emb);
 	sqlite3_finalize(mem);
 	sqlite3_finalize(fts);
+	sqlite3_finalize(emb);
 	buf_printf(&r->ir_parts, "%ld vector %s", r->ir_vectors,
 	    imp_plural(r->ir_vectors, "memory", "memories"));
+	if (r->ir_embeddings > 0)
+		buf_printf(&r->ir_parts, " with %ld %s", r->ir_embeddings,
+		    imp_plural(r->ir_embeddings, "embedding", "embeddings"));
+	if (r->ir_bad_vectors > 0) {
+		imp_sep(&r->ir_skips, "; ");
+		buf_printf(&r->ir_skips, "%ld %s in memory_embeddings whose "
+		    "length is not 4 bytes a dimension", r->ir_bad_vectors,
+		    imp_plural(r->ir_bad_vectors, "vector", "vectors"));
+	}
 	return rc;
 }
 
@@ -246,22 +295,6 @@ src_tables(struct vcopy *vc, unsigned *has)
 	return 0;
 }
 
-/* Embeddings are derived from the memory text; they are not imported. */
-static int
-note_embeddings(struct vcopy *vc)
-{
-	long	 n = src_count(vc, "SELECT count(*) FROM memory_embeddings",
-		    NULL);
-
-	if (n > 0) {
-		imp_sep(&vc->vc_r->ir_skips, "; ");
-		buf_printf(&vc->vc_r->ir_skips, "%ld %s in memory_embeddings "
-		    "(semantic-search vectors are not imported)", n,
-		    imp_plural(n, "embedding", "embeddings"));
-	}
-	return n == -1 ? -1 : 0;
-}
-
 static int
 copy_all(struct vcopy *vc)
 {
@@ -271,11 +304,10 @@ copy_all(struct vcopy *vc)
 		return src_fail(vc, "cannot read it");
 	if (src_tables(vc, &has) == -1)
 		return -1;
-	if ((has & 1) && copy_memories(vc, (has & 2) != 0) == -1)
+	if ((has & 1) && copy_memories(vc, (has & 2) != 0, (has & 8) != 0) ==
+	    -1)
 		return -1;
 	if ((has & 4) && copy_hashlog(vc) == -1)
-		return -1;
-	if ((has & 8) && note_embeddings(vc) == -1)
 		return -1;
 	return 0;
 }

@@ -1,5 +1,4 @@
 /* backend.c - one LLM call of a node: adapter choice, transport, errors that name the endpoint. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +7,7 @@
 #include "../../common/xmem.h"
 #include "backend.h"
 #include "callcache.h"
+#include "ep_error.h"
 #include "gen_input.h"
 #include "lines.h"
 #include "output.h"
@@ -96,118 +96,17 @@ on_data(void *arg, const char *p, size_t n)
 	return 0;
 }
 
-static void fail(struct wresult *, const struct node_call *, int,
-    const char *, const char *, ...) __attribute__((format(printf, 5, 6)));
-
-/* Every backend error names the endpoint and its URL (without
- * credentials: the message reaches the client). */
-static void
-fail(struct wresult *res, const struct node_call *nc, int http,
-    const char *code, const char *fmt, ...)
-{
-	va_list	 ap;
-	size_t	 n;
-	char	 url[256];
-
-	res->r_status = RQ_ERROR;
-	res->r_http = (uint32_t)http;
-	res->r_retry_after[0] = '\0';
-	snprintf(res->r_code, sizeof(res->r_code), "%s", code);
-	snprintf(res->r_endpoint, sizeof(res->r_endpoint), "%s",
-	    nc->nc_ep->e_name);
-	url_shown(nc->nc_ep->e_url, url, sizeof(url));
-	snprintf(res->r_message, sizeof(res->r_message),
-	    "endpoint '%s' (%s): ", nc->nc_ep->e_name, url);
-	n = strlen(res->r_message);
-	va_start(ap, fmt);
-	vsnprintf(res->r_message + n, sizeof(res->r_message) - n, fmt, ap);
-	va_end(ap);
-}
-
-/* What a backend's error body says: its message (gen_input.h), else a
- * short, single-line excerpt of it. */
-static void
-error_detail(const struct buf *b, char *out, size_t len)
-{
-	size_t	 i, k = 0;
-
-	if (adapter_error_message(b->b_data, b->b_len, out, len))
-		return;
-	for (i = 0; i < b->b_len && k + 1 < len && k < 200; i++)
-		out[k++] = (b->b_data[i] == '\n' || b->b_data[i] == '\r') ? ' ' :
-		    b->b_data[i];
-	out[k] = '\0';
-}
-
-/* The client's status for a backend's error status, one table in
- * docs/api.md: slow down (429) and come back later (503) are passed on,
- * a request the backend refuses for its content (too long for the
- * context, ...) is the client's (400); anything else, 401, 403 and 404
- * included, is a broken backend or a misconfigured gateway (502). */
-static int
-client_status(long upstream)
-{
-	switch (upstream) {
-	case 429:
-	case 503:
-		return (int)upstream;
-	case 400:
-	case 413:
-		return 400;
-	default:
-		return 502;
-	}
-}
-
-/* The backend answered with an error status: the client's status, the
- * backend's message and Retry-After; r_upstream for the retry rule. */
-static int
-http_error(const struct transport_result *lr, const struct node_call *nc,
-    struct wresult *res)
-{
-	char	 detail[256];
-
-	error_detail(&lr->err_body, detail, sizeof(detail));
-	fail(res, nc, client_status(lr->status), "backend_http_error",
-	    "answered HTTP %ld%s%s", lr->status, detail[0] ? ": " : "",
-	    detail);
-	res->r_upstream = lr->status;
-	snprintf(res->r_retry_after, sizeof(res->r_retry_after), "%s",
-	    lr->retry_after);
-	return -1;
-}
+/* Every backend error names the endpoint and its URL. */
+#define fail(res, nc, ...)	ep_fail((res), (nc)->nc_ep, __VA_ARGS__)
 
 /* Turn the transport outcome into the request result. */
 static int
 judge(struct xfer *x, const struct transport_result *lr, const struct node_call *nc,
     struct wresult *res)
 {
-	switch (lr->outcome) {
-	case XFER_CANCELLED:
-		res->r_status = RQ_CANCELLED;
-		return -1;
-	case XFER_CONNECT:
-		fail(res, nc, 502, "backend_unavailable", "%s", lr->error);
-		return -1;
-	case XFER_TIMEOUT:
-		fail(res, nc, 504, "backend_timeout", "%s", lr->error);
-		return -1;
-	case XFER_NETWORK:
-		fail(res, nc, 502, "backend_error", "connection lost: %s",
-		    lr->error);
-		return -1;
-	case XFER_ABORTED:
-		if (x->x_cs.cs_stop)
-			return 0;	/* we hung up on purpose */
-		fail(res, nc, 502, "backend_bad_response", "%s",
-		    x->x_cs.cs_error[0] ? x->x_cs.cs_error : "invalid response");
-		return -1;
-	case XFER_OK:
-		break;
-	}
-	if (lr->status < 200 || lr->status > 299)
-		return http_error(lr, nc, res);
-	return 0;
+	if (lr->outcome == XFER_ABORTED && x->x_cs.cs_stop)
+		return 0;	/* we hung up on purpose */
+	return ep_judge(lr, nc->nc_ep, x->x_cs.cs_error, res);
 }
 
 static int
@@ -363,10 +262,16 @@ backend_call(struct rq *rq, const struct node_call *nc, struct node_out *out,
 	struct xfer		 x;
 	struct call_cache	 cc;
 	struct cache_entry	 hit;
-	char			*body;
+	char			*body, msg[512];
 	int			 r;
 
 	memset(&x, 0, sizeof(x));
+	if (conf_apitype_embeds(nc->nc_at->a_type)) {
+		conf_embed_not_for_generation(nc->nc_ep->e_name,
+		    nc->nc_at->a_type_name, msg, sizeof(msg));
+		fail(res, nc, 500, "embeddings_endpoint", "%s", msg);
+		return -1;
+	}
 	if ((x.x_ad = adapter_for(nc->nc_at->a_type)) == NULL) {
 		fail(res, nc, 501, "unsupported_api_type", "api type '%s' is "
 		    "not supported by this version of Sluice",

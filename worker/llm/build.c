@@ -100,17 +100,26 @@ clamp_budget(struct node_ctx *x, const struct llm_ask *a,
 	return true;
 }
 
+/* lastMessagesToSendInsteadOfPromptMaxTokenSize: a cap on the estimated
+ * tokens of the last-N messages, scaled like the clamp's budget while
+ * the clamp is on; 0 when the node sets none. */
 static long
-msg_cost(const struct wmsg *m)
+turns_cap(struct node_ctx *x, const struct llm_ask *a,
+    const struct llm_target *t)
 {
-	return tokens_estimate(m->m_content, strlen(m->m_content),
-	    TOKENS_MARGIN) + CLAMP_PER_MESSAGE;
+	long	 cap = field_long(x->nx_vars, a->la_opts,
+		    "lastMessagesToSendInsteadOfPromptMaxTokenSize", 0);
+
+	if (cap <= 0)
+		return 0;
+	return clamp_on(x, a, t) ? (long)((double)cap * level(t)) : cap;
 }
 
 /* Drop the oldest messages after the leading system ones until the rest
- * fits; the newest always stays. */
+ * fits in budget, each costing its estimated tokens plus per_message;
+ * the newest always stays. */
 static void
-clamp_messages(struct wmsgs *l, long budget)
+clamp_messages(struct wmsgs *l, long budget, long per_message)
 {
 	size_t	 lead = 0, keep, i;
 	long	 used = 0;
@@ -118,7 +127,9 @@ clamp_messages(struct wmsgs *l, long budget)
 	while (lead < l->n && strcmp(l->v[lead].m_role, "system") == 0)
 		lead++;
 	for (keep = l->n; keep > lead; keep--) {
-		long	 c = msg_cost(&l->v[keep - 1]);
+		long	 c = tokens_estimate(l->v[keep - 1].m_content,
+			    strlen(l->v[keep - 1].m_content), TOKENS_MARGIN) +
+			    per_message;
 
 		if (keep < l->n && used + c > budget)
 			break;
@@ -230,7 +241,7 @@ build_chat(struct node_ctx *x, const struct llm_ask *a,
     struct wmsgs *sent, struct wresult *res)
 {
 	long	 last_n = field_long(x->nx_vars, a->la_opts,
-		    "lastMessagesToSendInsteadOfPrompt", 5), budget;
+		    "lastMessagesToSendInsteadOfPrompt", 5), budget, cap;
 	char	 err[CONF_ERRLEN];
 	size_t	 start, end;
 
@@ -244,10 +255,12 @@ build_chat(struct node_ctx *x, const struct llm_ask *a,
 				wmsgs_add_copy(sent, &x->nx_msgs->v[start]);
 	} else {
 		last_turns(x->nx_msgs, last_n, sent);
+		if ((cap = turns_cap(x, a, t)) > 0)
+			clamp_messages(sent, cap, 0);
 		limit_images(x, a->la_opts, sent);
 		fix_assistant_runs(a->la_opts, sent);
 		if (clamp_budget(x, a, t, sys, &budget))
-			clamp_messages(sent, budget);
+			clamp_messages(sent, budget, CLAMP_PER_MESSAGE);
 		ensure_user(sent, x->nx_msgs);
 	}
 	if (prompt_chat(t->tg_ep, sent, err) == -1) {
@@ -263,19 +276,29 @@ build_completion(struct node_ctx *x, const struct llm_ask *a,
     char **out, struct wresult *res)
 {
 	struct prompt_node	 pn;
+	struct wmsgs		 capped;
+	const struct wmsgs	*conv = x->nx_msgs;
 	char			 err[CONF_ERRLEN];
+	long			 cap;
 
 	memset(&pn, 0, sizeof(pn));
+	memset(&capped, 0, sizeof(capped));
 	pn.pn_system = sys;
 	pn.pn_prompt = prompt;
 	pn.pn_last_n = field_long(x->nx_vars, a->la_opts,
 	    "lastMessagesToSendInsteadOfPrompt", 5);
+	if (prompt == NULL && (cap = turns_cap(x, a, t)) > 0) {
+		last_turns(x->nx_msgs, pn.pn_last_n, &capped);
+		clamp_messages(&capped, cap, 0);
+		conv = &capped;
+	}
 	pn.pn_user_turn = field_bool(a->la_opts, "addUserTurnTemplate", false);
 	pn.pn_open_turn = field_bool(a->la_opts,
 	    "addOpenEndedAssistantTurnTemplate", false);
 	pn.pn_gen_prompt = gen_prompt(x, a, t);
-	if ((*out = prompt_completion(t->tg_ep, t->tg_pt, x->nx_msgs, &pn,
-	    err)) == NULL)
+	*out = prompt_completion(t->tg_ep, t->tg_pt, conv, &pn, err);
+	wmsgs_free(&capped);
+	if (*out == NULL)
 		return node_fail(x, res, 500, "%s", err);
 	return 0;
 }

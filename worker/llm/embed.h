@@ -25,15 +25,6 @@ int	embed_target_load(const char *confdir, const struct conf_user *u,
 /* Free what embed_target_load loaded; t itself stays. NULL-safe. */
 void	embed_target_free(struct embed_target *t);
 
-/* True when kind is an embeddings api type (such an endpoint cannot
- * generate text). */
-int	embed_is_type(enum conf_apitype_kind kind);
-
-/* WilmerAI's refusal of an embeddings endpoint named for text
- * generation, into err. */
-void	embed_not_for_generation(const char *endpoint, const char *type,
-	    char *err, size_t len);
-
 /* The answer: one vector per text, in the texts' order. */
 struct embed_vecs {
 	double		**ev_v;		/* ev_n vectors of ev_dim[i] floats */

@@ -12,6 +12,7 @@
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "../../proto/frame.h"
+#include "../engine/embed_job.h"
 #include "../engine/flow.h"
 #include "../llm/callcache.h"
 #include "keycache.h"
@@ -420,6 +421,8 @@ serve(struct wctx *wc, const struct proto_msg *m)
 		wc->wc_faults.wf_on_request();
 	if (rs->api == API_CACHE_CLEAR)
 		callcache_clear_request(&wc->wc_rq, &res);
+	else if (rs->api == API_OPENAI_EMBED || rs->api == API_OLLAMA_EMBED)
+		embed_job_run(&wc->wc_rq, rs, wc->wc_user, &res);
 	else if (wloop_store_key(wc, rs, &res) == 0)
 		flow_run(&wc->wc_rq, rs, wc->wc_user, &res);
 	wloop_store_end(wc);	/* WorkflowLock: the run's locks go */

@@ -24,14 +24,6 @@ struct compaction {
 	json_t			*c_opts;	/* the calls' settings */
 };
 
-static bool
-blank(const char *s)
-{
-	size_t	 off, len;
-
-	pystr_strip(s, strlen(s), true, true, &off, &len);
-	return len == 0;
-}
 
 /* LLM call i with prompt (the placeholders filled); the answer into
  * *out, or fallback when it is empty or blank. No variable is
@@ -61,7 +53,7 @@ ask(struct compaction *c, int i, const char *prompt, const char *fallback,
 	    cc->cc_max_tokens, c->c_opts, &b, res);
 	free(sys);
 	free(pr);
-	if (rc == 0 && (b.b_data == NULL || blank(b.b_data))) {
+	if (rc == 0 && (b.b_data == NULL || pystr_blank(b.b_data))) {
 		log_warnx("[rq %s] ContextCompactor: call %d answered nothing; "
 		    "kept the text it was given", c->c_x->nx_rq->rq_id, i + 1);
 		*out = xstrdup(fallback);

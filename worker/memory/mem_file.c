@@ -5,6 +5,7 @@
 
 #include "../../common/log.h"
 #include "../../common/xmem.h"
+#include "../../common/pystr.h"
 #include "mem_chunk.h"
 #include "mem_condense.h"
 #include "mem_file.h"
@@ -107,13 +108,6 @@ summarise(struct node_ctx *x, const struct memory_settings *ms,
 	return rc;
 }
 
-static bool
-blank(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
 
 /* The summary's text, stripped, or NO_SUMMARY. Caller frees. */
 static char *
@@ -151,7 +145,7 @@ write_chunks(struct node_ctx *x, const struct memory_settings *ms,
 		if ((rc = summarise(x, ms, ch->v[i].mc_text, mem, summary,
 		    &out, res)) == -1)
 			break;
-		if (out.b_len == 0 || blank(out.b_data)) {
+		if (out.b_len == 0 || pystr_blank(out.b_data)) {
 			log_warnx("[rq %s] discussion '%s': the memory of chunk "
 			    "%zu came back empty; not stored, tried again next "
 			    "turn", x->nx_rq->rq_id, key, i + 1);

@@ -10,13 +10,6 @@
 #include "../core/vars_jinja.h"
 #include "mem_text.h"
 
-static bool
-blank(const char *s)
-{
-	while (*s != '\0' && isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
 
 static int
 cmp_str(const void *a, const void *b)
@@ -45,7 +38,7 @@ memory_hash(const struct wmsg *m, char out[MEMORY_HASHLEN])
 {
 	struct buf	 b = BUF_INIT;
 
-	if (m->m_nimages == 0 || !blank(m->m_content)) {
+	if (m->m_nimages == 0 || !pystr_blank(m->m_content)) {
 		sha256_hex(m->m_content, strlen(m->m_content), out);
 		return;
 	}

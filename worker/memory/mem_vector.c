@@ -1,4 +1,4 @@
-/* mem_vector.c - QualityMemory's vector path: new messages after the logged chunk hashes, chunked, turned into facts by an LLM or a workflow, stored one chunk per transaction. */
+/* mem_vector.c - QualityMemory's vector path: new messages after the logged chunk hashes, chunked, turned into facts by an LLM or a workflow, stored one chunk per transaction, then embedded. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,10 +6,12 @@
 #include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/xmem.h"
+#include "../../common/pystr.h"
 #include "mem_chunk.h"
 #include "mem_state.h"
 #include "mem_vector.h"
 #include "memgen.h"
+#include "vecembed.h"
 #include "vecmem.h"
 #include "vecmem_text.h"
 
@@ -31,38 +33,26 @@
 	"broad topics). Answer with an empty array when there is nothing " \
 	"worth remembering.\nMemory Text:\n[TextChunk]\nJSON Output:"
 
-/* The settings ask for embeddings, which Sluice does not store: say
- * so once per request. */
-static void
-warn_unsupported(struct node_ctx *x, const struct memory_settings *ms)
-{
-	static char	 warned[PROTO_MAX_RQID + 1];
-
-	if (memory_setting_str(ms, "embeddingEndpointName", NULL) == NULL ||
-	    strcmp(warned, x->nx_rq->rq_id) == 0)
-		return;
-	snprintf(warned, sizeof(warned), "%s", x->nx_rq->rq_id);
-	log_warnx("[rq %s] the memory settings name an embeddingEndpointName: "
-	    "Sluice stores no embeddings yet (vector memories are searched by "
-	    "keywords only)", x->nx_rq->rq_id);
-}
-
-/* After a chunk's facts are stored (and its hash logged): WilmerAI's
- * state document merges their texts. Best effort; -1 only when the
- * request was cancelled meanwhile. */
+/* After a chunk's facts are stored (and its hash logged): their
+ * embeddings (A9.4), then WilmerAI's state document merges their
+ * texts. Best effort; -1 only when the request was cancelled
+ * meanwhile. */
 static int
-state_after(struct node_ctx *x, const struct memory_settings *ms,
-    const char *key, json_t *const *facts, size_t n, struct wresult *res)
+after_chunk(struct node_ctx *x, const struct memory_settings *ms,
+    const char *key, json_t *const *facts, const int64_t *ids, size_t n,
+    struct wresult *res)
 {
 	char	**texts = xcalloc(n + 1, sizeof(*texts));
-	size_t	  k, m = 0;
+	size_t	  k;
 	int	  rc;
 
+	for (k = 0; k < n; k++)		/* keep_facts checked each */
+		if ((texts[k] = vecmem_fact_text(facts[k])) == NULL)
+			texts[k] = xstrdup("");
+	rc = vecembed_after_chunk(x, ms, key, ids, texts, n, res);
+	if (rc == 0)
+		rc = memory_state_update(x, ms, key, texts, n, res);
 	for (k = 0; k < n; k++)
-		if ((texts[m] = vecmem_fact_text(facts[k])) != NULL)
-			m++;
-	rc = memory_state_update(x, ms, key, texts, m, res);
-	for (k = 0; k < m; k++)
 		free(texts[k]);
 	free(texts);
 	return rc;
@@ -169,13 +159,6 @@ own_logged(const struct round *rd, size_t i)
 	return c;
 }
 
-static bool
-blank(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
 
 /* Store what the answer for chunk i holds. A chunk without facts is
  * not logged (WilmerAI): later chunks go on, and when it was the last
@@ -185,10 +168,13 @@ keep_facts(struct node_ctx *x, const struct memory_settings *ms,
     struct round *rd, size_t i, const char *answer, struct wresult *res)
 {
 	json_t	**facts;
+	int64_t	 *ids;
 	size_t	  n, parsed, k;
 	long	  got = 0;
 
-	if ((n = facts_of(answer, &facts, &parsed)) == 0)
+	n = facts_of(answer, &facts, &parsed);
+	ids = xcalloc(n + 1, sizeof(*ids));
+	if (n == 0)
 		log_warnx("[rq %s] discussion '%s': vector memory chunk "
 		    "%zu/%zu: %s; its hash is not logged", x->nx_rq->rq_id,
 		    rd->r_key, i + 1, rd->r_chunks->n, parsed > 0 ? "no fact "
@@ -196,7 +182,7 @@ keep_facts(struct node_ctx *x, const struct memory_settings *ms,
 		    "answer holds no JSON facts");
 	else if ((got = vecmem_store_chunk(rd->r_store, rd->r_key, facts, n,
 	    ms->ms_vector_topics, rd->r_chunks->v[i].mc_hash, rd->r_since,
-	    own_logged(rd, i), clock_wall_ms())) == -1)
+	    own_logged(rd, i), clock_wall_ms(), ids)) == -1)
 		(void)node_fail(x, res, 500, "%s", store_err(rd->r_store));
 	else if (got == 0)
 		log_info("[rq %s] discussion '%s': vector memory chunk %zu was "
@@ -207,12 +193,13 @@ keep_facts(struct node_ctx *x, const struct memory_settings *ms,
 		log_info("[rq %s] discussion '%s': %ld vector memories stored "
 		    "from chunk %zu/%zu", x->nx_rq->rq_id, rd->r_key, got,
 		    i + 1, rd->r_chunks->n);
-		if (state_after(x, ms, rd->r_key, facts, n, res) == -1)
+		if (after_chunk(x, ms, rd->r_key, facts, ids, n, res) == -1)
 			got = -1;
 	}
 	for (k = 0; k < n; k++)
 		json_decref(facts[k]);
 	free(facts);
+	free(ids);
 	return got == -1 ? -1 : 0;
 }
 
@@ -226,7 +213,7 @@ write_chunks(struct node_ctx *x, const struct memory_settings *ms,
 
 	rd->r_stored = xcalloc(rd->r_chunks->n + 1, sizeof(*rd->r_stored));
 	for (i = 0; i < rd->r_chunks->n && rc == 0; i++) {
-		if (blank(rd->r_chunks->v[i].mc_text))
+		if (pystr_blank(rd->r_chunks->v[i].mc_text))
 			continue;
 		rq_phase(x->nx_rq, "%s node %zu/%zu: vector memory %zu/%zu",
 		    x->nx_workflow, x->nx_index + 1, x->nx_count, i + 1,
@@ -294,7 +281,6 @@ memory_vector_run(struct node_ctx *x, const struct memory_settings *ms,
 	if ((rd.r_store = memory_store(x, res)) == NULL)
 		return -1;
 	rd.r_key = key;
-	warn_unsupported(x, ms);
 	memory_turns(x->nx_msgs, &t);
 	if ((rc = plan(x, ms, &rd, &t, &ch, res)) == 0 && ch.n > 0) {
 		rd.r_chunks = &ch;

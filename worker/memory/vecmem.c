@@ -171,10 +171,11 @@ vecmem_logged_since(struct store *s, const char *key, const char *hash,
 long
 vecmem_store_chunk(struct store *s, const char *key, json_t *const *facts,
     size_t n, bool topics, const char *hash, int64_t since, long own,
-    uint64_t now_ms)
+    uint64_t now_ms, int64_t *ids)
 {
 	char		 date[VECMEM_DATELEN];
 	long		 logged;
+	int64_t		 id;
 	size_t		 i;
 
 	vecmem_date(now_ms, date);
@@ -186,9 +187,12 @@ vecmem_store_chunk(struct store *s, const char *key, json_t *const *facts,
 		(void)store_rollback(s);
 		return 0;
 	}
-	for (i = 0; i < n; i++)
-		if (vecmem_add(s, key, facts[i], topics, date) <= 0)
+	for (i = 0; i < n; i++) {
+		if ((id = vecmem_add(s, key, facts[i], topics, date)) <= 0)
 			goto fail;
+		if (ids != NULL)
+			ids[i] = id;
+	}
 	if (vecmem_log_hash(s, key, hash, (int64_t)(now_ms / 1000)) == -1 ||
 	    store_commit(s) == -1)
 		goto fail;
@@ -293,24 +297,35 @@ keyword_pass(struct store *s, const char *key, const struct vecmem_search *q,
 }
 
 int
+vecmem_expand(struct store *s, const char *key, const struct vecmem_search *q,
+    struct vecmem_rows *rows)
+{
+	struct vecmem_rows	 second = { NULL, 0 };
+	struct vecmem_search	 q2 = *q;
+	char			*more;
+	int			 rc = 0;
+
+	if (!q->vs_expand || rows->n == 0 ||
+	    (more = vecmem_harvest(rows, q->vs_keywords)) == NULL)
+		return 0;
+	q2.vs_keywords = more;
+	if ((rc = keyword_pass(s, key, &q2, &second)) == 0)
+		vecmem_blend(rows, &second, q->vs_limit);
+	vecmem_rows_free(&second);
+	free(more);
+	return rc;
+}
+
+int
 vecmem_search(struct store *s, const char *key, const struct vecmem_search *q,
     struct vecmem_rows *out)
 {
-	struct vecmem_rows	 base = { NULL, 0 }, second = { NULL, 0 };
-	struct vecmem_search	 q2 = *q;
-	char			*more;
+	struct vecmem_rows	 base = { NULL, 0 };
 	size_t			 i;
 	int			 rc;
 
-	if ((rc = keyword_pass(s, key, q, &base)) == 0 && q->vs_expand &&
-	    base.n > 0 && (more = vecmem_harvest(&base, q->vs_keywords)) !=
-	    NULL) {
-		q2.vs_keywords = more;
-		if ((rc = keyword_pass(s, key, &q2, &second)) == 0)
-			vecmem_blend(&base, &second, q->vs_limit);
-		vecmem_rows_free(&second);
-		free(more);
-	}
+	if ((rc = keyword_pass(s, key, q, &base)) == 0)
+		rc = vecmem_expand(s, key, q, &base);
 	if (rc == 0) {
 		out->v = xreallocarray(out->v, out->n + base.n + 1,
 		    sizeof(*out->v));

@@ -58,12 +58,12 @@ long	 vecmem_logged_since(struct store *, const char *key,
  * its hash, in one BEGIN IMMEDIATE transaction, dated now_ms; unless
  * the hash was logged after log row since more than own times (own:
  * how often the caller itself logged it since then), i.e. another
- * worker stored the chunk meanwhile. Returns the facts stored, 0 when
- * the chunk was stored elsewhere (nothing written), -1 (store_err;
- * rolled back). */
+ * worker stored the chunk meanwhile. The new facts' ids go to ids[0..n)
+ * unless ids is NULL. Returns the facts stored, 0 when the chunk was
+ * stored elsewhere (nothing written), -1 (store_err; rolled back). */
 long	 vecmem_store_chunk(struct store *, const char *key,
 	    json_t *const *facts, size_t n, bool topics, const char *hash,
-	    int64_t since, long own, uint64_t now_ms);
+	    int64_t since, long own, uint64_t now_ms, int64_t *ids);
 
 /* A keyword search. */
 struct vecmem_search {
@@ -82,6 +82,13 @@ struct vecmem_search {
  * vecmem_blend). No term: nothing found. 0 or -1 (store_err). */
 int	 vecmem_search(struct store *, const char *key,
 	    const struct vecmem_search *, struct vecmem_rows *out);
+
+/* Entity expansion (vs_expand) of rows found for q: the entities of
+ * their top VECMEM_SEED_ROWS not among the keywords make a second
+ * search whose own finds take the reserved last slots (vecmem_blend).
+ * Nothing happens without vs_expand or rows. 0 or -1 (store_err). */
+int	 vecmem_expand(struct store *, const char *key,
+	    const struct vecmem_search *, struct vecmem_rows *rows);
 
 /* The facts of key with these ids, in the order of ids (missing ones
  * left out), appended to out. 0 or -1. */

@@ -153,6 +153,18 @@ static const char *const steps[] = {
 	"  text TEXT NOT NULL,"
 	"  created_at INTEGER NOT NULL,"
 	"  PRIMARY KEY (discussion, message_key));",
+
+	/* 6 */
+	/* WilmerAI's memory_embeddings (A9.3): a vector memory's embedding
+	 * by the embeddings model that made it (several coexist), as
+	 * float32 in native byte order; dim = length / 4. */
+	"CREATE TABLE memory_embeddings ("
+	"  memory_id INTEGER NOT NULL REFERENCES vector_memories(id)"
+	"    ON DELETE CASCADE,"
+	"  model TEXT NOT NULL,"
+	"  dim INTEGER NOT NULL,"
+	"  vector BLOB NOT NULL,"
+	"  PRIMARY KEY (memory_id, model));",
 };
 #define STORE_VERSION	((int)(sizeof(steps) / sizeof(steps[0])))
 

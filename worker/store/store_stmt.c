@@ -85,6 +85,7 @@ bindv(struct store *s, sqlite3_stmt *st, const char *fmt, va_list ap)
 {
 	const char	*t;
 	char		 what[80];
+	size_t		 n;
 	int		 i, rc = SQLITE_OK;
 
 	for (i = 1; rc == SQLITE_OK && *fmt != '\0'; fmt++, i++) {
@@ -99,6 +100,11 @@ bindv(struct store *s, sqlite3_stmt *st, const char *fmt, va_list ap)
 			break;
 		case 'n':
 			rc = sqlite3_bind_null(st, i);
+			break;
+		case 'b':
+			t = va_arg(ap, const char *);
+			n = va_arg(ap, size_t);
+			rc = sqlite3_bind_blob64(st, i, t, n, SQLITE_TRANSIENT);
 			break;
 		default:
 			snprintf(s->s_err, sizeof(s->s_err), "database %s: "

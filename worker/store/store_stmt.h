@@ -11,7 +11,8 @@
 sqlite3_stmt	*store_stmt(struct store *, const char *sql);
 
 /* Bind parameters 1..n from fmt: 't' text (const char *, NULL binds
- * NULL), 'i' integer (int64_t), 'n' NULL (no argument). Returns 0, or
+ * NULL), 'i' integer (int64_t), 'n' NULL (no argument), 'b' blob (two
+ * arguments: const void *, size_t). Returns 0, or
  * -1 with store_err set. */
 int		 store_bind(struct store *, sqlite3_stmt *, const char *fmt, ...);
 
