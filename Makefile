@@ -343,6 +343,7 @@ IT_TESTS	+= check_curlcmd
 IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 IT_TESTS	+= check_compactor_it
+IT_TESTS	+= check_redact_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
