@@ -28,24 +28,6 @@ start(bool redact)
 	it_gateway_start(&T, NULL);
 }
 
-/* The text of path ("" when missing). Caller frees. */
-static char *
-slurp(const char *path)
-{
-	struct buf	 b = BUF_INIT;
-	FILE		*f = fopen(path, "r");
-	char		 chunk[4096];
-	size_t		 n;
-
-	buf_adds(&b, "");
-	if (f == NULL)
-		return buf_take(&b);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	return buf_take(&b);
-}
-
 /* One request whose answer echoes SAID, one the backend refuses with
  * ERRED in its error body; each waited for to its worker's last line. */
 static void
@@ -75,8 +57,8 @@ logs(char **err, char **file)
 	char	 path[400];
 
 	snprintf(path, sizeof(path), "%s/state/logs/sluice.log", T.it_dir);
-	*err = slurp(T.it_log);
-	*file = slurp(path);
+	*err = it_file_text(T.it_log);
+	*file = it_file_text(path);
 	ck_assert_msg(strstr(*file, "] DEBUG [system] [worker") != NULL,
 	    "no worker lines in the log file: %s", *file);
 }

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../common/buf.h"
 #include "../../common/conf.h"
 #include "../../common/log.h"
 #include "../../common/logfile.h"
@@ -40,23 +39,6 @@ teardown(void)
 	log_init(LOG_LVL_WARN);
 	(void)dup2(Saved_err, STDERR_FILENO);
 	close(Saved_err);
-}
-
-/* The text of path. Caller frees. */
-static char *
-slurp(const char *path)
-{
-	struct buf	 b = BUF_INIT;
-	FILE		*f = fopen(path, "r");
-	char		 chunk[4096];
-	size_t		 n;
-
-	buf_adds(&b, "");
-	ck_assert_ptr_nonnull(f);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_add(&b, chunk, n);
-	fclose(f);
-	return buf_take(&b);
 }
 
 /* Off, the text is itself (the very pointer); on, a mark with its
@@ -133,7 +115,7 @@ START_TEST(lines_in_the_file)
 	log_debug("answered: %.*s", LOG_TEXTN("MARK-ON-lion and more", 12));
 	log_redact(false);
 	log_info("asked: %s", log_text("MARK-OFF-zebra"));
-	t = slurp(path);
+	t = scratchdir_read(&D, "logs/sluice.log");
 	ck_assert_ptr_null(strstr(t, "MARK-ON"));
 	ck_assert_ptr_nonnull(strstr(t, "asked: [redacted, 13 bytes]\n"));
 	ck_assert_ptr_nonnull(strstr(t, "answered: [redacted, 12 bytes]\n"));
