@@ -28,8 +28,9 @@ start(bool redact)
 	it_gateway_start(&T, NULL);
 }
 
-/* One request whose answer echoes SAID, one the backend refuses with
- * ERRED in its error body; each waited for to its worker's last line. */
+/* Two requests whose answer echoes SAID, whole and streamed, and one
+ * the backend refuses with ERRED in its error body; each waited for to
+ * its worker's last line. */
 static void
 converse(void)
 {
@@ -38,6 +39,12 @@ converse(void)
 	long	 status;
 
 	text = it_chat_text(&T, false, "Hello " SAID
+	    "\n#mock {\"echo\": true}", &status);
+	ck_assert_int_eq(status, 200);
+	ck_assert_ptr_nonnull(strstr(text, SAID));
+	free(text);
+	ck_assert(it_log_wait(&T, "done in", &from, it_slow(5000)));
+	text = it_chat_text(&T, true, "Streamed " SAID
 	    "\n#mock {\"echo\": true}", &status);
 	ck_assert_int_eq(status, 200);
 	ck_assert_ptr_nonnull(strstr(text, SAID));
@@ -76,6 +83,7 @@ START_TEST(off_shows_the_conversation)
 	ck_assert_msg(strstr(err, "request: ") && strstr(err, SAID),
 	    "%s", err);
 	ck_assert_msg(strstr(err, "answered: Hello " SAID), "%s", err);
+	ck_assert_msg(strstr(err, "answered: Streamed " SAID), "%s", err);
 	ck_assert_msg(strstr(err, "failed: endpoint 'Mock' (") &&
 	    strstr(err, "400: no: " ERRED), "%s", err);
 	ck_assert_ptr_nonnull(strstr(file, SAID));
