@@ -14,6 +14,15 @@ static struct it	 T;
 #define SAID	"zq-said-7731"
 #define ERRED	"zq-erred-7731"
 
+/* Answer at once, then ask the mock: its failure comes after the
+ * answer (POST_DONE), and only the gateway's log says it. */
+static const char late[] = "{\"nodes\": ["
+    "{\"type\": \"StaticResponse\", \"content\": \"hi\","
+    " \"returnToUser\": true},"
+    "{\"type\": \"Standard\", \"endpointName\": \"Mock\", \"preset\":"
+    " \"Mock\", \"prompt\": \"\", \"lastMessagesToSendInsteadOfPrompt\": 1,"
+    " \"maxResponseSizeInTokens\": 50}]}\n";
+
 /* The gateway at debug level with user "it"'s redactLogOutput set to
  * redact, and its log file on (state/logs/sluice.log). */
 static void
@@ -28,9 +37,9 @@ start(bool redact)
 	it_gateway_start(&T, NULL);
 }
 
-/* Two requests whose answer echoes SAID, whole and streamed, and one
- * the backend refuses with ERRED in its error body; each waited for to
- * its worker's last line. */
+/* Two requests whose answer echoes SAID, whole and streamed, one the
+ * backend refuses with ERRED in its error body, and one it refuses so
+ * after the answer; each waited for to its last line. */
 static void
 converse(void)
 {
@@ -55,6 +64,15 @@ converse(void)
 	ck_assert_int_eq(status, 400);
 	free(text);
 	ck_assert(it_log_wait(&T, "done in", &from, it_slow(5000)));
+	/* the worker reads the user's file for each request */
+	it_file(&T, "Workflows/it/Late.json", late);
+	it_user_set(&T, "customWorkflow", json_string("Late"));
+	text = it_chat_text(&T, false, "#mock {\"status\": 400, \"error\": "
+	    "\"late: " ERRED "\"}", &status);
+	ck_assert_int_eq(status, 200);
+	free(text);
+	ck_assert(it_log_wait(&T, "after the answer: ", &from,
+	    it_slow(5000)));
 }
 
 /* Both logs, stderr's and the file's, in *err and *file. */
@@ -84,6 +102,8 @@ START_TEST(off_shows_the_conversation)
 	    "%s", err);
 	ck_assert_msg(strstr(err, "answered: Hello " SAID), "%s", err);
 	ck_assert_msg(strstr(err, "answered: Streamed " SAID), "%s", err);
+	ck_assert_msg(strstr(err, "after the answer: endpoint 'Mock' (") &&
+	    strstr(err, "400: late: " ERRED), "%s", err);
 	ck_assert_msg(strstr(err, "failed: endpoint 'Mock' (") &&
 	    strstr(err, "400: no: " ERRED), "%s", err);
 	ck_assert_ptr_nonnull(strstr(file, SAID));
@@ -111,6 +131,8 @@ START_TEST(on_keeps_it_out)
 	ck_assert_msg(strstr(err, "request: [redacted, ") != NULL, "%s", err);
 	ck_assert_msg(strstr(err, "answered: [redacted, ") != NULL, "%s", err);
 	ck_assert_msg(strstr(err, "failed: [redacted, ") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "after the answer: [redacted, ") != NULL,
+	    "%s", err);
 	ck_assert_ptr_nonnull(strstr(file, "request: [redacted, "));
 	free(err);
 	free(file);
