@@ -334,6 +334,7 @@ UNIT_TESTS	+= check_jinja
 UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
 UNIT_TESTS	+= check_logfile
+UNIT_TESTS	+= check_logtext
 UNIT_TESTS	+= check_compactor
 UNIT_TESTS	+= check_embed check_vecmath check_vecembed
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
@@ -347,6 +348,7 @@ IT_TESTS	+= check_chunkrag_it
 IT_TESTS	+= check_webfetch_it
 IT_TESTS	+= check_compactor_it
 IT_TESTS	+= check_embed_it
+IT_TESTS	+= check_redact_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -402,6 +404,7 @@ check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
 check_fernet_OBJS	:=
 check_logfile_OBJS	:= $(call u,scratchdir.c)
+check_logtext_OBJS	:= $(call u,scratchdir.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c vars_jinja.c))
 check_vars_A		:= CORE
