@@ -336,6 +336,7 @@ UNIT_TESTS	+= check_jinja
 UNIT_TESTS	+= check_toolforce
 UNIT_TESTS	+= check_fernet
 UNIT_TESTS	+= check_logfile
+UNIT_TESTS	+= check_logtext
 UNIT_TESTS	+= check_compactor
 UNIT_TESTS	+= check_seal
 UNIT_TESTS	+= check_embed check_vecmath check_vecembed
@@ -351,6 +352,7 @@ IT_TESTS	+= check_webfetch_it
 IT_TESTS	+= check_compactor_it
 IT_TESTS	+= check_crypt_it
 IT_TESTS	+= check_embed_it
+IT_TESTS	+= check_redact_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -406,6 +408,7 @@ check_urls_OBJS		:= $(call obj,worker/llm/url.c worker/llm/failover.c)
 check_pyfmt_OBJS	:=
 check_fernet_OBJS	:=
 check_logfile_OBJS	:= $(call u,scratchdir.c)
+check_logtext_OBJS	:= $(call u,scratchdir.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c vars_jinja.c))
 check_vars_A		:= CORE

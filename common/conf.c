@@ -12,6 +12,7 @@
 #include "conf.h"
 #include "log.h"
 #include "names.h"
+#include "pyfmt.h"
 #include "xmem.h"
 
 #define NELEM(a)		(sizeof(a) / sizeof((a)[0]))
@@ -319,6 +320,13 @@ conf_user_free(struct conf_user *u)
 	free(u->u_name);
 	free(u->u_given_name);
 	free(u);
+}
+
+bool
+conf_user_redacts(const struct conf_user *u)
+{
+	return u != NULL && pyfmt_truthy(json_object_get(u->u_file.jf_root,
+	    "redactLogOutput"));
 }
 
 int

@@ -49,6 +49,12 @@ int	conf_user_load(const char *confdir, const char *name,
 	    struct conf_user **out, char err[CONF_ERRLEN]);
 void	conf_user_free(struct conf_user *);
 
+/* WilmerAI's redactLogOutput, truthy as Python's bool(): conversation
+ * content of this user's requests stays out of the logs (log_text).
+ * Encryption with an API key (encryptUsingApiKey) redacts too; that is
+ * the caller's to add. False for NULL. */
+bool	conf_user_redacts(const struct conf_user *u);
+
 /* Routing/<name>.json: an object of categories, each an object with a
  * "workflow" string (and a "description"). Returns 0 with jf loaded
  * (jfile_free it), or -1 with err. */

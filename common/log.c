@@ -1,5 +1,6 @@
 /* log.c - OpenBSD-style logging to stderr, journald-aware, and to the log file when one is open. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 int		 log_verbose = LOG_LVL_INFO;
 static char	 log_role[32] = "sluice";
 static int	 log_journal;
+static bool	 log_redact_on;
 
 static const char *
 level_name(int level)
@@ -98,6 +100,60 @@ vlog(int level, const char *errstr, const char *fmt, va_list ap)
 	logfile_write(level, log_role, line + msg, n - msg);
 	line[n++] = '\n';
 	(void)!write(STDERR_FILENO, line, n);
+}
+
+void
+log_redact(bool on)
+{
+	log_redact_on = on;
+}
+
+bool
+log_redacting(void)
+{
+	return log_redact_on;
+}
+
+/* "[redacted, N bytes]" in the next of the mark buffers. */
+static const char *
+mark(size_t n)
+{
+	static char	 ring[4][40];
+	static unsigned	 next;
+	char		*m = ring[next++ % 4];
+
+	snprintf(m, sizeof(ring[0]), "[redacted, %zu byte%s]", n,
+	    n == 1 ? "" : "s");
+	return m;
+}
+
+const char *
+log_text_if(bool redact, const char *s)
+{
+	if (s == NULL)
+		return "(null)";
+	return redact ? mark(strlen(s)) : s;
+}
+
+const char *
+log_text(const char *s)
+{
+	return log_text_if(log_redact_on, s);
+}
+
+int
+log_textn_prec(size_t n)
+{
+	/* the mark ends in a NUL: the precision must not cut it */
+	return log_redact_on || n > INT_MAX ? INT_MAX : (int)n;
+}
+
+const char *
+log_textn(const char *p, size_t n)
+{
+	if (log_redact_on)
+		return mark(n);
+	return p != NULL ? p : "";
 }
 
 void

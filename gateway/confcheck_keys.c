@@ -77,7 +77,7 @@ static const struct ck_key keys[] = {
 	I(CKK_USER, "sluiceFileDirectories"),	/* Sluice */
 	N(CKK_USER, "discussionDirectory", NO_FILES),
 	N(CKK_USER, "sqlLiteDirectory", NO_FILES),
-	N(CKK_USER, "redactLogOutput", "Sluice does not redact its logs"),
+	I(CKK_USER, "redactLogOutput"),
 	Q(CKK_USER, "stream"),			/* legacy: the request decides */
 	Q(CKK_USER, "fileMemoryToolWorkflow"),
 	Q(CKK_USER, "verboseLogging"),

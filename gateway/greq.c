@@ -474,7 +474,8 @@ greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		q->q_gw->g_cnt.gc_errors++;
 		snprintf(msg, sizeof(msg), "%.*s", (int)d->message.n,
 		    d->message.p ? d->message.p : "the request was cancelled");
-		log_warnx("[rq %s] failed: %s", q->q_id, msg);
+		log_warnx("[rq %s] failed: %s", q->q_id,
+		    log_text_if(users_redacting(q->q_gw, q->q_model), msg));
 		send_error_after(q, d->http_status >= 400 &&
 		    d->http_status < 600 ? (int)d->http_status : 502, msg,
 		    d->retry_after);

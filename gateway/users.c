@@ -46,6 +46,7 @@ users_load(struct gw *g, const char *why)
 		v[i].gu_allow = u->u_allow_shared;
 		v[i].gu_owui = pyfmt_truthy(json_object_get(u->u_file.jf_root,
 		    "interceptOpenWebUIToolRequests"));
+		v[i].gu_redact = conf_user_redacts(u);
 		v[i].gu_encrypt = pyfmt_truthy(json_object_get(
 		    u->u_file.jf_root, "encryptUsingApiKey"));
 		conf_user_free(u);
@@ -74,6 +75,19 @@ find(struct gw *g, const char *name, size_t n)
 		    strncasecmp(g->g_users[i].gu_name, name, n) == 0)
 			return &g->g_users[i];
 	return NULL;
+}
+
+bool
+users_redacting(struct gw *g, const char *echo)
+{
+	const struct gw_user	*u;
+
+	if (echo == NULL || g->g_nusers == 0)
+		return false;
+	if (g->g_nusers == 1)
+		return g->g_users[0].gu_redact;
+	u = find(g, echo, strcspn(echo, ":"));
+	return u != NULL && u->gu_redact;
 }
 
 /* name[0..n) is a shared workflow of u: copy it into wf. */

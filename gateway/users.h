@@ -16,6 +16,8 @@ struct gw_user {
 	bool	 gu_owui;	/* interceptOpenWebUIToolRequests (truthy):
 				   answer Open WebUI's tool-choosing
 				   requests at once (owui.h) */
+	bool	 gu_redact;	/* redactLogOutput (truthy): its requests'
+				   content stays out of the log */
 	bool	 gu_encrypt;	/* encryptUsingApiKey (truthy): its
 				   discussions are encrypted with the
 				   request's Bearer key (A10.1) */
@@ -35,6 +37,11 @@ void	users_free(struct gw *g);
  * the model names no configured user. */
 int	users_select(struct gw *g, const char *model,
 	    const struct gw_user **u, char wf[NAME_MAX_LEN + 1]);
+
+/* Whether log lines about a request for model echo ("<user>" or
+ * "<user>:<workflow>", as the gateway answers it; NULL: not chosen yet)
+ * keep its content out (log_text_if): the user's redactLogOutput. */
+bool	users_redacting(struct gw *g, const char *echo);
 
 /* "a, b, c": the configured users, for error messages (caller frees). */
 char	*users_list(struct gw *g);

@@ -278,6 +278,23 @@ it_file(struct it *t, const char *rel, const char *text)
 	write_file(t->it_dir, rel, text);
 }
 
+char *
+it_file_text(const char *path)
+{
+	struct buf	 b = BUF_INIT;
+	FILE		*f = fopen(path, "r");
+	char		 chunk[4096];
+	size_t		 n;
+
+	buf_adds(&b, "");
+	if (f == NULL)
+		return buf_take(&b);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	fclose(f);
+	return buf_take(&b);
+}
+
 void
 it_user_set(struct it *t, const char *key, json_t *value)
 {

@@ -232,6 +232,10 @@ void	it_backend(struct it *, const char *workflow, const char *ep,
  * creating folders on the way. */
 void	it_file(struct it *, const char *rel, const char *text);
 
+/* The whole text of the file at path, "" when it cannot be read
+ * (caller frees). */
+char	*it_file_text(const char *path);
+
 /* Write the folder's sluice.json anew (body without braces). */
 void	it_settings(struct it *, const char *settings);
 

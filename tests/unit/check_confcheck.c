@@ -640,16 +640,17 @@ START_TEST(silent_unimplemented_and_unknown)
 {
 	put("Users/u.json", "{" USER_BASE ",\n"
 	    " \"customWorkflowOverride\": true, \"customWorkflow\": \"Main\",\n"
-	    " \"redactLogOutput\": true,\n"
+	    " \"sqlLiteDirectory\": \"db\", \"redactLogOutput\": true,\n"
 	    " \"verboseLogging\": true, \"discussionDirectory\": \"\",\n"
 	    " \"routingconfig\": \"x\"}\n");
 	put("Workflows/u/Main.json", "{\"persona\": \"any key is a variable\",\n"
 	    " \"nodes\": [{\"title\": \"Ask\", \"endpointName\": \"Good\",\n"
 	    "  \"preset\": \"Warm\", \"maxContextTokenSize\": 4096,\n"
 	    "  \"promtp\": \"hi\", \"displayOnlyComment\": \"quiet\"}]}\n");
-	assert_check(0, "warning: @/Users/u.json:3:2: key 'redactLogOutput' "
-	    "is not implemented by Sluice; ignored (Sluice does not redact "
-	    "its logs)\n"
+	assert_check(0, "warning: @/Users/u.json:3:2: key 'sqlLiteDirectory' "
+	    "is not implemented by Sluice; ignored (Sluice keeps discussions "
+	    "and locks in its database (state_dir/sluice.db); bring "
+	    "WilmerAI's files over with --import-wilmer)\n"
 	    "warning: @/Users/u.json:5:2: unknown key 'routingconfig' "
 	    "(WilmerAI ignores it too; a typo?)\n"
 	    "warning: @/Workflows/u/Main.json:4:3: node 1 \"Ask\": unknown key "

@@ -14,8 +14,8 @@
 static char		 dir[64];
 static struct gw	 G;
 static struct gw_user	 U[2] = {
-	{ "alice", "_shared", true, false, false },
-	{ "bob", "bobs", false, true, false },
+	{ "alice", "_shared", true, false, false, false },
+	{ "bob", "bobs", false, true, true, false },
 };
 
 static void
@@ -100,6 +100,25 @@ START_TEST(multi_user)
 }
 END_TEST
 
+/* Whose lines are redacted, by the model the gateway echoes: the user
+ * named before ':' (any case); with one user, that user; not yet
+ * chosen (NULL), nobody. */
+START_TEST(redacting_by_echo)
+{
+	ck_assert(!users_redacting(&G, "bob"));		/* alice alone */
+	G.g_nusers = 2;
+	ck_assert(users_redacting(&G, "bob"));
+	ck_assert(users_redacting(&G, "Bob:coder"));
+	ck_assert(!users_redacting(&G, "alice:general"));
+	ck_assert(!users_redacting(&G, "carol"));
+	ck_assert(!users_redacting(&G, NULL));
+	G.g_nusers = 1;
+	U[0].gu_redact = true;
+	ck_assert(users_redacting(&G, "alice:general"));
+	U[0].gu_redact = false;
+}
+END_TEST
+
 static void
 collect(void *arg, const char *id)
 {
@@ -138,6 +157,7 @@ users_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, single_user);
 	tcase_add_test(tc, multi_user);
+	tcase_add_test(tc, redacting_by_echo);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("models");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -72,6 +72,24 @@ scratchdir_put(struct scratchdir *sc, const char *rel, const char *fmt, ...)
 	free(path);
 }
 
+char *
+scratchdir_read(const struct scratchdir *sc, const char *rel)
+{
+	char	*path = scratchdir_path(sc, rel), *text;
+	FILE	*f = fopen(path, "r");
+	long	 n;
+
+	ck_assert_msg(f != NULL, "cannot read %s: %s", path, strerror(errno));
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	ck_assert_int_ge(n = ftell(f), 0);
+	rewind(f);
+	text = xmalloc((size_t)n + 1);
+	text[fread(text, 1, (size_t)n, f)] = '\0';
+	fclose(f);
+	free(path);
+	return text;
+}
+
 void
 scratchdir_json(struct scratchdir *sc, const char *rel, const char *json)
 {

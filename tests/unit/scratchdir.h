@@ -19,6 +19,9 @@ void	scratchdir_put(struct scratchdir *, const char *rel, const char *fmt,
  * escapes; the text has no other '). */
 void	scratchdir_json(struct scratchdir *, const char *rel, const char *json);
 
+/* The text of the file at rel; fails the test when it cannot be read.
+ * Caller frees. */
+char	*scratchdir_read(const struct scratchdir *, const char *rel);
 /* Make the folder rel (and those on the way). */
 void	scratchdir_mkdir(struct scratchdir *, const char *rel);
 

@@ -79,7 +79,7 @@ tool_args_raw(struct buf *out, const char *p, size_t n)
 		return;
 	}
 	log_warnx("tool call arguments are not valid JSON (%s); passing "
-	    "them on as written", e.text);
+	    "them on as written", log_text(e.text));
 	buf_add(out, p, n);
 }
 

@@ -5,6 +5,7 @@
 
 #include "../../common/conf.h"
 #include "../../common/json.h"
+#include "../../common/log.h"
 #include "../../common/pyfmt.h"
 #include "../../common/tokens.h"
 #include "../../common/xmem.h"
@@ -148,6 +149,7 @@ embed_job_run(struct rq *rq, const struct proto_req_start *rs,
 	res->r_status = RQ_OK;
 	rc = conf_user_load(rq->rq_confdir, user, &u, err);
 	free(user);
+	log_redact(rc == 0 && conf_user_redacts(u));
 	if (rc == -1) {
 		snprintf(failed(res, 500, "config_error"), RQ_MSGLEN, "%s",
 		    err);

@@ -130,6 +130,9 @@ flow_run(struct rq *rq, const struct proto_req_start *rs,
 	res->r_status = RQ_OK;
 	rc = conf_user_load(rq->rq_confdir, user, &f.f_user, err);
 	free(user);
+	/* redactLogOutput, or encryption with the request's key (A10.1) */
+	log_redact(rc == 0 && (conf_user_redacts(f.f_user) ||
+	    rq->rq_crypt != NULL));
 	if (rc == -1) {
 		fail(&f, 500, "config_error", "%s", err);
 		return;

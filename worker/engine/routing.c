@@ -89,7 +89,7 @@ categorise(struct flow *f, json_t *routing, const char **cat)
 		buf_addc(&out, '\0');
 		*cat = routing_match(routing, out.b_data);
 		log_info("[rq %s] routing: attempt %ld: '%.80s' -> %s",
-		    f->f_rq->rq_id, i + 1, out.b_data, *cat ? *cat :
+		    f->f_rq->rq_id, i + 1, log_text(out.b_data), *cat ? *cat :
 		    "no category");
 	}
 	buf_free(&out);

@@ -50,7 +50,7 @@ next_hop(struct node_ctx *x, const struct llm_target *t, char **names,
 		return node_fail(x, res, 500, "failover chain longer than %d "
 		    "endpoints", MAX_HOPS);
 	log_warnx("[rq %s] endpoint '%s' failed (%s); failing over to '%s'",
-	    x->nx_rq->rq_id, t->tg_name, res->r_message, b);
+	    x->nx_rq->rq_id, t->tg_name, log_text(res->r_message), b);
 	return 0;
 }
 
@@ -125,7 +125,8 @@ call_retrying(struct node_ctx *x, const struct llm_ask *a,
 		if (rc == 0 || n == ATTEMPTS || !retryable(t, res, *tokens))
 			break;
 		log_warnx("[rq %s] endpoint '%s' failed (%s); attempt %d of %d "
-		    "in %d s", x->nx_rq->rq_id, t->tg_name, res->r_message,
+		    "in %d s", x->nx_rq->rq_id, t->tg_name,
+		    log_text(res->r_message),
 		    n + 1, ATTEMPTS, n);
 		if (!pause_for(x, 1000u * (unsigned)n, res))
 			break;
@@ -172,6 +173,10 @@ ask_run(struct node_ctx *x, const struct llm_ask *a, struct buf *out,
 		res->r_status = RQ_OK;
 		target_free(&t);
 	}
+	if (rc == 0)
+		log_debug("[rq %s] endpoint '%s' answered: %s", x->nx_rq->rq_id,
+		    names[n - 1], log_text(out->b_data != NULL ?
+		    out->b_data : ""));
 	target_free(&t);
 	for (i = 0; i < n; i++)
 		free(names[i]);

@@ -199,6 +199,7 @@ transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
 	url_shown(url, shown, sizeof(shown));
 	log_debug("[rq %s] POST %s (%zu bytes)", rq->rq_id, shown,
 	    strlen(body));
+	log_debug("[rq %s] request: %s", rq->rq_id, log_text(body));
 	transport_perform(&call, &hooks, &lr);
 	r = judge(x, &lr, nc, res);
 	if (r == 0)

@@ -292,8 +292,8 @@ send_post_done(struct wctx *wc, const struct wresult *r)
 		    "deadline");
 	} else if (r->r_status != RQ_OK) {
 		p->failed = true;
-		p->message = str_from(r->r_message[0] != '\0' ?
-		    r->r_message : "failed");
+		p->message = str_from(log_text(r->r_message[0] != '\0' ?
+		    r->r_message : "failed"));	/* for the gateway's log */
 	}
 	wloop_send(wc, &m);
 }

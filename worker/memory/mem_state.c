@@ -97,7 +97,8 @@ memory_state_update(struct node_ctx *x, const struct memory_settings *ms,
 		return -1;
 	if (rc == -1) {
 		log_warnx("[rq %s] discussion '%s': the state document was not "
-		    "updated: %s", x->nx_rq->rq_id, key, res->r_message);
+		    "updated: %s", x->nx_rq->rq_id, key,
+		    log_text(res->r_message));
 		*res = saved;
 	}
 	return 0;

@@ -146,7 +146,8 @@ embed_and_keep(struct node_ctx *x, const struct embed_target *t,
 			return -1;
 		}
 		log_warnx("[rq %s] discussion '%s': no embeddings for %zu "
-		    "memories: %s", x->nx_rq->rq_id, key, n, er.r_message);
+		    "memories: %s", x->nx_rq->rq_id, key, n,
+		    log_text(er.r_message));
 		return 0;
 	}
 	if ((s = memory_store(x, &er)) != NULL)
@@ -274,7 +275,7 @@ vecembed_rank(struct node_ctx *x, const char *endpoint, const char *key,
 			return -1;
 		}
 		log_warnx("[rq %s] VectorMemorySearch: no embedding for the "
-		    "query: %s", x->nx_rq->rq_id, er.r_message);
+		    "query: %s", x->nx_rq->rq_id, log_text(er.r_message));
 		return 0;
 	}
 	rc = rank_stored(x, &t, key, &v, limit, ids, n, &er);

@@ -206,7 +206,7 @@ vecsearch_run(struct node_ctx *x, struct buf *out, bool *streamed,
 	q.vs_now = (int64_t)(clock_wall_ms() / 1000);
 	q.vs_expand = node_bool(x, "useEntityExpansion", false);
 	log_debug("[rq %s] searching the vector memories of '%s' for '%s'",
-	    x->nx_rq->rq_id, key, kw);
+	    x->nx_rq->rq_id, key, log_text(kw));
 	rc = search(x, key, &q, out, res);
 	free(kw);
 	free(key);

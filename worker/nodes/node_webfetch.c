@@ -298,7 +298,7 @@ wf_error(struct node_ctx *x, const struct wfnode *n,
     const struct webfetch_resp *r, const char *msg, struct buf *out,
     struct wresult *res)
 {
-	log_warnx("WebFetch request failed: %s", msg);
+	log_warnx("WebFetch request failed: %s", log_text(msg));
 	if (strcmp(n->n_onerror, "raise") == 0)
 		return node_fail(x, res, 500, "%s", msg);
 	if (strcmp(n->n_format, "full") == 0)

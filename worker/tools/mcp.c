@@ -89,8 +89,8 @@ call(const struct mcp_call *c, bool list, const struct transport_hooks *h,
 	o = session(c, list, &s, h != NULL ? h : &none, out);
 	mcp_server_free(&s);
 	if (o == MCP_ERROR)
-		log_info("mcp: %.*s", (int)(out->b_len > 300 ? 300 :
-		    out->b_len), out->b_data);
+		log_info("mcp: %.*s", LOG_TEXTN(out->b_data,
+		    out->b_len > 300 ? 300 : out->b_len));
 	return o;
 }
 
