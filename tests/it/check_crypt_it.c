@@ -340,6 +340,28 @@ START_TEST(a10_not_cached)
 }
 END_TEST
 
+/* A10.1: a request encrypted with its key has its worker's log lines
+ * redacted as with redactLogOutput (not set here); one without a key
+ * logs as before. */
+START_TEST(a10_redacted_log)
+{
+	char	*log;
+	size_t	 from;
+
+	start_with(true, false, "\"min_workers\": 1, \"max_workers\": 1, "
+	    "\"log_level\": \"debug\"");
+	turn(NULL, "plain1", 3);
+	it_wait_idle(&T, 1);
+	from = it_log_size(&T);
+	log = it_file_text(T.it_log);
+	ck_assert_ptr_null(strstr(log, "[redacted"));
+	free(log);
+	turn("k1", "conv1", 3);
+	ck_assert(it_log_wait(&T, "[redacted", &from, 5000));
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 crypt_suite(void)
 {
@@ -350,6 +372,7 @@ crypt_suite(void)
 	test_case(s, "a10_other_user", a10_other_user_refused, 60);
 	test_case(s, "a10_import", a10_import_then_serve, 60);
 	test_case(s, "a10_cache", a10_not_cached, 60);
+	test_case(s, "a10_redact", a10_redacted_log, 60);
 	return s;
 }
 
