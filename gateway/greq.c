@@ -50,6 +50,9 @@ struct greq {
 	uint64_t		 q_last_write;
 	uint64_t		 q_started;
 	bool			 q_cache_on;	/* cache enabled at arrival */
+	bool			 q_redact;	/* its user encrypts with the
+						   key it sent (A10.1): log
+						   no content of it */
 	pid_t			 q_cache_pid;	/* worker the tally is of */
 	unsigned		 q_cache_answers;	/* CACHE frames with answer */
 	bool			 q_cache_missed;	/* one of them missed */
@@ -475,7 +478,8 @@ greq_sup_done(void *arg, struct sup_req *sr, const struct proto_msg *m)
 		snprintf(msg, sizeof(msg), "%.*s", (int)d->message.n,
 		    d->message.p ? d->message.p : "the request was cancelled");
 		log_warnx("[rq %s] failed: %s", q->q_id,
-		    log_text_if(users_redacting(q->q_gw, q->q_model), msg));
+		    log_text_if(q->q_redact || users_redacting(q->q_gw,
+		    q->q_model), msg));
 		send_error_after(q, d->http_status >= 400 &&
 		    d->http_status < 600 ? (int)d->http_status : 502, msg,
 		    d->retry_after);
@@ -782,6 +786,7 @@ parse(struct greq *q, const struct http_request *hr, int api,
 		lim->workflow = wf[0] != '\0' ? wf : NULL;
 		lim->key_scope = ks[0] != '\0' ? ks : NULL;
 		lim->api_key = u->gu_encrypt ? key : NULL;	/* A10.1 */
+		q->q_redact = lim->api_key != NULL;
 		r = api_build(api, root, q->q_id, lim, &q->q_api, status, err);
 		lim->api_key = NULL;
 		key_free(key);

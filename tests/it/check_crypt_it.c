@@ -362,6 +362,41 @@ START_TEST(a10_redacted_log)
 }
 END_TEST
 
+/* The gateway's "failed:" line of an encrypted request (a backend's
+ * error, which may echo the prompt) is redacted too; without the key
+ * it is not. */
+START_TEST(a10_gateway_failure_redacted)
+{
+	char		 url[128], body[256];
+	const char	*hdrs[2] = { "Authorization: Bearer k1", NULL };
+	const char	*plain[1] = { NULL };
+	struct it_resp	 r;
+	size_t		 from;
+
+	start_with(true, false, "\"min_workers\": 1, \"max_workers\": 1");
+	it_file(&T, "Workflows/it/Main.json", "[{\"endpointName\": \"Mock\","
+	    " \"returnToUser\": true}]\n");
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
+	    T.it_port);
+	snprintf(body, sizeof(body), "{\"model\": \"it\", \"messages\": "
+	    "[{\"role\": \"user\", \"content\": \"hi #mock {\\\"status\\\": "
+	    "400, \\\"error\\\": \\\"SECRET-4711\\\"}\"}]}");
+	from = it_log_size(&T);
+	ck_assert_int_eq(it_request_url("POST", url, plain, body, &r), 0);
+	ck_assert_int_eq(r.r_status, 400);
+	it_resp_free(&r);
+	ck_assert(it_log_wait(&T, "failed: endpoint 'Mock'", &from, 5000));
+	ck_assert(it_log_wait(&T, "SECRET-4711", &from, 1000));
+	from = it_log_size(&T);
+	ck_assert_int_eq(it_request_url("POST", url, hdrs, body, &r), 0);
+	ck_assert_int_eq(r.r_status, 400);
+	it_resp_free(&r);
+	ck_assert(it_log_wait(&T, "failed: [redacted", &from, 5000));
+	ck_assert(!it_log_wait(&T, "SECRET-4711", &from, 300));
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 crypt_suite(void)
 {
@@ -373,6 +408,7 @@ crypt_suite(void)
 	test_case(s, "a10_import", a10_import_then_serve, 60);
 	test_case(s, "a10_cache", a10_not_cached, 60);
 	test_case(s, "a10_redact", a10_redacted_log, 60);
+	test_case(s, "a10_gateway_redact", a10_gateway_failure_redacted, 60);
 	return s;
 }
 
