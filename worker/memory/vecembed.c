@@ -13,6 +13,7 @@
 #include "memory.h"
 #include "vecembed.h"
 #include "vecmath.h"
+#include "vecmem_text.h"
 
 /* ---- the store ------------------------------------------------------ */
 
@@ -164,16 +165,6 @@ embed_and_keep(struct node_ctx *x, const struct embed_target *t,
 	return 0;
 }
 
-static void
-strv_free(char **v, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 int
 vecembed_after_chunk(struct node_ctx *x, const struct memory_settings *ms,
     const char *key, const int64_t *ids, char *const *texts, size_t n,
@@ -202,6 +193,7 @@ vecembed_after_chunk(struct node_ctx *x, const struct memory_settings *ms,
 		all = xreallocarray(all, m + 2, sizeof(*all));
 		all_ids[m] = ids[k];
 		all[m++] = xstrdup(texts[k]);
+		all[m] = NULL;
 	}
 	memset(&er, 0, sizeof(er));
 	if ((batch = batch_size(x, ms)) > 0 && (s = memory_store(x, &er)) !=
@@ -210,7 +202,7 @@ vecembed_after_chunk(struct node_ctx *x, const struct memory_settings *ms,
 		log_warnx("[rq %s] discussion '%s': %s", x->nx_rq->rq_id, key,
 		    store_err(s));
 	rc = embed_and_keep(x, &t, key, all_ids, all, m, res);
-	strv_free(all, m);
+	vecmem_strv_free(all);
 	free(all_ids);
 	embed_target_free(&t);
 	return rc;
