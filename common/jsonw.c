@@ -57,11 +57,11 @@ string(struct buf *out, const char *s, size_t n, enum jsonw_style st)
 				buf_adds(out, esc);
 			else
 				buf_printf(out, "\\u%04x", c);
-		} else if (c >= 0x80 && st == JSONW_PYTHON) {
+		} else if (c >= 0x80 && st != JSONW_COMPACT) {
 			i += utf8_cp(p + i, &cp);
 			ascii_escape(out, cp);
 			continue;
-		} else if (c == 0x7f && st == JSONW_PYTHON)	/* not ' '..'~' */
+		} else if (c == 0x7f && st != JSONW_COMPACT)	/* not ' '..'~' */
 			buf_adds(out, "\\u007f");
 		else
 			buf_addc(out, (char)c);
@@ -70,10 +70,42 @@ string(struct buf *out, const char *s, size_t n, enum jsonw_style st)
 	buf_addc(out, '"');
 }
 
+static void	dump(struct buf *, const json_t *, enum jsonw_style, int);
+
+/* Before an item of a container at depth: the separator after the
+ * previous one, and PyJSON-file's new line and indent. */
 static void
-container(struct buf *out, const json_t *v, enum jsonw_style st)
+item_lead(struct buf *out, bool first, enum jsonw_style st, int depth)
 {
-	const char	*sep = st == JSONW_PYTHON ? ", " : ",";
+	int	 i;
+
+	if (!first)
+		buf_adds(out, st == JSONW_COMPACT ? "," : st == JSONW_PYTHON ?
+		    ", " : ",");
+	if (st == JSONW_PYFILE) {
+		buf_addc(out, '\n');
+		for (i = 0; i <= depth; i++)
+			buf_adds(out, "    ");
+	}
+}
+
+/* The close of a non-empty container at depth. */
+static void
+close_with(struct buf *out, char c, enum jsonw_style st, int depth)
+{
+	int	 i;
+
+	if (st == JSONW_PYFILE) {
+		buf_addc(out, '\n');
+		for (i = 0; i < depth; i++)
+			buf_adds(out, "    ");
+	}
+	buf_addc(out, c);
+}
+
+static void
+container(struct buf *out, const json_t *v, enum jsonw_style st, int depth)
+{
 	const char	*key;
 	json_t		*e;
 	size_t		 i;
@@ -82,32 +114,36 @@ container(struct buf *out, const json_t *v, enum jsonw_style st)
 	if (json_is_array(v)) {
 		buf_addc(out, '[');
 		for (i = 0; i < json_array_size(v); i++) {
-			if (i > 0)
-				buf_adds(out, sep);
-			jsonw_dump(out, json_array_get(v, i), st);
+			item_lead(out, i == 0, st, depth);
+			dump(out, json_array_get(v, i), st, depth + 1);
 		}
-		buf_addc(out, ']');
+		if (json_array_size(v) == 0)
+			buf_addc(out, ']');
+		else
+			close_with(out, ']', st, depth);
 		return;
 	}
 	buf_addc(out, '{');
 	json_object_foreach((json_t *)(uintptr_t)v, key, e) {
-		if (!first)
-			buf_adds(out, sep);
+		item_lead(out, first, st, depth);
 		first = false;
 		string(out, key, strlen(key), st);
-		buf_adds(out, st == JSONW_PYTHON ? ": " : ":");
-		jsonw_dump(out, e, st);
+		buf_adds(out, st == JSONW_COMPACT ? ":" : ": ");
+		dump(out, e, st, depth + 1);
 	}
-	buf_addc(out, '}');
+	if (first)
+		buf_addc(out, '}');
+	else
+		close_with(out, '}', st, depth);
 }
 
-void
-jsonw_dump(struct buf *out, const json_t *v, enum jsonw_style st)
+static void
+dump(struct buf *out, const json_t *v, enum jsonw_style st, int depth)
 {
 	switch (json_typeof(v)) {
 	case JSON_OBJECT:
 	case JSON_ARRAY:
-		container(out, v, st);
+		container(out, v, st, depth);
 		break;
 	case JSON_STRING:
 		string(out, json_string_value(v), json_string_length(v), st);
@@ -128,6 +164,12 @@ jsonw_dump(struct buf *out, const json_t *v, enum jsonw_style st)
 		buf_adds(out, "null");
 		break;
 	}
+}
+
+void
+jsonw_dump(struct buf *out, const json_t *v, enum jsonw_style st)
+{
+	dump(out, v, st, 0);
 }
 
 char *

@@ -10,6 +10,9 @@ enum jsonw_style {
 	JSONW_COMPACT,	/* "," and ":", UTF-8 kept */
 	JSONW_PYTHON,	/* ", " and ": ", non-ASCII as \uXXXX: what
 			   WilmerAI's requests.post(json=...) sends */
+	JSONW_PYFILE,	/* the same with indent=4 (new line and four
+			   spaces a level, "," at the end of a line):
+			   WilmerAI's discussion files */
 };
 
 /* Append v to out. Reals are written as Python's repr() writes them

@@ -255,6 +255,31 @@ START_TEST(jsonw_matches_python)
 }
 END_TEST
 
+/* json.dumps(v, indent=4) of CPython 3.11, WilmerAI's discussion files:
+ * nested containers, empty ones on one line, ensure_ascii. */
+START_TEST(jsonw_pyfile_matches_python)
+{
+	static const char *want = "[\n    {\n        \"text_block\": "
+	    "\"caf\\u00e9 \\\"q\\\"\\n\\ud83d\\ude42\",\n        \"hash\": "
+	    "\"ab\"\n    },\n    {\n        \"a\": [],\n        \"b\": {},\n"
+	    "        \"c\": [\n            1,\n            2.5,\n            "
+	    "null,\n            true\n        ]\n    }\n]";
+	json_t	*v = json_pack("[{s:s,s:s},{s:[],s:{},s:[i,f,n,b]}]",
+		    "text_block", "caf\xc3\xa9 \"q\"\n\xf0\x9f\x99\x82", "hash",
+		    "ab", "a", "b", "c", 1, 2.5, 1);
+	char	*s = jsonw_dumps(v, JSONW_PYFILE);
+
+	ck_assert_str_eq(s, want);
+	free(s);
+	json_decref(v);
+	v = json_array();
+	s = jsonw_dumps(v, JSONW_PYFILE);
+	ck_assert_str_eq(s, "[]");
+	free(s);
+	json_decref(v);
+}
+END_TEST
+
 /* utf8_repair is Python's bytes.decode('utf-8', 'replace'). */
 START_TEST(utf8_repair_matches_python)
 {
@@ -525,6 +550,7 @@ common_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("jsonw");
 	tcase_add_test(tc, jsonw_matches_python);
+	tcase_add_test(tc, jsonw_pyfile_matches_python);
 	tcase_add_test(tc, utf8_repair_matches_python);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("tokens");
