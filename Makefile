@@ -178,6 +178,8 @@ W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 		   import_scan.c import_state.c import_util.c import_vec.c \
 		   import_crypt.c)
 W_IMPORT	+= worker/import/import_compact.c
+# --export-wilmer: the import run backwards.
+W_IMPORT	+= $(addprefix worker/import/,export.c export_files.c export_vec.c)
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_stage.c clean_toks.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
@@ -326,7 +328,7 @@ UNIT_TESTS	:= check_common check_proto check_sup check_slots check_http \
 		   check_vars check_origin check_memgen check_memnodes \
 		   check_llmnodes check_transport check_backend check_build \
 		   check_ask check_msgs_norm check_fault check_engine \
-		   check_loop check_imp check_wiki check_research \
+		   check_loop check_imp check_export check_wiki check_research \
 		   check_xfield check_netguard check_structured
 UNIT_TESTS	+= check_child check_curl
 UNIT_TESTS	+= check_webfetch
@@ -527,6 +529,9 @@ check_loop_A		:= STORE
 check_imp_OBJS		:= $(call obj,$(W_IMPORT)) \
 			   $(call u,scratchdb.c scratchdir.c)
 check_imp_A		:= STORE
+check_export_OBJS	:= $(call obj,$(W_IMPORT)) \
+			   $(call u,scratchdb.c scratchdir.c)
+check_export_A		:= STORE
 # The wiki nodes and their client against tests/mock-wiki.
 check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 			   worker/nodes/node_wiki.c worker/tools/wiki.c \

@@ -144,6 +144,11 @@ usage(FILE *f)
 "                     discussion's folder) into the database, then exit\n"
 "  --import-key-file F  the API key (first line of F) that opens the\n"
 "                     discussions WilmerAI encrypted (repeatable)\n"
+"  --export-wilmer DIR  write the database's discussions into DIR in\n"
+"                     WilmerAI's DiscussionIds layout, then exit\n"
+"  --export-key-file F  the API key that opens encrypted discussions and\n"
+"                     encrypts their files (repeatable; same as\n"
+"                     --import-key-file)\n"
 "  -v, --verbose      debug logging\n"
 "  --version, --help\n"
 "WilmerAI's --ConfigDirectory and --User are accepted as aliases, and\n"
@@ -205,7 +210,7 @@ parse_uint(const char *v, unsigned *out)
 enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
     O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL,
     O_IMPORT, O_IMPORT_KEY, O_AHOST, O_AORIGIN, O_PUBLIC, O_LOGDIR,
-    O_DISCDIR, O_SQLDIR, O_FILELOG };
+    O_DISCDIR, O_SQLDIR, O_FILELOG, O_EXPORT };
 
 static const struct option longopts[] = {
 	{ "config-dir", required_argument, NULL, O_CONFIG },
@@ -220,6 +225,8 @@ static const struct option longopts[] = {
 	{ "check-config", no_argument, NULL, O_CHECK },
 	{ "import-wilmer", required_argument, NULL, O_IMPORT },
 	{ "import-key-file", required_argument, NULL, O_IMPORT_KEY },
+	{ "export-wilmer", required_argument, NULL, O_EXPORT },
+	{ "export-key-file", required_argument, NULL, O_IMPORT_KEY },
 	{ "concurrency", required_argument, NULL, O_CONC },
 	{ "concurrency-timeout", required_argument, NULL, O_CONC_TO },
 	{ "concurrency-level", required_argument, NULL, O_CONC_LEVEL },
@@ -324,7 +331,8 @@ list_clear(char **list)
 	}
 }
 
-/* --import-key-file is repeatable: one API key each. */
+/* --import-key-file (or --export-key-file) is repeatable: one API key
+ * each. */
 static int
 add_key_file(struct gw_conf *c, const char *path)
 {
@@ -381,6 +389,7 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 			return apply_conc(c, ch, arg);
 	case O_CHECK:	c->c_check_only = true; return 0;
 	case O_IMPORT:	replace(&c->c_import_dir, arg); return 0;
+	case O_EXPORT:	replace(&c->c_export_dir, arg); return 0;
 	case O_IMPORT_KEY: return add_key_file(c, arg);
 	case O_AHOST:	return add_entry(c, "allowed_hosts", "--allowed-host",
 			    arg);
@@ -463,6 +472,11 @@ gwconf_args(struct gw_conf *c, int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "sluice-gateway: unexpected argument '%s'\n",
 		    argv[optind]);
+		return -1;
+	}
+	if (c->c_import_dir != NULL && c->c_export_dir != NULL) {
+		fprintf(stderr, "sluice-gateway: --import-wilmer and "
+		    "--export-wilmer are two runs: give one\n");
 		return -1;
 	}
 	wflag_dirs(c);
@@ -812,6 +826,7 @@ gwconf_free(struct gw_conf *c)
 	free(c->c_state_dir);
 	free(c->c_worker_bin);
 	free(c->c_import_dir);
+	free(c->c_export_dir);
 	list_clear(c->c_api_keys);
 	list_clear(c->c_admin_keys);
 	list_clear(c->c_allowed_hosts);

@@ -61,8 +61,11 @@ struct gw_conf {
 						   pages that may call */
 	bool			 c_check_only;	/* --check-config */
 	char			*c_import_dir;	/* --import-wilmer DIR */
+	char			*c_export_dir;	/* --export-wilmer DIR */
 	char			*c_import_keys[GW_MAX_KEYS + 1];	/* each
-						   --import-key-file; NULL-ended */
+						   --import-key-file or
+						   --export-key-file;
+						   NULL-ended */
 	struct gw_wilmer	 c_wilmer;	/* WilmerAI's folder flags */
 	char			*c_log_file;	/* --file-logging's file, or NULL */
 	bool			 c_access_log;	/* a line per request */

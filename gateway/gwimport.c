@@ -1,4 +1,4 @@
-/* gwimport.c - sluice-gateway --import-wilmer: run sluice-worker to import a WilmerAI discussion folder and wait for it. */
+/* gwimport.c - sluice-gateway --import-wilmer and --export-wilmer: run sluice-worker to import or export WilmerAI discussion folders and wait for it. */
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
@@ -86,8 +86,9 @@ build_argv(const struct gw_conf *c, char *bin, char *ppid, char **argv)
 	size_t	 n = 0, i;
 
 	argv[n++] = bin;
-	argv[n++] = "--import-wilmer";
-	argv[n++] = c->c_import_dir;
+	argv[n++] = c->c_import_dir != NULL ? "--import-wilmer" :
+	    "--export-wilmer";
+	argv[n++] = c->c_import_dir != NULL ? c->c_import_dir : c->c_export_dir;
 	argv[n++] = "--state-dir";
 	argv[n++] = c->c_state_dir;
 	argv[n++] = "--db-sync";

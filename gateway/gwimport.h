@@ -1,11 +1,13 @@
-/* gwimport.h - sluice-gateway --import-wilmer: the worker does the import (the gateway never touches SQLite); we wait for it. */
+/* gwimport.h - sluice-gateway --import-wilmer and --export-wilmer: the worker does the work (the gateway never touches SQLite); we wait for it. */
 #ifndef SLUICE_GWIMPORT_H
 #define SLUICE_GWIMPORT_H
 
 struct gw_conf;
 
-/* Run sluice-worker --import-wilmer c_import_dir with the database of
- * c_state_dir (which must exist) and c_db_sync_full, through
+/* Run sluice-worker --import-wilmer c_import_dir (or --export-wilmer
+ * c_export_dir) with the database of c_state_dir (which must exist for
+ * the import; the export reports a missing one) and c_db_sync_full, with
+ * the key files and user names, through
  * posix_spawn (no shell), sharing our standard output and error, and
  * wait for it. Starts no listener, pool or systemd notification.
  * Returns the worker's exit status (128 + N when signal N killed it),

@@ -13,6 +13,7 @@
 #include "../common/log.h"
 #include "../common/logfile.h"
 #include "fault.h"
+#include "import/export.h"
 #include "import/import.h"
 #include "llm/transport.h"
 #include "loop/wloop.h"
@@ -32,6 +33,7 @@ struct wargs {
 	bool		 wa_sync_full;	/* --db-sync full */
 	const char	*wa_log_file;	/* --log-file PATH */
 	const char	*wa_import;	/* --import-wilmer DIR */
+	const char	*wa_export;	/* --export-wilmer DIR */
 	const char	*wa_keys[IMPORT_MAX];	/* --import-key-file, each */
 	size_t		 wa_nkeys;
 	const char	*wa_users[IMPORT_MAX];	/* --import-user, each */
@@ -50,6 +52,7 @@ static const struct option longopts[] = {
 	{ "state-dir", required_argument, NULL, 'd' },
 	{ "db-sync", required_argument, NULL, 'y' },
 	{ "import-wilmer", required_argument, NULL, 'i' },
+	{ "export-wilmer", required_argument, NULL, 'x' },
 	{ "import-key-file", required_argument, NULL, 'K' },
 	{ "import-user", required_argument, NULL, 'U' },
 	{ "import-encrypt-user", required_argument, NULL, 'X' },
@@ -108,6 +111,7 @@ parse_args(struct wargs *a, int argc, char **argv)
 			  break;
 		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
 		case 'i': a->wa_import = optarg; break;
+		case 'x': a->wa_export = optarg; break;
 		case 'L': a->wa_log_file = optarg; break;
 		case 'K': if (a->wa_nkeys == IMPORT_MAX)
 				return -1;
@@ -128,8 +132,9 @@ parse_args(struct wargs *a, int argc, char **argv)
 		default: return -1;
 		}
 	}
-	if (a->wa_import != NULL)
-		return a->wa_state_dir != NULL ? 0 : -1;
+	if (a->wa_import != NULL || a->wa_export != NULL)
+		return a->wa_state_dir != NULL && (a->wa_import == NULL ||
+		    a->wa_export == NULL) ? 0 : -1;
 	return a->wa_confdir != NULL && a->wa_user != NULL ? 0 : -1;
 }
 
@@ -143,19 +148,21 @@ tie_to_parent(pid_t parent)
 		fatalx_code(0, "gateway already gone");
 }
 
-/* sluice-gateway --import-wilmer runs us this way: no channel, no
- * request; the report on stdout (see import.h). */
+/* sluice-gateway --import-wilmer and --export-wilmer run us this way:
+ * no channel, no request; the report on stdout (see import.h and
+ * export.h). */
 static int
 run_import(const struct wargs *a)
 {
-	struct import_opts	 o = { a->wa_import, a->wa_state_dir,
+	struct import_opts	 o = { a->wa_import != NULL ? a->wa_import :
+				    a->wa_export, a->wa_state_dir,
 				    a->wa_sync_full, a->wa_keys, a->wa_nkeys,
 				    a->wa_users, a->wa_nusers, a->wa_sealers,
 				    a->wa_nsealers };
 
-	log_procinit("worker/import");
+	log_procinit(a->wa_import != NULL ? "worker/import" : "worker/export");
 	tie_to_parent(a->wa_parent);
-	return import_run(&o);
+	return a->wa_import != NULL ? import_run(&o) : export_run(&o);
 }
 
 int
@@ -176,7 +183,7 @@ main(int argc, char **argv)
 	log_init(a.wa_level);
 	if (a.wa_log_file != NULL && logfile_open(a.wa_log_file) == -1)
 		log_warn("cannot write the log file %s", a.wa_log_file);
-	if (a.wa_import != NULL)
+	if (a.wa_import != NULL || a.wa_export != NULL)
 		return run_import(&a);
 	snprintf(role, sizeof(role), "worker/%u", a.wa_slot);
 	log_procinit(role);

@@ -116,6 +116,13 @@ int	imp_vec(struct store *, const struct imp_disc *d, struct imp_res *r);
  * 0, or -1 with r_err and r_fail set. */
 int	imp_state(struct store *, const struct imp_disc *d, struct imp_res *r);
 
+/* import_scan.c: whether name is an API key's folder, named like
+ * sha256(key)[:16] (WilmerAI's hexdigest is lower case); whether id is
+ * a discussion id WilmerAI accepts (_is_safe_flat_config_name: one path
+ * component, no drive colon). */
+bool	imp_is_keydir(const char *name);
+bool	imp_id_safe(const char *id);
+
 /* import_json.c: read a whole file into b (0, or -1 with err). */
 int	imp_read_file(const char *path, struct buf *b, char err[CONF_ERRLEN]);
 

@@ -131,10 +131,8 @@ has_files(const struct names *nm, const char *dir)
 	return false;
 }
 
-/* A folder named like sha256(api key)[:16]: WilmerAI's hexdigest is
- * lower case. */
-static bool
-is_keydir(const char *name)
+bool
+imp_is_keydir(const char *name)
 {
 	size_t	 i;
 
@@ -145,10 +143,8 @@ is_keydir(const char *name)
 	return i == KEYDIR_LEN;
 }
 
-/* WilmerAI's rule for a discussion id (_is_safe_flat_config_name): one
- * path component, no drive colon. */
-static bool
-id_safe(const char *id)
+bool
+imp_id_safe(const char *id)
 {
 	if (*id == '\0' || strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
 		return false;
@@ -218,7 +214,7 @@ disc_add(struct imp_list *l, const char *key, const char *id,
 	struct imp_disc	*d;
 	char		*note;
 
-	if (!id_safe(id)) {
+	if (!imp_id_safe(id)) {
 		note = xasprintf("left out '%s': not a discussion id WilmerAI "
 		    "accepts (it holds '\\' or ':', or is '.' or '..')\n", id);
 		if (l->il_notes.b_len == 0 || strstr(l->il_notes.b_data,
@@ -277,7 +273,7 @@ scan_folder(struct imp_list *l, const char *root, const struct names *top,
 	else {
 		if (has_files(&nm, dir))
 			disc_add(l, name, name, dir, &nm, root, top);
-		if (is_keydir(name))
+		if (imp_is_keydir(name))
 			scan_keydir(l, name, dir, &nm);
 	}
 	names_free(&nm);
@@ -393,7 +389,7 @@ scan_single(struct imp_list *l, const char *dir, const struct names *nm)
 	snprintf(parent, sizeof(parent), "%s", dirname(tmp));
 	snprintf(tmp, sizeof(tmp), "%s", parent);
 	snprintf(pbase, sizeof(pbase), "%s", basename(tmp));
-	if (is_keydir(pbase)) {
+	if (imp_is_keydir(pbase)) {
 		key = xasprintf("%s/%s", pbase, id);
 		disc_add(l, key, id, dir, nm, NULL, NULL);
 		free(key);
