@@ -164,7 +164,7 @@ W_TOOLS	+= $(addprefix worker/tools/,jinja.c jinja_vars.c jinja_script.c)
 W_MEMORY	:= $(addprefix worker/memory/,memory.c memgen.c mem_chunk.c \
 		   mem_condense.c mem_file.c mem_read.c mem_state.c \
 		   mem_text.c mem_vector.c memstore.c vecmem.c vecmem_text.c \
-		   kwsearch.c timestamps.c vecembed.c vecmath.c)
+		   kwsearch.c timestamps.c vecembed.c vecmath.c vecbackfill.c)
 W_MEMORY	+= $(addprefix worker/memory/,compactor.c compact_conf.c \
 		   compact_win.c)
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \

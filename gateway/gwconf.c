@@ -149,6 +149,9 @@ usage(FILE *f)
 "  --export-key-file F  the API key that opens encrypted discussions and\n"
 "                     encrypts their files (repeatable; same as\n"
 "                     --import-key-file)\n"
+"  --backfill-embeddings ENDPOINT  embed every vector memory that has no\n"
+"                     vector by ENDPOINT's model, then exit\n"
+"  --backfill-batch-size N  texts a request for it (default 32)\n"
 "  -v, --verbose      debug logging\n"
 "  --version, --help\n"
 "WilmerAI's --ConfigDirectory and --User are accepted as aliases, and\n"
@@ -210,7 +213,7 @@ parse_uint(const char *v, unsigned *out)
 enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
     O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL,
     O_IMPORT, O_IMPORT_KEY, O_AHOST, O_AORIGIN, O_PUBLIC, O_LOGDIR,
-    O_DISCDIR, O_SQLDIR, O_FILELOG, O_EXPORT };
+    O_DISCDIR, O_SQLDIR, O_FILELOG, O_EXPORT, O_BACKFILL, O_BATCH };
 
 static const struct option longopts[] = {
 	{ "config-dir", required_argument, NULL, O_CONFIG },
@@ -227,6 +230,8 @@ static const struct option longopts[] = {
 	{ "import-key-file", required_argument, NULL, O_IMPORT_KEY },
 	{ "export-wilmer", required_argument, NULL, O_EXPORT },
 	{ "export-key-file", required_argument, NULL, O_IMPORT_KEY },
+	{ "backfill-embeddings", required_argument, NULL, O_BACKFILL },
+	{ "backfill-batch-size", required_argument, NULL, O_BATCH },
 	{ "concurrency", required_argument, NULL, O_CONC },
 	{ "concurrency-timeout", required_argument, NULL, O_CONC_TO },
 	{ "concurrency-level", required_argument, NULL, O_CONC_LEVEL },
@@ -390,6 +395,15 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 	case O_CHECK:	c->c_check_only = true; return 0;
 	case O_IMPORT:	replace(&c->c_import_dir, arg); return 0;
 	case O_EXPORT:	replace(&c->c_export_dir, arg); return 0;
+	case O_BACKFILL: replace(&c->c_backfill_ep, arg); return 0;
+	case O_BATCH:
+		if (parse_uint(arg, &n) == -1 || n == 0) {
+			fprintf(stderr, "sluice-gateway: --backfill-batch-size "
+			    "needs a number of at least 1\n");
+			return -1;
+		}
+		replace(&c->c_backfill_batch, arg);
+		return 0;
 	case O_IMPORT_KEY: return add_key_file(c, arg);
 	case O_AHOST:	return add_entry(c, "allowed_hosts", "--allowed-host",
 			    arg);
@@ -474,9 +488,11 @@ gwconf_args(struct gw_conf *c, int argc, char **argv)
 		    argv[optind]);
 		return -1;
 	}
-	if (c->c_import_dir != NULL && c->c_export_dir != NULL) {
-		fprintf(stderr, "sluice-gateway: --import-wilmer and "
-		    "--export-wilmer are two runs: give one\n");
+	if ((c->c_import_dir != NULL) + (c->c_export_dir != NULL) +
+	    (c->c_backfill_ep != NULL) > 1) {
+		fprintf(stderr, "sluice-gateway: --import-wilmer, "
+		    "--export-wilmer and --backfill-embeddings are separate "
+		    "runs: give one\n");
 		return -1;
 	}
 	wflag_dirs(c);
@@ -827,6 +843,8 @@ gwconf_free(struct gw_conf *c)
 	free(c->c_worker_bin);
 	free(c->c_import_dir);
 	free(c->c_export_dir);
+	free(c->c_backfill_ep);
+	free(c->c_backfill_batch);
 	list_clear(c->c_api_keys);
 	list_clear(c->c_admin_keys);
 	list_clear(c->c_allowed_hosts);

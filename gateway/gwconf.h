@@ -62,6 +62,9 @@ struct gw_conf {
 	bool			 c_check_only;	/* --check-config */
 	char			*c_import_dir;	/* --import-wilmer DIR */
 	char			*c_export_dir;	/* --export-wilmer DIR */
+	char			*c_backfill_ep;	/* --backfill-embeddings EP */
+	char			*c_backfill_batch;	/* its batch size, or
+						   NULL (the worker's) */
 	char			*c_import_keys[GW_MAX_KEYS + 1];	/* each
 						   --import-key-file or
 						   --export-key-file;

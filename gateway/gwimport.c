@@ -1,4 +1,4 @@
-/* gwimport.c - sluice-gateway --import-wilmer and --export-wilmer: run sluice-worker to import or export WilmerAI discussion folders and wait for it. */
+/* gwimport.c - sluice-gateway --import-wilmer, --export-wilmer and --backfill-embeddings: run sluice-worker for the offline job and wait for it. */
 #include <errno.h>
 #include <libgen.h>
 #include <signal.h>
@@ -77,6 +77,32 @@ encrypts(const struct gw_conf *c, const char *name)
 	return yes;
 }
 
+/* --backfill-embeddings: the endpoint, the user whose endpoints folder
+ * names it, the configuration and the database. */
+static void
+backfill_argv(const struct gw_conf *c, char *ppid, char **argv)
+{
+	size_t	 n = 0;
+
+	argv[n++] = "--backfill-embeddings";
+	argv[n++] = c->c_backfill_ep;
+	argv[n++] = "--config-dir";
+	argv[n++] = c->c_config_dir;
+	argv[n++] = "--user";
+	argv[n++] = c->c_user;
+	argv[n++] = "--state-dir";
+	argv[n++] = c->c_state_dir;
+	argv[n++] = "--db-sync";
+	argv[n++] = c->c_db_sync_full ? "full" : "normal";
+	argv[n++] = "--parent";
+	argv[n++] = ppid;
+	if (c->c_backfill_batch != NULL) {
+		argv[n++] = "--backfill-batch-size";
+		argv[n++] = c->c_backfill_batch;
+	}
+	argv[n] = NULL;
+}
+
 /* The worker's command line: the folder, the database, the key files,
  * the user names keys are derived for, and those of them whose
  * discussions are kept encrypted. */
@@ -86,6 +112,10 @@ build_argv(const struct gw_conf *c, char *bin, char *ppid, char **argv)
 	size_t	 n = 0, i;
 
 	argv[n++] = bin;
+	if (c->c_backfill_ep != NULL) {
+		backfill_argv(c, ppid, argv + n);
+		return;
+	}
 	argv[n++] = c->c_import_dir != NULL ? "--import-wilmer" :
 	    "--export-wilmer";
 	argv[n++] = c->c_import_dir != NULL ? c->c_import_dir : c->c_export_dir;

@@ -292,9 +292,11 @@ main(int argc, char **argv)
 	log_init(g.g_conf.c_log_level);	/* sluice.json may set log_level */
 	g.g_argc = argc;
 	g.g_argv = argv;
-	/* The worker imports or exports; nothing is served. An export
-	 * reads a database that must be there already. */
-	if (g.g_conf.c_import_dir != NULL || g.g_conf.c_export_dir != NULL) {
+	/* The worker imports, exports or backfills; nothing is served.
+	 * An export or a backfill reads a database that must be there
+	 * already. */
+	if (g.g_conf.c_import_dir != NULL || g.g_conf.c_export_dir != NULL ||
+	    g.g_conf.c_backfill_ep != NULL) {
 		r = g.g_conf.c_import_dir != NULL &&
 		    make_state_dir(g.g_conf.c_state_dir) == -1 ? EX_CONFIG :
 		    gwimport_run(&g.g_conf);

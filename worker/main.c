@@ -15,6 +15,7 @@
 #include "fault.h"
 #include "import/export.h"
 #include "import/import.h"
+#include "memory/vecbackfill.h"
 #include "llm/transport.h"
 #include "loop/wloop.h"
 #include "loop/wloop_store.h"
@@ -34,6 +35,8 @@ struct wargs {
 	const char	*wa_log_file;	/* --log-file PATH */
 	const char	*wa_import;	/* --import-wilmer DIR */
 	const char	*wa_export;	/* --export-wilmer DIR */
+	const char	*wa_backfill;	/* --backfill-embeddings ENDPOINT */
+	long		 wa_batch;	/* --backfill-batch-size N */
 	const char	*wa_keys[IMPORT_MAX];	/* --import-key-file, each */
 	size_t		 wa_nkeys;
 	const char	*wa_users[IMPORT_MAX];	/* --import-user, each */
@@ -53,6 +56,8 @@ static const struct option longopts[] = {
 	{ "db-sync", required_argument, NULL, 'y' },
 	{ "import-wilmer", required_argument, NULL, 'i' },
 	{ "export-wilmer", required_argument, NULL, 'x' },
+	{ "backfill-embeddings", required_argument, NULL, 'b' },
+	{ "backfill-batch-size", required_argument, NULL, 'B' },
 	{ "import-key-file", required_argument, NULL, 'K' },
 	{ "import-user", required_argument, NULL, 'U' },
 	{ "import-encrypt-user", required_argument, NULL, 'X' },
@@ -93,6 +98,7 @@ parse_args(struct wargs *a, int argc, char **argv)
 
 	memset(a, 0, sizeof(*a));
 	a->wa_level = LOG_LVL_INFO;
+	a->wa_batch = VECBACKFILL_BATCH;
 	while ((ch = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': a->wa_confdir = optarg; break;
@@ -112,6 +118,10 @@ parse_args(struct wargs *a, int argc, char **argv)
 		case 'v': a->wa_level = LOG_LVL_DEBUG; break;
 		case 'i': a->wa_import = optarg; break;
 		case 'x': a->wa_export = optarg; break;
+		case 'b': a->wa_backfill = optarg; break;
+		case 'B': if ((a->wa_batch = strtol(optarg, NULL, 10)) < 1)
+				return -1;
+			  break;
 		case 'L': a->wa_log_file = optarg; break;
 		case 'K': if (a->wa_nkeys == IMPORT_MAX)
 				return -1;
@@ -132,6 +142,9 @@ parse_args(struct wargs *a, int argc, char **argv)
 		default: return -1;
 		}
 	}
+	if (a->wa_backfill != NULL)
+		return a->wa_state_dir != NULL && a->wa_confdir != NULL &&
+		    a->wa_user != NULL ? 0 : -1;
 	if (a->wa_import != NULL || a->wa_export != NULL)
 		return a->wa_state_dir != NULL && (a->wa_import == NULL ||
 		    a->wa_export == NULL) ? 0 : -1;
@@ -165,6 +178,24 @@ run_import(const struct wargs *a)
 	return a->wa_import != NULL ? import_run(&o) : export_run(&o);
 }
 
+/* sluice-gateway --backfill-embeddings runs us this way (A9.6). */
+static int
+run_backfill(const struct wargs *a)
+{
+	struct backfill_opts	 o = { a->wa_confdir, a->wa_user,
+				    a->wa_backfill, a->wa_state_dir,
+				    a->wa_sync_full, a->wa_batch };
+	int			 r;
+
+	log_procinit("worker/backfill");
+	tie_to_parent(a->wa_parent);
+	if (transport_init() == -1)
+		fatalx("libcurl initialisation failed");
+	r = vecbackfill_run(&o);
+	transport_cleanup();
+	return r;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -185,6 +216,8 @@ main(int argc, char **argv)
 		log_warn("cannot write the log file %s", a.wa_log_file);
 	if (a.wa_import != NULL || a.wa_export != NULL)
 		return run_import(&a);
+	if (a.wa_backfill != NULL)
+		return run_backfill(&a);
 	snprintf(role, sizeof(role), "worker/%u", a.wa_slot);
 	log_procinit(role);
 	memset(&wc, 0, sizeof(wc));

@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../common/buf.h"
 #include "../../common/sha256.h"
@@ -416,6 +419,147 @@ START_TEST(a9_embeddings_through_the_gateway)
 }
 END_TEST
 
+/* ---- sluice-gateway --backfill-embeddings (A9.6) ---- */
+
+struct offline {
+	int	 o_status;
+	char	*o_out;
+	char	*o_err;
+};
+
+/* sluice-gateway on the test's folder with args (NULL-terminated, at
+ * most 8), run to its end. */
+static void
+offline(const char *const *args, struct offline *o)
+{
+	char	 bin[300], state[300], out[300], err[300];
+	char	*argv[16] = { bin, "--config-dir", T.it_dir, "--state-dir",
+		    state };
+	pid_t	 pid;
+	int	 st, n = 5;
+
+	snprintf(bin, sizeof(bin), "%s/sluice-gateway", T.it_build);
+	snprintf(state, sizeof(state), "%s/state", T.it_dir);
+	snprintf(out, sizeof(out), "%s/offline.out", T.it_dir);
+	snprintf(err, sizeof(err), "%s/offline.err", T.it_dir);
+	for (; *args != NULL && n < 15; args++)
+		argv[n++] = (char *)(uintptr_t)*args;
+	ck_assert_int_ge(pid = fork(), 0);
+	if (pid == 0) {
+		if (freopen(out, "w", stdout) == NULL ||
+		    freopen(err, "w", stderr) == NULL)
+			_exit(126);
+		execv(bin, argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	o->o_status = WEXITSTATUS(st);
+	o->o_out = it_file_text(out);
+	o->o_err = it_file_text(err);
+}
+
+/* --backfill-embeddings ep, with --backfill-batch-size batch unless
+ * it is NULL. */
+static void
+backfill(const char *ep, const char *batch, struct offline *o)
+{
+	const char	*args[] = { "--backfill-embeddings", ep,
+			    batch != NULL ? "--backfill-batch-size" : NULL,
+			    batch, NULL };
+
+	offline(args, o);
+}
+
+static void
+offline_free(struct offline *o)
+{
+	free(o->o_out);
+	free(o->o_err);
+}
+
+#define ck_in(hay, needle)	ck_assert_msg(strstr(hay, needle) != NULL, \
+	"'%s' not in:\n%s", needle, hay)
+
+/* Older facts that lack a vector by the endpoint's model (one has it,
+ * one has another model's) are embedded discussion by discussion,
+ * oldest first, a batch a request; the run ends with nothing left.
+ * A batch the backend keeps refusing stops the run after three tries,
+ * keeping what was done; an endpoint that does not embed is refused. */
+START_TEST(a9_6_backfill_embeddings)
+{
+	struct offline	 o;
+	char		 url[64], dir[400], *t;
+	const char	*import[] = { "--import-wilmer", dir, NULL };
+	json_t		*log;
+
+	memset(&T, 0, sizeof(T));
+	it_mock_start(&T);
+	it_config(&T, "\"min_workers\": 1, \"max_workers\": 1", NULL);
+	it_file(&T, "Users/it.json", user);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", T.it_mock_port);
+	it_backend(&T, NULL, "Emb", "openAIEmbeddings", url, "", "");
+	/* the database, made by an import as a WilmerAI user's would be */
+	snprintf(dir, sizeof(dir), "%s/w/DiscussionIds/o", T.it_dir);
+	it_file(&T, "w/DiscussionIds/o/memories.json", "[]");
+	offline(import, &o);
+	ck_assert_msg(o.o_status == 0, "%s%s", o.o_out, o.o_err);
+	offline_free(&o);
+	backfill("Emb", NULL, &o);
+	ck_assert_int_eq(o.o_status, 0);
+	ck_in(o.o_out, "total: 0 memories embedded by 'Emb' (model 'm'); 0 "
+	    "left\n");
+	offline_free(&o);
+	it_db_exec(&T, "INSERT INTO discussions VALUES ('p', 0), ('q', 0);"
+	    "INSERT INTO vector_memories (id, discussion, memory_text, "
+	    "date_added) VALUES (1, 'p', 'one', 'd'), (2, 'p', 'two', 'd'), "
+	    "(3, 'q', 'three', 'd'), (4, 'p', 'four', 'd'), "
+	    "(5, 'p', 'five', 'd'), (6, 'p', 'six', 'd');"
+	    "INSERT INTO memory_embeddings VALUES (2, 'm', 1, x'0000803F'),"
+	    " (4, 'z', 1, x'0000803F');");
+	backfill("Emb", "2", &o);
+	ck_assert_msg(o.o_status == 0, "%s%s", o.o_out, o.o_err);
+	ck_in(o.o_out, "\np: 4 memories embedded\nq: 1 memory embedded\n"
+	    "total: 5 memories embedded by 'Emb' (model 'm'); 0 left\n");
+	offline_free(&o);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM "
+	    "memory_embeddings WHERE model = 'm' AND dim = 64"), 5);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM "
+	    "memory_embeddings"), 7);
+	log = it_mock_log(&T, true);
+	t = embed_inputs(log);
+	ck_assert_str_eq(t, "{\"input\":[\"one\",\"four\"],\"model\":\"m\"}|"
+	    "{\"input\":[\"five\",\"six\"],\"model\":\"m\"}|{\"input\":"
+	    "[\"three\"],\"model\":\"m\"}");
+	free(t);
+	json_decref(log);
+
+	it_db_exec(&T, "INSERT INTO discussions VALUES ('r', 0);"
+	    "INSERT INTO vector_memories (id, discussion, memory_text, "
+	    "date_added) VALUES (7, 'r', '#embed-status 500', 'd');");
+	backfill("Emb", NULL, &o);
+	ck_assert_int_eq(o.o_status, 69);
+	ck_in(o.o_out, "total: 0 memories embedded by 'Emb' (model 'm'); 1 "
+	    "left\n");
+	ck_in(o.o_err, "error: stopped after 3 failed requests in a row\n");
+	ck_in(o.o_err, "error: discussion 'r': ");
+	offline_free(&o);
+	log = it_mock_log(&T, true);
+	ck_assert_int_eq(json_array_size(log), 3);
+	json_decref(log);
+
+	it_file(&T, "ApiTypes/Chat.json", "{\"type\": \"openAIChatCompletion\"}");
+	it_file(&T, "Endpoints/it/Chat.json", "{\"endpoint\": \"http://"
+	    "127.0.0.1:1\", \"apiTypeConfigFileName\": \"Chat\", "
+	    "\"modelNameToSendToAPI\": \"m\"}");
+	backfill("Chat", NULL, &o);
+	ck_assert_int_eq(o.o_status, 78);
+	ck_in(o.o_err, "which is not an embeddings type");
+	offline_free(&o);
+	it_stop_clean(&T);
+}
+END_TEST
+
 /* Two workers answer the same turn at once: one writes the memories,
  * the other finds them written; no chunk is stored twice. */
 START_TEST(vector_memories_concurrent)
@@ -586,6 +730,7 @@ vecmem_it_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, vector_search_reads_them);
 	tcase_add_test(tc, a9_embeddings_through_the_gateway);
+	tcase_add_test(tc, a9_6_backfill_embeddings);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keywords");

@@ -3,12 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
 
 #include "../../common/clock.h"
 #include "../../common/xmem.h"
 #include "../../worker/engine/registry.h"
 #include "../../worker/llm/transport.h"
 #include "../../worker/memory/memory.h"
+#include "../../worker/memory/vecbackfill.h"
 #include "../../worker/memory/vecembed.h"
 #include "../../worker/memory/vecmem.h"
 #include "../../worker/store/store_stmt.h"
@@ -395,6 +398,49 @@ START_TEST(a9_5_cancelled)
 }
 END_TEST
 
+/* A9.6: the offline backfill embeds, a batch a request, every memory
+ * without a vector by the endpoint's model, for either API type; an
+ * endpoint that cannot be reached stops it after three tries with
+ * nothing kept. */
+START_TEST(a9_6_backfill_run)
+{
+	struct backfill_opts	 o;
+	int64_t			 ids[8];
+	int			 fd = dup(1);
+
+	facts(THREE, ids);
+	nodectx_write(&C, "Users/u.json", "{\"chatCompleteAddUserAssistant\": "
+	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
+	    "\"endpointConfigsSubDirectory\": \"\"}");
+	o = (struct backfill_opts){ C.nc_db.sd_dir, "u", "E", C.nc_db.sd_dir,
+	    false, 2 };
+	ck_assert_ptr_nonnull(freopen("/dev/null", "w", stdout));
+	ck_assert_int_eq(vecbackfill_run(&o), 0);
+	ck_inputs("[\"Ann likes green tea\",\"Bob is forty\"]|"
+	    "[\"cats purr softly\"]");
+	ck_assert_int_eq(q_int("SELECT count(*) FROM memory_embeddings WHERE "
+	    "model = 'emb-E'"), 3);
+	o.bo_endpoint = "O";
+	o.bo_batch = VECBACKFILL_BATCH;
+	ck_assert_int_eq(vecbackfill_run(&o), 0);
+	ck_inputs("[\"Ann likes green tea\",\"Bob is forty\","
+	    "\"cats purr softly\"]");
+	ck_assert_int_eq(vecbackfill_run(&o), 0);	/* nothing left */
+	ck_inputs("");
+	o.bo_endpoint = "Gone";
+	ck_assert_int_eq(vecbackfill_run(&o), EX_UNAVAILABLE);
+	ck_assert_int_eq(q_int("SELECT count(*) FROM memory_embeddings WHERE "
+	    "model = 'emb-Gone'"), 0);
+	ck_assert_int_eq(q_int("SELECT count(*) FROM memory_embeddings"), 6);
+	o.bo_state_dir = "/nonexistent";
+	o.bo_endpoint = "E";
+	ck_assert_int_eq(vecbackfill_run(&o), EX_NOINPUT);
+	fflush(stdout);
+	dup2(fd, 1);
+	close(fd);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -410,6 +456,7 @@ main(void)
 		{ "a9_5_hybrid", a9_5_hybrid },
 		{ "a9_5_expansion_after_hybrid", a9_5_expansion_after_hybrid },
 		{ "a9_5_cancelled", a9_5_cancelled },
+		{ "a9_6_backfill_run", a9_6_backfill_run },
 	};
 
 	return it_main(it_suite_fixture("vecembed", cases,
