@@ -1,11 +1,12 @@
-/* gwimport.h - sluice-gateway --import-wilmer and --export-wilmer: the worker does the work (the gateway never touches SQLite); we wait for it. */
+/* gwimport.h - sluice-gateway --import-wilmer, --export-wilmer and --backfill-embeddings: the worker does the work (the gateway never touches SQLite); we wait for it. */
 #ifndef SLUICE_GWIMPORT_H
 #define SLUICE_GWIMPORT_H
 
 struct gw_conf;
 
 /* Run sluice-worker --import-wilmer c_import_dir (or --export-wilmer
- * c_export_dir) with the database of c_state_dir (which must exist for
+ * c_export_dir, or --backfill-embeddings c_backfill_ep with the
+ * configuration folder and the first user) with the database of c_state_dir (which must exist for
  * the import; the export reports a missing one) and c_db_sync_full, with
  * the key files and user names, through
  * posix_spawn (no shell), sharing our standard output and error, and
