@@ -77,54 +77,32 @@ encrypts(const struct gw_conf *c, const char *name)
 	return yes;
 }
 
-/* --backfill-embeddings: the endpoint, the user whose endpoints folder
- * names it, the configuration and the database. */
-static void
-backfill_argv(const struct gw_conf *c, char *ppid, char **argv)
-{
-	size_t	 n = 0;
-
-	argv[n++] = "--backfill-embeddings";
-	argv[n++] = c->c_backfill_ep;
-	argv[n++] = "--config-dir";
-	argv[n++] = c->c_config_dir;
-	argv[n++] = "--user";
-	argv[n++] = c->c_user;
-	argv[n++] = "--state-dir";
-	argv[n++] = c->c_state_dir;
-	argv[n++] = "--db-sync";
-	argv[n++] = c->c_db_sync_full ? "full" : "normal";
-	argv[n++] = "--parent";
-	argv[n++] = ppid;
-	if (c->c_backfill_batch != NULL) {
-		argv[n++] = "--backfill-batch-size";
-		argv[n++] = c->c_backfill_batch;
-	}
-	argv[n] = NULL;
-}
-
-/* The worker's command line: the folder, the database, the key files,
- * the user names keys are derived for, and those of them whose
- * discussions are kept encrypted. */
-static void
-build_argv(const struct gw_conf *c, char *bin, char *ppid, char **argv)
+/* The job's own arguments: --backfill-embeddings with the endpoint, the
+ * configuration and the user whose endpoints folder names it; or the
+ * import or export folder with the key files, the user names keys are
+ * derived for, and those of them whose discussions are kept encrypted.
+ * Returns the number of entries written. */
+static size_t
+job_args(const struct gw_conf *c, char **argv)
 {
 	size_t	 n = 0, i;
 
-	argv[n++] = bin;
 	if (c->c_backfill_ep != NULL) {
-		backfill_argv(c, ppid, argv + n);
-		return;
+		argv[n++] = "--backfill-embeddings";
+		argv[n++] = c->c_backfill_ep;
+		argv[n++] = "--config-dir";
+		argv[n++] = c->c_config_dir;
+		argv[n++] = "--user";
+		argv[n++] = c->c_user;
+		if (c->c_backfill_batch != NULL) {
+			argv[n++] = "--backfill-batch-size";
+			argv[n++] = c->c_backfill_batch;
+		}
+		return n;
 	}
 	argv[n++] = c->c_import_dir != NULL ? "--import-wilmer" :
 	    "--export-wilmer";
 	argv[n++] = c->c_import_dir != NULL ? c->c_import_dir : c->c_export_dir;
-	argv[n++] = "--state-dir";
-	argv[n++] = c->c_state_dir;
-	argv[n++] = "--db-sync";
-	argv[n++] = c->c_db_sync_full ? "full" : "normal";
-	argv[n++] = "--parent";
-	argv[n++] = ppid;
 	for (i = 0; c->c_import_keys[i] != NULL; i++) {
 		argv[n++] = "--import-key-file";
 		argv[n++] = c->c_import_keys[i];
@@ -138,6 +116,23 @@ build_argv(const struct gw_conf *c, char *bin, char *ppid, char **argv)
 			argv[n++] = "--import-encrypt-user";
 			argv[n++] = c->c_users[i];
 		}
+	return n;
+}
+
+/* The worker's command line: the job, the database, its parent. */
+static void
+build_argv(const struct gw_conf *c, char *bin, char *ppid, char **argv)
+{
+	size_t	 n = 0;
+
+	argv[n++] = bin;
+	n += job_args(c, argv + n);
+	argv[n++] = "--state-dir";
+	argv[n++] = c->c_state_dir;
+	argv[n++] = "--db-sync";
+	argv[n++] = c->c_db_sync_full ? "full" : "normal";
+	argv[n++] = "--parent";
+	argv[n++] = ppid;
 	if (c->c_log_level >= LOG_LVL_DEBUG)
 		argv[n++] = "--verbose";
 	argv[n] = NULL;

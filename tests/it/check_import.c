@@ -159,35 +159,17 @@ dump(const char *db_path)
 static void
 run_gw(struct run *r, const char *const *args)
 {
-	char		 bin[300], conf[512], out[512], err[512];
-	char		*argv[16] = { bin, "--config-dir", conf };
-	const char	*b = getenv("SLUICE_BUILD");
-	pid_t		 pid;
-	int		 n = 3, i;
+	char		 conf[512], out[512], err[512];
+	const char	*argv[16] = { "--config-dir", conf };
+	int		 n = 2;
 
-	snprintf(bin, sizeof(bin), "%s/sluice-gateway", b ? b : "build");
 	snprintf(conf, sizeof(conf), "%s/conf", T);
 	snprintf(out, sizeof(out), "%s/out", T);
 	snprintf(err, sizeof(err), "%s/err", T);
 	for (; *args != NULL && n < 15; args++)
-		argv[n++] = (char *)(uintptr_t)*args;
+		argv[n++] = *args;
 	argv[n] = NULL;
-	ck_assert_int_ge(pid = fork(), 0);
-	if (pid == 0) {
-		if (freopen(out, "w", stdout) == NULL ||
-		    freopen(err, "w", stderr) == NULL)
-			_exit(126);
-		execv(bin, argv);
-		_exit(127);
-	}
-	for (i = 0; i < 2000 && waitpid(pid, &r->r_status, WNOHANG) == 0; i++)
-		it_sleep(10);
-	if (i == 2000) {
-		kill(pid, SIGKILL);
-		ck_abort_msg("sluice-gateway --import-wilmer did not end");
-	}
-	ck_assert_msg(WIFEXITED(r->r_status), "status %d", r->r_status);
-	r->r_status = WEXITSTATUS(r->r_status);
+	r->r_status = it_gateway_once(argv, out, err);
 	r->r_out = slurp(out);
 	r->r_err = slurp(err);
 }

@@ -5,8 +5,6 @@
 #include <string.h>
 #include <stdint.h>
 #include <time.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../../common/buf.h"
 #include "../../common/sha256.h"
@@ -432,29 +430,18 @@ struct offline {
 static void
 offline(const char *const *args, struct offline *o)
 {
-	char	 bin[300], state[300], out[300], err[300];
-	char	*argv[16] = { bin, "--config-dir", T.it_dir, "--state-dir",
-		    state };
-	pid_t	 pid;
-	int	 st, n = 5;
+	char		 state[300], out[300], err[300];
+	const char	*argv[16] = { "--config-dir", T.it_dir, "--state-dir",
+			    state };
+	int		 n = 4;
 
-	snprintf(bin, sizeof(bin), "%s/sluice-gateway", T.it_build);
 	snprintf(state, sizeof(state), "%s/state", T.it_dir);
 	snprintf(out, sizeof(out), "%s/offline.out", T.it_dir);
 	snprintf(err, sizeof(err), "%s/offline.err", T.it_dir);
 	for (; *args != NULL && n < 15; args++)
-		argv[n++] = (char *)(uintptr_t)*args;
-	ck_assert_int_ge(pid = fork(), 0);
-	if (pid == 0) {
-		if (freopen(out, "w", stdout) == NULL ||
-		    freopen(err, "w", stderr) == NULL)
-			_exit(126);
-		execv(bin, argv);
-		_exit(127);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st));
-	o->o_status = WEXITSTATUS(st);
+		argv[n++] = *args;
+	argv[n] = NULL;
+	o->o_status = it_gateway_once(argv, out, err);
 	o->o_out = it_file_text(out);
 	o->o_err = it_file_text(err);
 }

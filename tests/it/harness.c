@@ -625,6 +625,33 @@ it_stop(struct it *t, int timeout_ms)
 	return st;
 }
 
+int
+it_gateway_once(const char *const *args, const char *out, const char *err)
+{
+	const char	*b = getenv("SLUICE_BUILD");
+	char		 bin[300], *argv[22] = { bin };
+	pid_t		 pid;
+	int		 n = 1, st;
+
+	snprintf(bin, sizeof(bin), "%s/sluice-gateway", b ? b : "build");
+	for (; *args != NULL && n < 21; args++)
+		argv[n++] = (char *)(uintptr_t)*args;
+	argv[n] = NULL;
+	ck_assert_int_ge(pid = fork(), 0);
+	if (pid == 0) {
+		if (freopen(out, "w", stdout) == NULL ||
+		    freopen(err, "w", stderr) == NULL)
+			_exit(126);
+		execv(bin, argv);
+		_exit(127);
+	}
+	st = wait_exit(pid, it_slow(20000));
+	ck_assert_msg(st != -1, "sluice-gateway %s did not end", argv[1]);
+	ck_assert_msg(WIFEXITED(st), "sluice-gateway %s: status %d", argv[1],
+	    st);
+	return WEXITSTATUS(st);
+}
+
 void
 it_stop_clean(struct it *t)
 {

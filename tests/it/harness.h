@@ -78,6 +78,13 @@ int	it_stop(struct it *, int timeout_ms);
  * 15 s. */
 void	it_stop_clean(struct it *);
 
+/* Run $SLUICE_BUILD/sluice-gateway (default build/) once with args
+ * (NULL-terminated, at most 20), its standard output and error written
+ * to the files out and err, as an offline job (--import-wilmer, ...).
+ * Fails the test unless it exits within 20 s; returns its exit status. */
+int	it_gateway_once(const char *const *args, const char *out,
+	    const char *err);
+
 struct it_resp {
 	long		 r_status;
 	struct buf	 r_body;

@@ -265,22 +265,14 @@ vrows(const char *rel, const char *sql)
 	sqlite3_stmt	*st;
 	struct buf	 b = BUF_INIT;
 	char		*p = scratchdir_path(&t_dir, rel);
-	int		 i;
 
 	ck_assert_int_eq(sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY, NULL),
 	    SQLITE_OK);
 	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK,
 	    "%s: %s", sql, sqlite3_errmsg(db));
 	buf_adds(&b, "");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		for (i = 0; i < sqlite3_column_count(st); i++) {
-			if (i > 0)
-				buf_addc(&b, '|');
-			buf_adds(&b, sqlite3_column_type(st, i) == SQLITE_NULL ?
-			    "NULL" : (const char *)sqlite3_column_text(st, i));
-		}
-		buf_addc(&b, '\n');
-	}
+	while (sqlite3_step(st) == SQLITE_ROW)
+		scratchdb_row(&b, st);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	free(p);

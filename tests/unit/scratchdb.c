@@ -21,24 +21,31 @@ scratchdb_open(struct scratchdb *sd, const char *what)
 	ck_assert_msg(sd->sd_store != NULL, "store_open: %s", err);
 }
 
+void
+scratchdb_row(struct buf *b, sqlite3_stmt *st)
+{
+	int	 i;
+
+	for (i = 0; i < sqlite3_column_count(st); i++) {
+		if (i > 0)
+			buf_addc(b, '|');
+		buf_adds(b, sqlite3_column_type(st, i) == SQLITE_NULL ? "NULL" :
+		    (const char *)sqlite3_column_text(st, i));
+	}
+	buf_addc(b, '\n');
+}
+
 char *
 scratchdb_rows(struct scratchdb *sd, const char *sql)
 {
 	sqlite3_stmt	*st = store_stmt(sd->sd_store, sql);
 	struct buf	 b = BUF_INIT;
-	int		 i, rc;
+	int		 rc;
 
 	ck_assert_msg(st != NULL, "%s", store_err(sd->sd_store));
 	buf_adds(&b, "");
-	while ((rc = store_step(sd->sd_store, st)) == 1) {
-		for (i = 0; i < sqlite3_column_count(st); i++) {
-			if (i > 0)
-				buf_addc(&b, '|');
-			buf_adds(&b, sqlite3_column_type(st, i) == SQLITE_NULL ?
-			    "NULL" : (const char *)sqlite3_column_text(st, i));
-		}
-		buf_addc(&b, '\n');
-	}
+	while ((rc = store_step(sd->sd_store, st)) == 1)
+		scratchdb_row(&b, st);
 	ck_assert_msg(rc == 0, "%s", store_err(sd->sd_store));
 	return buf_take(&b);
 }

@@ -20,6 +20,10 @@ void	scratchdb_open(struct scratchdb *, const char *what);
  * test on an error. Caller frees. */
 char	*scratchdb_rows(struct scratchdb *, const char *sql);
 
+/* Append the row st is on as "a|b|c\n" (NULL as "NULL"). */
+struct buf;
+void	scratchdb_row(struct buf *b, sqlite3_stmt *st);
+
 /* Close the store (if open) and remove the folder with everything in
  * it (kept when STORE_KEEP is set in the environment). */
 void	scratchdb_close(struct scratchdb *);

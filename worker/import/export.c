@@ -21,11 +21,7 @@ struct exp_total {
 	long	t_done;
 	long	t_failed;
 	long	t_kept;		/* left alone: the folder exists */
-	long	t_memories;
-	long	t_summaries;
-	long	t_timestamps;
-	long	t_vectors;
-	long	t_hashlog;
+	struct imp_counts t_c;
 	int	t_status;
 };
 
@@ -299,17 +295,8 @@ report(const char *key, int rc, const struct imp_res *r, struct exp_total *t)
 		if (t->t_status == 0 || r->ir_fail == EX_CANTCREAT)
 			t->t_status = r->ir_fail;
 	} else {
-		printf("%s: %s", key, r->ir_parts.b_len > 0 ?
-		    r->ir_parts.b_data : "nothing to export");
-		if (r->ir_skips.b_len > 0)
-			printf("; skipped: %s", r->ir_skips.b_data);
-		putchar('\n');
+		imp_print_done(key, r, "nothing to export", &t->t_c);
 		t->t_done++;
-		t->t_memories += r->ir_memories;
-		t->t_summaries += r->ir_summaries;
-		t->t_timestamps += r->ir_timestamps;
-		t->t_vectors += r->ir_vectors;
-		t->t_hashlog += r->ir_hashlog;
 	}
 	fflush(stdout);
 }
@@ -319,15 +306,10 @@ report_total(const struct exp_total *t)
 {
 	long	 n = t->t_done + t->t_failed + t->t_kept;
 
-	printf("total: %ld %s (%ld failed, %ld left alone): exported %ld %s, "
-	    "%ld %s, %ld %s, %ld vector %s, %ld hash log %s\n", n,
-	    imp_plural(n, "discussion", "discussions"), t->t_failed, t->t_kept,
-	    t->t_memories, imp_plural(t->t_memories, "memory", "memories"),
-	    t->t_summaries, imp_plural(t->t_summaries, "summary", "summaries"),
-	    t->t_timestamps, imp_plural(t->t_timestamps, "timestamp",
-	    "timestamps"), t->t_vectors, imp_plural(t->t_vectors, "memory",
-	    "memories"), t->t_hashlog, imp_plural(t->t_hashlog, "entry",
-	    "entries"));
+	printf("total: %ld %s (%ld failed, %ld left alone): exported ", n,
+	    imp_plural(n, "discussion", "discussions"), t->t_failed,
+	    t->t_kept);
+	imp_print_counts(&t->t_c);
 }
 
 /* Every discussion key, sorted, NULL-terminated (caller frees each and

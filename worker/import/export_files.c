@@ -11,6 +11,7 @@
 #include "../../common/jsonw.h"
 #include "../../common/utf8.h"
 #include "../../common/xmem.h"
+#include "../../proto/frame.h"
 #include "../store/store_seal.h"
 #include "../store/store_stmt.h"
 #include "export_int.h"
@@ -314,24 +315,6 @@ exp_files(struct store *s, const struct exp_disc *d, struct imp_res *r)
 	return state_doc(s, d, r);
 }
 
-/* All of p[0..n) to fd. */
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	 w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int
 exp_write(const struct exp_disc *d, const char *name, const char *p,
     size_t n, struct imp_res *r)
@@ -354,7 +337,7 @@ exp_write(const struct exp_disc *d, const char *name, const char *p,
 	path = xasprintf("%s/%s", d->e_dir, name);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 	    0600)) != -1) {
-		rc = write_all(fd, p, n) == -1 || fsync(fd) == -1 ? -1 : 0;
+		rc = frame_write_all(fd, p, n) == -1 || fsync(fd) == -1 ? -1 : 0;
 		if (close(fd) == -1)
 			rc = -1;
 	}

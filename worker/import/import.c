@@ -15,11 +15,7 @@
 struct imp_total {
 	long	t_done;		/* discussions imported */
 	long	t_failed;
-	long	t_memories;
-	long	t_summaries;
-	long	t_timestamps;
-	long	t_vectors;
-	long	t_hashlog;
+	struct imp_counts t_c;
 	int	t_status;	/* the exit status so far */
 };
 
@@ -74,17 +70,8 @@ report(const struct imp_disc *d, const struct imp_res *r,
 		if (t->t_status != EX_DATAERR)
 			t->t_status = r->ir_fail;
 	} else {
-		printf("%s: %s", d->d_key, r->ir_parts.b_len > 0 ?
-		    r->ir_parts.b_data : "nothing to import");
-		if (r->ir_skips.b_len > 0)
-			printf("; skipped: %s", r->ir_skips.b_data);
-		putchar('\n');
+		imp_print_done(d->d_key, r, "nothing to import", &t->t_c);
 		t->t_done++;
-		t->t_memories += r->ir_memories;
-		t->t_summaries += r->ir_summaries;
-		t->t_timestamps += r->ir_timestamps;
-		t->t_vectors += r->ir_vectors;
-		t->t_hashlog += r->ir_hashlog;
 	}
 	fflush(stdout);
 }
@@ -94,15 +81,9 @@ report_total(const struct imp_total *t)
 {
 	long	 n = t->t_done + t->t_failed;
 
-	printf("total: %ld %s (%ld failed): imported %ld %s, %ld %s, %ld %s, "
-	    "%ld vector %s, %ld hash log %s\n", n, imp_plural(n, "discussion",
-	    "discussions"), t->t_failed, t->t_memories,
-	    imp_plural(t->t_memories, "memory", "memories"), t->t_summaries,
-	    imp_plural(t->t_summaries, "summary", "summaries"),
-	    t->t_timestamps, imp_plural(t->t_timestamps, "timestamp",
-	    "timestamps"), t->t_vectors, imp_plural(t->t_vectors, "memory",
-	    "memories"), t->t_hashlog, imp_plural(t->t_hashlog, "entry",
-	    "entries"));
+	printf("total: %ld %s (%ld failed): imported ", n, imp_plural(n,
+	    "discussion", "discussions"), t->t_failed);
+	imp_print_counts(&t->t_c);
 }
 
 static struct store *

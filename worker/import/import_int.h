@@ -134,6 +134,25 @@ bool	imp_encrypted(const char *s, size_t n);
  * tried: keys were given for it and none opened it. */
 void	imp_note_encrypted(struct imp_res *r, const char *path, bool tried);
 
+/* What a whole run moved, for its total line. */
+struct imp_counts {
+	long	c_memories;
+	long	c_summaries;
+	long	c_timestamps;
+	long	c_vectors;
+	long	c_hashlog;
+};
+
+/* import_util.c: print key's line for a discussion done: what r says
+ * was moved ("none" when nothing), then what was skipped; add r's
+ * numbers to c. */
+void	imp_print_done(const char *key, const struct imp_res *r,
+	    const char *none, struct imp_counts *c);
+
+/* import_util.c: print c as the total line's tail, "N memories, N
+ * summaries, ..., N hash log entries\n". */
+void	imp_print_counts(const struct imp_counts *c);
+
 struct import_opts;
 
 /* import_crypt.c: a key for each API key given (o's key files, then

@@ -1,5 +1,6 @@
-/* import_util.c - what every part of --import-wilmer shares: the discussions row, the report's lists and plurals. */
+/* import_util.c - what every part of --import-wilmer and --export-wilmer shares: the discussions row, the report's lines, lists and plurals. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -40,4 +41,32 @@ imp_same(struct store *s, const char *d, const char *v, const char *plain)
 	same = strcmp(t, plain) == 0;
 	free(t);
 	return same;
+}
+
+void
+imp_print_done(const char *key, const struct imp_res *r, const char *none,
+    struct imp_counts *c)
+{
+	printf("%s: %s", key, r->ir_parts.b_len > 0 ? r->ir_parts.b_data :
+	    none);
+	if (r->ir_skips.b_len > 0)
+		printf("; skipped: %s", r->ir_skips.b_data);
+	putchar('\n');
+	c->c_memories += r->ir_memories;
+	c->c_summaries += r->ir_summaries;
+	c->c_timestamps += r->ir_timestamps;
+	c->c_vectors += r->ir_vectors;
+	c->c_hashlog += r->ir_hashlog;
+}
+
+void
+imp_print_counts(const struct imp_counts *c)
+{
+	printf("%ld %s, %ld %s, %ld %s, %ld vector %s, %ld hash log %s\n",
+	    c->c_memories, imp_plural(c->c_memories, "memory", "memories"),
+	    c->c_summaries, imp_plural(c->c_summaries, "summary", "summaries"),
+	    c->c_timestamps, imp_plural(c->c_timestamps, "timestamp",
+	    "timestamps"), c->c_vectors, imp_plural(c->c_vectors, "memory",
+	    "memories"), c->c_hashlog, imp_plural(c->c_hashlog, "entry",
+	    "entries"));
 }

@@ -14,6 +14,7 @@
 #include "../../common/paths.h"
 #include "../../common/uuid.h"
 #include "../../common/xmem.h"
+#include "../../proto/frame.h"
 #include "../core/node.h"
 
 /*
@@ -677,24 +678,6 @@ save_dir(struct node_ctx *x, struct save *sv, struct wresult *res)
 	return dfd;
 }
 
-/* Write p[0..n) to fd; 0 or -1. */
-static int
-save_write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	 w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Replace name in dfd with data, atomically: a new file beside it,
  * fsync()ed, renamed over it, then the directory fsync()ed. An existing
  * file's permissions carry over. 0, or -1 with errno. */
@@ -715,7 +698,7 @@ save_atomic(int dfd, const char *name, const struct buf *data,
 	}
 	if (fd == -1)
 		return -1;
-	if (save_write_all(fd, data->b_data, data->b_len) == -1 ||
+	if (frame_write_all(fd, data->b_data, data->b_len) == -1 ||
 	    (old != NULL && fchmod(fd, old->st_mode & 07777) == -1) ||
 	    fsync(fd) == -1)
 		goto fail;
