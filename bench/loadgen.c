@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sysexits.h>
 #include <time.h>
 
@@ -34,6 +35,8 @@ struct opts {
 	double		 o_warmup_s;
 	long		 o_timeout_ms;
 	bool		 o_stream;
+	bool		 o_events;	/* report SSE events per stream */
+	bool		 o_self_cpu;	/* report loadgen's own CPU */
 	const char	*o_headers[MAX_HEADERS];	/* extra request headers */
 	size_t		 o_nheaders;
 };
@@ -67,6 +70,7 @@ struct lg {
 	struct samples		 g_lat;
 	struct samples		 g_ttfb;
 	uint64_t		 g_bytes;	/* body bytes of measured oks */
+	uint64_t		 g_events;	/* SSE events of measured oks */
 	long			 g_connects;	/* new connections, measured */
 	unsigned long		 g_err[E_NKINDS];
 	unsigned long		 g_warm_ok;
@@ -90,11 +94,14 @@ usage(void)
 	    "--concurrency N --duration S\n"
 	    "               [--warmup S] [--timeout S] [--stream]"
 	    " [--header 'Name: value']...\n"
+	    "               [--count-events] [--self-cpu]\n"
 	    "POSTs FILE (application/json) to URL from N clients in a closed "
 	    "loop for S\nseconds after the warm-up and prints one JSON line. "
 	    "--stream: the body asks\nfor SSE; report time to first byte and "
 	    "require \"data: [DONE]\" at the end.\n"
-	    "--header adds a request header (up to 16).\n");
+	    "--header adds a request header (up to 16). --count-events adds "
+	    "avg_events\n(SSE \"data:\" lines per stream); --self-cpu adds "
+	    "cpu_ms (loadgen's own CPU).\n");
 	exit(EX_USAGE);
 }
 
@@ -123,6 +130,8 @@ parse_args(struct opts *o, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stream", no_argument, NULL, 's' },
 		{ "header", required_argument, NULL, 'H' },
+		{ "count-events", no_argument, NULL, 'e' },
+		{ "self-cpu", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int				 ch;
@@ -148,6 +157,8 @@ parse_args(struct opts *o, int argc, char **argv)
 			o->o_timeout_ms = (long)(parse_secs(optarg) * 1000);
 			break;
 		case 's': o->o_stream = true; break;
+		case 'e': o->o_events = true; break;
+		case 'C': o->o_self_cpu = true; break;
 		case 'H':
 			if (o->o_nheaders == MAX_HEADERS)
 				usage();
@@ -303,6 +314,22 @@ classify(struct lg *g, struct client *c, CURLcode rc, char *why, size_t len)
 	return E_NONE;
 }
 
+/* SSE events in a body: lines that start with "data:". */
+static uint64_t
+sse_events(const struct buf *b)
+{
+	const char	*p = b->b_data, *end = b->b_data + b->b_len;
+	uint64_t	 n = 0;
+
+	while (p != NULL && p < end) {
+		if ((size_t)(end - p) >= 5 && memcmp(p, "data:", 5) == 0)
+			n++;
+		if ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
+			p++;
+	}
+	return n;
+}
+
 static void
 record(struct lg *g, struct client *c, enum err_kind k, const char *why,
     uint64_t t_end)
@@ -329,6 +356,8 @@ record(struct lg *g, struct client *c, enum err_kind k, const char *why,
 	curl_easy_getinfo(c->c_h, CURLINFO_NUM_CONNECTS, &conns);
 	g->g_connects += conns;
 	g->g_bytes += c->c_body.b_len;
+	if (g->g_o.o_events)
+		g->g_events += sse_events(&c->c_body);
 	if (t_end > g->g_t_last)
 		g->g_t_last = t_end;
 }
@@ -394,6 +423,22 @@ json_str(const char *s)
 	putchar('"');
 }
 
+/* The keys asked for by --count-events and --self-cpu. */
+static void
+report_extra(struct lg *g)
+{
+	struct rusage	 ru;
+	double		 n = (double)g->g_lat.s_n;
+
+	if (g->g_o.o_events)
+		printf(",\"avg_events\":%.2f", n > 0 ?
+		    (double)g->g_events / n : 0.0);
+	if (g->g_o.o_self_cpu && getrusage(RUSAGE_SELF, &ru) == 0)
+		printf(",\"cpu_ms\":%.0f", (double)(ru.ru_utime.tv_sec +
+		    ru.ru_stime.tv_sec) * 1e3 + (double)(ru.ru_utime.tv_usec +
+		    ru.ru_stime.tv_usec) / 1e3);
+}
+
 static void
 report(struct lg *g)
 {
@@ -424,6 +469,7 @@ report(struct lg *g)
 	    g->g_warm_ok, g->g_warm_err, g->g_connects,
 	    n > 0 ? (double)g->g_bytes / n : 0.0);
 	json_str(g->g_first_err);
+	report_extra(g);
 	printf("}\n");
 	fflush(stdout);
 }

@@ -77,9 +77,11 @@ enum tmode {
 
 enum pkind { PK_TEXT, PK_TOOL_HEAD, PK_TOOL_ARGS, PK_TOOL_LINE };
 
-/* Stages of a reply; non-stream replies go from MS_HEAD straight out. */
+/* Stages of a reply; non-stream replies go from MS_HEAD straight out.
+ * MS_FIRST waits first_ms before MS_OPEN sends the opening events. */
 enum mstage {
-	MS_HEAD, MS_SILENT, MS_PIECES, MS_TAIL, MS_END, MS_CUT
+	MS_HEAD, MS_FIRST, MS_OPEN, MS_SILENT, MS_PIECES, MS_TAIL, MS_END,
+	MS_CUT
 };
 
 /* What a stage did: go on, wait for a timer, or the request is gone. */
@@ -110,6 +112,7 @@ struct script {
 	int		 sc_chunk;
 	int		 sc_delay_ms;
 	int		 sc_head_delay_ms;
+	int		 sc_first_ms;		/* head to the first event */
 	int		 sc_silent_ms;
 	int		 sc_status;		/* 0: answer normally */
 	int		 sc_status_times;	/* 0: status every time */
@@ -214,6 +217,9 @@ struct mock {
 	const char		*mk_text;
 	int			 mk_chunk;
 	int			 mk_delay_ms;
+	int			 mk_first_ms;
+	int			 mk_pace_events;	/* --pace: 0 = off */
+	char			*mk_pace_text;	/* its text, owned */
 	bool			 mk_quiet;
 };
 
@@ -481,6 +487,7 @@ static const struct skey skeys[] = {
 	SK("chunk", SK_INT, sc_chunk, 0, INT_MAX),
 	SK("delay_ms", SK_INT, sc_delay_ms, 0, MAX_DELAY_MS),
 	SK("head_delay_ms", SK_INT, sc_head_delay_ms, 0, MAX_DELAY_MS),
+	SK("first_ms", SK_INT, sc_first_ms, 0, MAX_DELAY_MS),
 	SK("silent_ms", SK_INT, sc_silent_ms, 0, MAX_DELAY_MS),
 	SK("status", SK_INT, sc_status, 100, 599),
 	SK("status_times", SK_INT, sc_status_times, 1, INT_MAX),
@@ -508,6 +515,7 @@ script_init(struct script *sc)
 	mstr_set(&sc->sc_finish, "stop", 4);
 	sc->sc_chunk = mk.mk_chunk;
 	sc->sc_delay_ms = mk.mk_delay_ms;
+	sc->sc_first_ms = mk.mk_first_ms;
 	sc->sc_disconnect_after = -1;
 }
 
@@ -1599,9 +1607,7 @@ stage_head(struct mreq *m)
 	} else
 		evhttp_add_header(oh, "Content-Type", "application/x-ndjson");
 	evhttp_send_reply_start(m->m_req, 200, "OK");
-	if (m->m_dl->d_head != NULL)
-		m->m_dl->d_head(m);
-	m->m_stage = MS_SILENT;
+	m->m_stage = MS_FIRST;
 	return STEP_NEXT;
 }
 
@@ -1659,6 +1665,17 @@ stream_stage(struct mreq *m)
 	switch (m->m_stage) {
 	case MS_HEAD:
 		return stage_head(m);
+	case MS_FIRST:
+		m->m_stage = MS_OPEN;
+		if (m->m_sc.sc_first_ms <= 0)
+			return STEP_NEXT;
+		arm(m, m->m_sc.sc_first_ms);
+		return STEP_WAIT;
+	case MS_OPEN:
+		if (m->m_dl->d_head != NULL)
+			m->m_dl->d_head(m);
+		m->m_stage = MS_SILENT;
+		return STEP_NEXT;
 	case MS_SILENT:
 		m->m_stage = MS_PIECES;
 		if (m->m_sc.sc_silent_ms <= 0)
@@ -2328,13 +2345,15 @@ teardown(void)
 	evbuffer_free(mk.mk_scratch);
 	event_base_free(mk.mk_base);
 	libevent_global_shutdown();
+	free(mk.mk_pace_text);
 }
 
 static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: mock-llm [--listen HOST:PORT] [--text TEXT] "
-	    "[--chunk N] [--delay-ms N] [--quiet]\n");
+	    "[--chunk N] [--delay-ms N]\n"
+	    "                [--pace FIRST_MS,EVENTS,GAP_MS] [--quiet]\n");
 	exit(EX_USAGE);
 }
 
@@ -2351,6 +2370,56 @@ num_arg(const char *name, const char *s, int max)
 	return (int)v;
 }
 
+/* --pace FIRST_MS,EVENTS,GAP_MS: the first event FIRST_MS after the
+ * head, then EVENTS word pieces GAP_MS apart. */
+static void
+pace_arg(const char *s)
+{
+	int	 v[3], i;
+	char	*dup = xstrdup(s), *p = dup, *f;
+
+	for (i = 0; i < 3; i++) {
+		if ((f = strsep(&p, ",")) == NULL)
+			fatalx_code(EX_USAGE, "--pace %s: want FIRST_MS,EVENTS,"
+			    "GAP_MS", s);
+		v[i] = num_arg("pace", f, i == 1 ? INT_MAX : MAX_DELAY_MS);
+	}
+	if (p != NULL || v[1] < 1)
+		fatalx_code(EX_USAGE, "--pace %s: want FIRST_MS,EVENTS,GAP_MS "
+		    "with EVENTS >= 1", s);
+	free(dup);
+	mk.mk_first_ms = v[0];
+	mk.mk_pace_events = v[1];
+	mk.mk_delay_ms = v[2];
+}
+
+/* The --pace text: n words, the words of text over and over, so that
+ * word pieces make n events. Caller frees. */
+static char *
+pace_text(const char *text, int n)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*w = text;
+	size_t		 len;
+	int		 i;
+
+	for (i = 0; i < n; i++) {
+		w += strspn(w, " \t\r\n");
+		if (*w == '\0') {
+			w = text + strspn(text, " \t\r\n");
+			if (*w == '\0')
+				fatalx_code(EX_USAGE, "--pace: --text has no "
+				    "words");
+		}
+		len = strcspn(w, " \t\r\n");
+		if (i > 0)
+			buf_addc(&b, ' ');
+		buf_add(&b, w, len);
+		w += len;
+	}
+	return buf_take(&b);
+}
+
 static void
 parse_args(int argc, char *argv[])
 {
@@ -2359,6 +2428,7 @@ parse_args(int argc, char *argv[])
 		{ "text",	required_argument,	NULL, 't' },
 		{ "chunk",	required_argument,	NULL, 'c' },
 		{ "delay-ms",	required_argument,	NULL, 'd' },
+		{ "pace",	required_argument,	NULL, 'p' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
@@ -2382,6 +2452,9 @@ parse_args(int argc, char *argv[])
 			mk.mk_delay_ms = num_arg("delay-ms", optarg,
 			    MAX_DELAY_MS);
 			break;
+		case 'p':
+			pace_arg(optarg);
+			break;
 		case 'q':
 			mk.mk_quiet = true;
 			break;
@@ -2391,6 +2464,11 @@ parse_args(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
+	if (mk.mk_pace_events > 0) {
+		mk.mk_chunk = 0;
+		mk.mk_text = mk.mk_pace_text = pace_text(mk.mk_text,
+		    mk.mk_pace_events);
+	}
 }
 
 int
