@@ -447,9 +447,9 @@ paced_after() {
 	    "$(for c in $PACED_CLIENTS; do
 		# shellcheck disable=SC2046
 		set -- $(pcpu direct "$c")
-		n=$(sent "$TMP/p.paced.paced.direct.$c")
-		printf '%s streams %s µs (%s); ' "$c" "$(us_per3 "$3" "$n")" \
-		    "$(us_per3 "$3" "$n" "$PACE_EVENTS")"
+		dn=$(sent "$TMP/p.paced.paced.direct.$c")
+		printf '%s streams %s µs (%s); ' "$c" "$(us_per3 "$3" "$dn")" \
+		    "$(us_per3 "$3" "$dn" "$PACE_EVENTS")"
 	    done | sed 's/; $/./')"
 	echo "- Gateway died: $PACED_DIED. Same worker pids before and after:" \
 	    "$P_SAME_PIDS. \`/health\` afterwards: \`$P_HEALTH\`"
