@@ -415,8 +415,9 @@ paced_header() {
 	    "$((PACE_FIRST_MS + (PACE_EVENTS - 1) * PACE_GAP_MS)) ms."
 	echo "- direct: loadgen straight to the mock. sluice: a gateway of its" \
 	    "own, the shared workflow \`paced\` (one Standard node on the mock)," \
-	    "pool \`{\"min_workers\": $PACED_WORKERS, \"max_workers\":" \
-	    "$PACED_WORKERS}\`, all warm before the first cell. portkey:" \
+	    "\`sluice.json\` \`{\"min_workers\": $PACED_WORKERS, \"max_workers\":" \
+	    "$PACED_WORKERS, $PACED_POOL}\`, all warm before the first cell." \
+	    "portkey:" \
 	    "$(if [ -n "$PK_VERSION" ]; then echo "Portkey $PK_VERSION, provider \`openai\` with \`x-portkey-custom-host\` on the mock."; else echo "${PK_MISSING:-not run}."; fi)"
 	echo "- Load: loadgen \`--stream --epoll\`, closed loop, one keep-alive" \
 	    "connection per client; ${DURATION} s measured per cell after" \
