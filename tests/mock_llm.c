@@ -176,6 +176,8 @@ struct mreq {
 	bool			 m_stream;
 	bool			 m_usage;
 	bool			 m_delayed;	/* delay_ms done for next */
+	bool			 m_direct;	/* --pace, chunked: write
+						   events straight out */
 	int			 m_block;	/* Claude: open block, -1 */
 	struct event		*m_timer;
 	struct event		*m_watch;	/* EOF watch before the head */
@@ -932,29 +934,39 @@ out_len(const struct mreq *m)
 
 /* ---- events (SSE or NDJSON) ------------------------------------- */
 
+/* Whether m's events may skip evhttp (chunk_direct): in --pace, once
+ * evhttp_send_reply_start has chosen chunked encoding. */
+static bool
+direct_ok(struct mreq *m)
+{
+	const char	*te;
+
+	if (mk.mk_pace_events == 0)
+		return false;
+	te = evhttp_find_header(evhttp_request_get_output_headers(m->m_req),
+	    "Transfer-Encoding");
+	return te != NULL && strcasecmp(te, "chunked") == 0;
+}
+
 /* --pace: one HTTP chunk straight to the socket when nothing is queued
  * before it, sparing the bufferevent's write event (two epoll_ctl
  * calls and a wake-up per event). What the socket does not take now is
- * queued on the bufferevent. False when evhttp must send it: not in
- * --pace, not chunked, bytes queued, or the write failed (evhttp
- * then queues it, or meets the same error). */
+ * queued on the bufferevent. False when evhttp must send it: not
+ * m_direct, bytes queued, or the write failed (evhttp then queues it,
+ * or meets the same error). */
 static bool
 chunk_direct(struct mreq *m, const char *p, size_t n)
 {
 	struct bufferevent	*bev;
-	const char		*te;
 	char			 head[24];
 	struct iovec		 iov[3];
 	ssize_t			 w;
 	size_t			 i, off;
 
-	if (mk.mk_pace_events == 0 || n == 0)
+	if (!m->m_direct || n == 0)
 		return false;
 	bev = evhttp_connection_get_bufferevent(m->m_evcon);
-	te = evhttp_find_header(evhttp_request_get_output_headers(m->m_req),
-	    "Transfer-Encoding");
-	if (te == NULL || strcasecmp(te, "chunked") != 0 ||
-	    evbuffer_get_length(bufferevent_get_output(bev)) > 0)
+	if (evbuffer_get_length(bufferevent_get_output(bev)) > 0)
 		return false;
 	iov[0].iov_base = head;
 	iov[0].iov_len = (size_t)snprintf(head, sizeof(head), "%zx\r\n", n);
@@ -1655,6 +1667,7 @@ stage_head(struct mreq *m)
 	} else
 		evhttp_add_header(oh, "Content-Type", "application/x-ndjson");
 	evhttp_send_reply_start(m->m_req, 200, "OK");
+	m->m_direct = direct_ok(m);
 	m->m_stage = MS_FIRST;
 	return STEP_NEXT;
 }
