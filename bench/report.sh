@@ -416,7 +416,9 @@ paced_header() {
 	echo "- direct: loadgen straight to the mock. sluice: a gateway of its" \
 	    "own, the shared workflow \`paced\` (one Standard node on the mock)," \
 	    "\`sluice.json\` \`{\"min_workers\": $PACED_WORKERS, \"max_workers\":" \
-	    "$PACED_WORKERS, $PACED_POOL}\`, all warm before the first cell." \
+	    "$PACED_WORKERS, $PACED_POOL}\`, all warm before the first cell and" \
+	    "primed with one unmeasured stream from each of $PMAX clients (a" \
+	    "worker's first request costs it more than the next ones)." \
 	    "portkey:" \
 	    "$(if [ -n "$PK_VERSION" ]; then echo "Portkey $PK_VERSION, provider \`openai\` with \`x-portkey-custom-host\` on the mock."; else echo "${PK_MISSING:-not run}."; fi)"
 	echo "- Load: loadgen \`--stream --epoll\`, closed loop, one keep-alive" \

@@ -42,7 +42,7 @@
 #define LOG_MAX		256		/* requests kept for /mock/requests */
 #define OUT_HIWAT	(256 * 1024)	/* pause a stream above this output */
 #define MAX_BODY	(64 * 1024 * 1024)
-#define BACKLOG		1024
+#define BACKLOG		4096		/* the paced bench connects 1,024 at once */
 #define MAX_DELAY_MS	(24 * 3600 * 1000)
 #define ARGS_CHUNK	8		/* tool arguments piece, code points */
 #define EVQ_MAX		8		/* events queued in one step */
