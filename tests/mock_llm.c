@@ -178,6 +178,9 @@ struct mreq {
 	bool			 m_delayed;	/* delay_ms done for next */
 	bool			 m_direct;	/* --pace, chunked: write
 						   events straight out */
+	bool			 m_paced;	/* --pace: waits run to m_due */
+	uint64_t		 m_due;		/* --pace: when the next
+						   event is due, us */
 	int			 m_block;	/* Claude: open block, -1 */
 	struct event		*m_timer;
 	struct event		*m_watch;	/* EOF watch before the head */
@@ -869,17 +872,53 @@ on_close(struct evhttp_connection *evcon, void *arg)
 }
 
 static void
+arm_tv(struct mreq *m, const struct timeval *tv)
+{
+	if (m->m_timer == NULL &&
+	    (m->m_timer = evtimer_new(mk.mk_base, on_timer, m)) == NULL)
+		fatalx("evtimer_new");
+	if (evtimer_add(m->m_timer, tv) == -1)
+		fatalx("evtimer_add");
+}
+
+static void
 arm(struct mreq *m, int ms)
 {
 	struct timeval	 tv;
 
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
-	if (m->m_timer == NULL &&
-	    (m->m_timer = evtimer_new(mk.mk_base, on_timer, m)) == NULL)
-		fatalx("evtimer_new");
-	if (evtimer_add(m->m_timer, &tv) == -1)
-		fatalx("evtimer_add");
+	arm_tv(m, &tv);
+}
+
+static uint64_t
+mono_us(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* A wait of ms in --pace: counted from when the last one was due, not
+ * from now, so that late wake-ups on a busy machine do not add up and
+ * event k leaves first_ms + k * gap after the head. Elsewhere: arm. */
+static void
+arm_paced(struct mreq *m, int ms)
+{
+	struct timeval	 tv;
+	uint64_t	 now, wait;
+
+	if (!m->m_paced) {
+		arm(m, ms);
+		return;
+	}
+	now = mono_us();
+	m->m_due += (uint64_t)ms * 1000;
+	wait = m->m_due > now ? m->m_due - now : 0;
+	tv.tv_sec = (time_t)(wait / 1000000);
+	tv.tv_usec = (suseconds_t)(wait % 1000000);
+	arm_tv(m, &tv);
 }
 
 static void
@@ -1668,6 +1707,8 @@ stage_head(struct mreq *m)
 		evhttp_add_header(oh, "Content-Type", "application/x-ndjson");
 	evhttp_send_reply_start(m->m_req, 200, "OK");
 	m->m_direct = direct_ok(m);
+	m->m_paced = mk.mk_pace_events > 0;
+	m->m_due = mono_us();
 	m->m_stage = MS_FIRST;
 	return STEP_NEXT;
 }
@@ -1695,7 +1736,7 @@ stage_piece(struct mreq *m)
 	}
 	if (m->m_sent > 0 && sc->sc_delay_ms > 0 && !m->m_delayed) {
 		m->m_delayed = true;
-		arm(m, sc->sc_delay_ms);
+		arm_paced(m, sc->sc_delay_ms);
 		return STEP_WAIT;
 	}
 	if (out_len(m) >= OUT_HIWAT) {
@@ -1730,7 +1771,7 @@ stream_stage(struct mreq *m)
 		m->m_stage = MS_OPEN;
 		if (m->m_sc.sc_first_ms <= 0)
 			return STEP_NEXT;
-		arm(m, m->m_sc.sc_first_ms);
+		arm_paced(m, m->m_sc.sc_first_ms);
 		return STEP_WAIT;
 	case MS_OPEN:
 		if (m->m_dl->d_head != NULL)
