@@ -16,6 +16,7 @@ command_line() {
 	for v in BENCH_SCENARIOS BENCH_SMOKE BENCH_DURATION BENCH_WARMUP \
 	    BENCH_CLIENTS BENCH_WORKERS BENCH_CONV BENCH_CACHE_CLIENTS \
 	    BENCH_PACED_CLIENTS BENCH_PACED_WORKERS BENCH_PACED_TARGETS \
+	    BENCH_PACED_DURATION BENCH_PACED_WARMUP \
 	    BENCH_PACED_TIMEOUT BENCH_PACE_FIRST_MS BENCH_PACE_EVENTS \
 	    BENCH_PACE_GAP_MS; do
 		eval "x=\${$v:-}"
@@ -422,8 +423,10 @@ paced_header() {
 	    "portkey:" \
 	    "$(if [ -n "$PK_VERSION" ]; then echo "Portkey $PK_VERSION, provider \`openai\` with \`x-portkey-custom-host\` on the mock."; else echo "${PK_MISSING:-not run}."; fi)"
 	echo "- Load: loadgen \`--stream --epoll\`, closed loop, one keep-alive" \
-	    "connection per client; ${DURATION} s measured per cell after" \
-	    "${WARMUP} s warm-up; per-request timeout ${PACED_TIMEOUT} s;" \
+	    "connection per client; ${PACED_DURATION} s measured per cell after" \
+	    "${PACED_WARMUP} s warm-up (a stream that starts in the warm-up is" \
+	    "not measured: 0 streams/s with 0 errors means none started later" \
+	    "finished in time); per-request timeout ${PACED_TIMEOUT} s;" \
 	    "${NOFILE_NOTE}."
 	echo "- CPU: utime + stime from /proc/PID/stat before and after each" \
 	    "cell (warm-up and drain included) over every stream the cell" \

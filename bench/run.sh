@@ -9,6 +9,7 @@
 # largest client count), BENCH_CONV ("10 100 1000" messages),
 # BENCH_CACHE_CLIENTS ("1 16"), BENCH_OUT (bench/RESULTS.md); the paced
 # scenario: BENCH_PACED_CLIENTS ("16 256 1024"), BENCH_PACED_WORKERS,
+# BENCH_PACED_DURATION (s, 10), BENCH_PACED_WARMUP (s, 3),
 # BENCH_PACED_TARGETS ("direct sluice portkey"), BENCH_PACED_TIMEOUT (s,
 # 30), BENCH_PACE_FIRST_MS (50), BENCH_PACE_EVENTS (20), BENCH_PACE_GAP_MS
 # (10). bench/README.md explains them.
@@ -30,6 +31,8 @@ if [ -n "${BENCH_SMOKE:-}" ]; then
 	CONV=${BENCH_CONV:-"10"}
 	CACHE_CLIENTS=${BENCH_CACHE_CLIENTS:-"1"}
 	PACED_CLIENTS=${BENCH_PACED_CLIENTS:-"16 64"}
+	PACED_DURATION=${BENCH_PACED_DURATION:-2}
+	PACED_WARMUP=${BENCH_PACED_WARMUP:-0.5}
 	OUT=${BENCH_OUT:-$O/bench/RESULTS-smoke.md}
 else
 	DURATION=${BENCH_DURATION:-5}
@@ -38,6 +41,11 @@ else
 	CONV=${BENCH_CONV:-"10 100 1000"}
 	CACHE_CLIENTS=${BENCH_CACHE_CLIENTS:-"1 16"}
 	PACED_CLIENTS=${BENCH_PACED_CLIENTS:-"16 256 1024"}
+	# Longer than the main cells: a stream through a loaded gateway
+	# can take seconds at 1,024, and one that starts in the warm-up
+	# is not measured.
+	PACED_DURATION=${BENCH_PACED_DURATION:-10}
+	PACED_WARMUP=${BENCH_PACED_WARMUP:-3}
 	OUT=${BENCH_OUT:-bench/RESULTS.md}
 fi
 PACED_TARGETS=${BENCH_PACED_TARGETS:-"direct sluice portkey"}
@@ -306,7 +314,9 @@ paced_prime() {
 paced_cells() {
 	start_paced_backend
 	main_workers=$WORKERS main_timeout=$TIMEOUT main_died=$GW_DIED
+	main_duration=$DURATION main_warmup=$WARMUP
 	WORKERS=$PACED_WORKERS TIMEOUT=$PACED_TIMEOUT GW_DIED=no
+	DURATION=$PACED_DURATION WARMUP=$PACED_WARMUP
 	RAW=$TMP/raw.paced.jsonl RPFX=p
 	: >"$RAW"
 	# A thousand workers starting at once on two cores take far
@@ -347,6 +357,7 @@ paced_cells() {
 	cp "$TMP/gateway.log" "$O/bench/gateway-paced.log"
 	PACED_DIED=$GW_DIED
 	WORKERS=$main_workers TIMEOUT=$main_timeout GW_DIED=$main_died
+	DURATION=$main_duration WARMUP=$main_warmup
 	RAW=$TMP/raw.jsonl RPFX=r
 }
 
