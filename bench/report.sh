@@ -388,6 +388,9 @@ paced_row() {
 	set -- "$1" "$2" $(pcpu "$1" "$2")
 	lg_ms=$(jget "$g" cpu_ms)
 	added="- | -"
+	# No measured stream: its zeros are not latencies.
+	[ "$(jget "$g" count)" != 0 ] || g=$(printf '%s\n' "$g" |
+	    sed 's/"\(p50_ms\|p99_ms\|ttfb_p50_ms\|ttfb_p99_ms\)":[0-9.]*,//g')
 	[ "$1" = direct ] ||
 	    added="$(sub "$(jget "$g" ttfb_p50_ms)" "$(jget "$d" ttfb_p50_ms)") / $(sub "$(jget "$g" ttfb_p99_ms)" "$(jget "$d" ttfb_p99_ms)") | $(sub "$(jget "$g" p50_ms)" "$(jget "$d" p50_ms)") / $(sub "$(jget "$g" p99_ms)" "$(jget "$d" p99_ms)")"
 	echo "| $2 | $1 | $(fmt_rps "$(jget "$g" rps)") | $(ratio "$(jget "$g" rps)" "$(jget "$d" rps)") | $(jget "$g" ttfb_p50_ms) / $(jget "$g" ttfb_p99_ms) | $(jget "$g" p50_ms) / $(jget "$g" p99_ms) | $added | $(paced_cpu_cols "$1" "$2") | $(paced_mem_col "$1" "$2") | $(jget "$g" avg_events) | $(pct_core "$5" "$7") / $(pct_core "$lg_ms" "$7" ms) | $(jget "$g" errors) |"
