@@ -171,3 +171,26 @@ sent() {
 	    awk -F: '$1 ~ /^"(count|errors|warmup_count|warmup_errors)"$/ { t += $2 }
 		END { printf "%d", t }'
 }
+
+# utime + stime summed over the pids $@ in clock ticks, one awk for
+# all (cpu_sum forks per pid: too slow for a thousand workers). Pids
+# that are gone count 0.
+cpu_all() {
+	files=
+	for p in "$@"; do
+		[ -r "/proc/$p/stat" ] && files="$files /proc/$p/stat"
+	done
+	[ -n "$files" ] || { echo 0; return; }
+	# shellcheck disable=SC2086
+	awk '{ sub(/.*\) /, ""); t += $12 + $13 } END { printf "%d\n", t }' \
+	    $files 2>/dev/null || echo 0
+}
+
+# Microseconds of CPU: ticks $1 over $2 units, divided once more by $3
+# (default 1), one decimal when below 10; "-" when there is nothing.
+us_per3() {
+	awk -v t="$1" -v n="$2" -v k="${3:-1}" -v hz="$(getconf CLK_TCK)" \
+	    'BEGIN { if (n <= 0 || t == "-") { print "-"; exit }
+		v = t / hz * 1e6 / n / k
+		if (v < 10) printf "%.1f", v; else printf "%.0f", v }'
+}

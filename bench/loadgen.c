@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sysexits.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -34,6 +37,9 @@ struct opts {
 	double		 o_warmup_s;
 	long		 o_timeout_ms;
 	bool		 o_stream;
+	bool		 o_events;	/* report SSE events per stream */
+	bool		 o_self_cpu;	/* report loadgen's own CPU */
+	bool		 o_epoll;	/* socket API on epoll */
 	const char	*o_headers[MAX_HEADERS];	/* extra request headers */
 	size_t		 o_nheaders;
 };
@@ -61,12 +67,16 @@ struct lg {
 	size_t			 g_body_len;
 	struct client		*g_cl;
 	unsigned		 g_active;	/* requests in flight */
+	int			 g_ep;		/* --epoll: the epoll fd */
+	uint64_t		 g_due;		/* --epoll: libcurl's timeout
+						   (us), 0 = none */
 	uint64_t		 g_t_measure;	/* window start, us */
 	uint64_t		 g_t_stop;	/* no new request from here */
 	uint64_t		 g_t_last;	/* last measured completion */
 	struct samples		 g_lat;
 	struct samples		 g_ttfb;
 	uint64_t		 g_bytes;	/* body bytes of measured oks */
+	uint64_t		 g_events;	/* SSE events of measured oks */
 	long			 g_connects;	/* new connections, measured */
 	unsigned long		 g_err[E_NKINDS];
 	unsigned long		 g_warm_ok;
@@ -90,11 +100,15 @@ usage(void)
 	    "--concurrency N --duration S\n"
 	    "               [--warmup S] [--timeout S] [--stream]"
 	    " [--header 'Name: value']...\n"
+	    "               [--count-events] [--self-cpu] [--epoll]\n"
 	    "POSTs FILE (application/json) to URL from N clients in a closed "
 	    "loop for S\nseconds after the warm-up and prints one JSON line. "
 	    "--stream: the body asks\nfor SSE; report time to first byte and "
 	    "require \"data: [DONE]\" at the end.\n"
-	    "--header adds a request header (up to 16).\n");
+	    "--header adds a request header (up to 16). --count-events adds "
+	    "avg_events\n(SSE \"data:\" lines per stream); --self-cpu adds "
+	    "cpu_ms (loadgen's own CPU).\n--epoll: libcurl's socket API on "
+	    "epoll, O(1) per wake-up instead of O(N).\n");
 	exit(EX_USAGE);
 }
 
@@ -123,6 +137,9 @@ parse_args(struct opts *o, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "stream", no_argument, NULL, 's' },
 		{ "header", required_argument, NULL, 'H' },
+		{ "count-events", no_argument, NULL, 'e' },
+		{ "self-cpu", no_argument, NULL, 'C' },
+		{ "epoll", no_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int				 ch;
@@ -148,6 +165,9 @@ parse_args(struct opts *o, int argc, char **argv)
 			o->o_timeout_ms = (long)(parse_secs(optarg) * 1000);
 			break;
 		case 's': o->o_stream = true; break;
+		case 'e': o->o_events = true; break;
+		case 'C': o->o_self_cpu = true; break;
+		case 'E': o->o_epoll = true; break;
 		case 'H':
 			if (o->o_nheaders == MAX_HEADERS)
 				usage();
@@ -303,6 +323,22 @@ classify(struct lg *g, struct client *c, CURLcode rc, char *why, size_t len)
 	return E_NONE;
 }
 
+/* SSE events in a body: lines that start with "data:". */
+static uint64_t
+sse_events(const struct buf *b)
+{
+	const char	*p = b->b_data, *end = b->b_data + b->b_len;
+	uint64_t	 n = 0;
+
+	while (p != NULL && p < end) {
+		if ((size_t)(end - p) >= 5 && memcmp(p, "data:", 5) == 0)
+			n++;
+		if ((p = memchr(p, '\n', (size_t)(end - p))) != NULL)
+			p++;
+	}
+	return n;
+}
+
 static void
 record(struct lg *g, struct client *c, enum err_kind k, const char *why,
     uint64_t t_end)
@@ -329,6 +365,8 @@ record(struct lg *g, struct client *c, enum err_kind k, const char *why,
 	curl_easy_getinfo(c->c_h, CURLINFO_NUM_CONNECTS, &conns);
 	g->g_connects += conns;
 	g->g_bytes += c->c_body.b_len;
+	if (g->g_o.o_events)
+		g->g_events += sse_events(&c->c_body);
 	if (t_end > g->g_t_last)
 		g->g_t_last = t_end;
 }
@@ -359,6 +397,89 @@ drain_done(struct lg *g)
 	}
 }
 
+/* --epoll: libcurl's socket callback; mirrors what it wants to wait
+ * for on s into the epoll set. */
+static int
+on_socket(CURL *h, curl_socket_t s, int what, void *arg, void *sockp)
+{
+	struct lg		*g = arg;
+	struct epoll_event	 ev;
+
+	if (what == CURL_POLL_REMOVE) {
+		(void)epoll_ctl(g->g_ep, EPOLL_CTL_DEL, s, NULL);
+		return 0;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.data.fd = s;
+	if (what == CURL_POLL_IN || what == CURL_POLL_INOUT)
+		ev.events |= EPOLLIN;
+	if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT)
+		ev.events |= EPOLLOUT;
+	if (epoll_ctl(g->g_ep, EPOLL_CTL_MOD, s, &ev) == -1 &&
+	    (errno != ENOENT || epoll_ctl(g->g_ep, EPOLL_CTL_ADD, s, &ev) == -1))
+		fatal("epoll_ctl");
+	return 0;
+}
+
+/* --epoll: libcurl's timer callback (-1: none, 0: at once). */
+static int
+on_timer(CURLM *m, long ms, void *arg)
+{
+	struct lg	*g = arg;
+
+	g->g_due = ms < 0 ? 0 : now_us() + (uint64_t)ms * 1000;
+	return 0;
+}
+
+static void
+socket_action(struct lg *g, curl_socket_t s, int flags)
+{
+	int	 running;
+
+	if (curl_multi_socket_action(g->g_m, s, flags, &running) != CURLM_OK)
+		fatalx("curl_multi_socket_action failed");
+}
+
+/* --epoll: one wait for readiness or libcurl's timeout, then the
+ * transfers that can move. */
+static void
+step_epoll(struct lg *g)
+{
+	struct epoll_event	 evs[256];
+	uint64_t		 now = now_us();
+	int			 n, i, ms = POLL_MS, fl;
+
+	if (g->g_due != 0)
+		ms = g->g_due <= now ? 0 : (int)((g->g_due - now + 999) / 1000);
+	if (ms > POLL_MS)
+		ms = POLL_MS;
+	if ((n = epoll_wait(g->g_ep, evs, 256, ms)) == -1 && errno != EINTR)
+		fatal("epoll_wait");
+	for (i = 0; i < n; i++) {
+		fl = 0;
+		if (evs[i].events & (EPOLLIN | EPOLLHUP))
+			fl |= CURL_CSELECT_IN;
+		if (evs[i].events & EPOLLOUT)
+			fl |= CURL_CSELECT_OUT;
+		if (evs[i].events & EPOLLERR)
+			fl |= CURL_CSELECT_ERR;
+		socket_action(g, evs[i].data.fd, fl);
+	}
+	if (g->g_due != 0 && g->g_due <= now_us()) {
+		g->g_due = 0;
+		socket_action(g, CURL_SOCKET_TIMEOUT, 0);
+	}
+}
+
+static void
+run_epoll(struct lg *g)
+{
+	while (g->g_active > 0) {
+		step_epoll(g);
+		drain_done(g);
+	}
+}
+
 static void
 run(struct lg *g)
 {
@@ -370,6 +491,10 @@ run(struct lg *g)
 	g->g_t_stop = g->g_t_measure + (uint64_t)(g->g_o.o_duration_s * 1e6);
 	for (i = 0; i < g->g_o.o_concurrency; i++)
 		client_start(g, &g->g_cl[i]);
+	if (g->g_o.o_epoll) {
+		run_epoll(g);
+		return;
+	}
 	while (g->g_active > 0) {
 		if (curl_multi_perform(g->g_m, &running) != CURLM_OK)
 			fatalx("curl_multi_perform failed");
@@ -392,6 +517,22 @@ json_str(const char *s)
 			putchar(*s);
 	}
 	putchar('"');
+}
+
+/* The keys asked for by --count-events and --self-cpu. */
+static void
+report_extra(struct lg *g)
+{
+	struct rusage	 ru;
+	double		 n = (double)g->g_lat.s_n;
+
+	if (g->g_o.o_events)
+		printf(",\"avg_events\":%.2f", n > 0 ?
+		    (double)g->g_events / n : 0.0);
+	if (g->g_o.o_self_cpu && getrusage(RUSAGE_SELF, &ru) == 0)
+		printf(",\"cpu_ms\":%.0f", (double)(ru.ru_utime.tv_sec +
+		    ru.ru_stime.tv_sec) * 1e3 + (double)(ru.ru_utime.tv_usec +
+		    ru.ru_stime.tv_usec) / 1e3);
 }
 
 static void
@@ -424,6 +565,7 @@ report(struct lg *g)
 	    g->g_warm_ok, g->g_warm_err, g->g_connects,
 	    n > 0 ? (double)g->g_bytes / n : 0.0);
 	json_str(g->g_first_err);
+	report_extra(g);
 	printf("}\n");
 	fflush(stdout);
 }
@@ -444,6 +586,15 @@ setup(struct lg *g)
 		fatalx("libcurl initialisation failed");
 	curl_multi_setopt(g->g_m, CURLMOPT_MAXCONNECTS,
 	    (long)g->g_o.o_concurrency * 2);
+	g->g_ep = -1;
+	if (g->g_o.o_epoll) {
+		if ((g->g_ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
+			fatal("epoll_create1");
+		curl_multi_setopt(g->g_m, CURLMOPT_SOCKETFUNCTION, on_socket);
+		curl_multi_setopt(g->g_m, CURLMOPT_SOCKETDATA, g);
+		curl_multi_setopt(g->g_m, CURLMOPT_TIMERFUNCTION, on_timer);
+		curl_multi_setopt(g->g_m, CURLMOPT_TIMERDATA, g);
+	}
 	g->g_cl = xcalloc(g->g_o.o_concurrency, sizeof(*g->g_cl));
 	for (i = 0; i < g->g_o.o_concurrency; i++)
 		client_setup(g, &g->g_cl[i]);
@@ -459,6 +610,8 @@ teardown(struct lg *g)
 		buf_free(&g->g_cl[i].c_body);
 	}
 	curl_multi_cleanup(g->g_m);
+	if (g->g_ep != -1)
+		close(g->g_ep);
 	curl_slist_free_all(g->g_hdrs);
 	curl_global_cleanup();
 	free(g->g_cl);

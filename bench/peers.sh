@@ -110,3 +110,18 @@ portkey_headers() {
 	echo "x-portkey-custom-host: http://127.0.0.1:$1/v1"
 	echo "Authorization: Bearer sk-bench"
 }
+
+# The paced backend: build/tests/mock-llm --pace (one thread, libevent),
+# answering every stream with its head at once, the first event
+# PACE_FIRST_MS later, PACE_EVENTS word events PACE_GAP_MS apart (the
+# role event rides with the first, the finish event and [DONE] with
+# the last). Sets MOCK_PID, PACED_PORT.
+start_paced_backend() {
+	"$O/tests/mock-llm" --quiet --listen 127.0.0.1:0 --text "$REPLY" \
+	    --pace "$PACE_FIRST_MS,$PACE_EVENTS,$PACE_GAP_MS" \
+	    >"$TMP/mock.out" 2>"$TMP/mock.log" &
+	MOCK_PID=$!
+	line=$(wait_line "$TMP/mock.out" 'listening on 127\.0\.0\.1:') ||
+	    die "mock-llm did not start: $(cat "$TMP/mock.log")"
+	PACED_PORT=${line##*:}
+}

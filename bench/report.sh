@@ -13,8 +13,12 @@ peak() {
 # The command that produced the results, with any BENCH_* overrides.
 command_line() {
 	env=
-	for v in BENCH_DURATION BENCH_WARMUP BENCH_CLIENTS BENCH_WORKERS \
-	    BENCH_CONV BENCH_CACHE_CLIENTS; do
+	for v in BENCH_SCENARIOS BENCH_SMOKE BENCH_DURATION BENCH_WARMUP \
+	    BENCH_CLIENTS BENCH_WORKERS BENCH_CONV BENCH_CACHE_CLIENTS \
+	    BENCH_PACED_CLIENTS BENCH_PACED_WORKERS BENCH_PACED_TARGETS \
+	    BENCH_PACED_DURATION BENCH_PACED_WARMUP \
+	    BENCH_PACED_TIMEOUT BENCH_PACE_FIRST_MS BENCH_PACE_EVENTS \
+	    BENCH_PACE_GAP_MS; do
 		eval "x=\${$v:-}"
 		[ -z "$x" ] || env="$env$v='$x' "
 	done
@@ -286,6 +290,10 @@ report() {
 	echo
 	table_stream
 	echo
+	if has paced; then
+		paced_section
+		echo
+	fi
 	echo "## Memory"
 	echo
 	memory_section
@@ -317,4 +325,177 @@ report() {
 	echo '```'
 	cat "$TMP/raw.jsonl"
 	echo '```'
+}
+
+# ---- the paced scenario ------------------------------------------
+
+# Paced result of target $1 at $2 clients, or {}.
+pres() {
+	cat "$TMP/p.paced.paced.$1.$2" 2>/dev/null || echo '{}'
+}
+
+# "gateway workers backend portkey ms" of the paced cell $1 $2.
+pcpu() {
+	cat "$TMP/c.paced.paced.$1.$2" 2>/dev/null || echo "- - - - 0"
+}
+
+# Percent of one core: ticks (or ms with $3 = ms) $1 over $2 ms.
+pct_core() {
+	awk -v t="$1" -v ms="$2" -v unit="${3:-ticks}" -v hz="$(getconf CLK_TCK)" \
+	    'BEGIN { if (t == "-" || t == "" || ms <= 0) { print "-"; exit }
+		s = unit == "ms" ? t / 1000 : t / hz
+		printf "%.0f%%", s / (ms / 1000) * 100 }'
+}
+
+# a / b with two decimals, "-" when either is missing.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'
+}
+
+# "CPU per stream | CPU per event" of paced cell $1 $2.
+paced_cpu_cols() {
+	# shellcheck disable=SC2046
+	set -- "$1" "$2" $(pcpu "$1" "$2")
+	n=$(sent "$TMP/p.paced.paced.$1.$2")
+	if [ "$3" = - ]; then echo "- | -"; return; fi
+	case $1 in
+	sluice)
+		t=$(($3 + $4))
+		echo "$(us_per3 "$t" "$n") ($(us_per3 "$3" "$n") + $(us_per3 "$4" "$n")) | $(us_per3 "$t" "$n" "$PACE_EVENTS")" ;;
+	portkey)
+		echo "$(us_per3 "$6" "$n") | $(us_per3 "$6" "$n" "$PACE_EVENTS")" ;;
+	*)	echo "- | -" ;;
+	esac
+}
+
+# Peak memory of paced cell $1 $2 (the sampler: first pid's VmRSS, the
+# rest's RssAnon summed).
+paced_mem_col() {
+	# shellcheck disable=SC2046
+	set -- "$1" $(peak "paced.paced.$1.$2")
+	case $1 in
+	sluice) echo "gateway $(mib "$2") + workers $(mib "$3")" ;;
+	portkey) mib "$2" ;;
+	*) echo "mock $(mib "$2")" ;;
+	esac
+}
+
+# One row of the paced table: target $1, clients $2.
+paced_row() {
+	g=$(pres "$1" "$2")
+	d=$(pres direct "$2")
+	# shellcheck disable=SC2046
+	set -- "$1" "$2" $(pcpu "$1" "$2")
+	lg_ms=$(jget "$g" cpu_ms)
+	added="- | -"
+	# No measured stream: its zeros are not latencies.
+	[ "$(jget "$g" count)" != 0 ] || g=$(printf '%s\n' "$g" |
+	    sed 's/"\(p50_ms\|p99_ms\|ttfb_p50_ms\|ttfb_p99_ms\)":[0-9.]*,//g')
+	[ "$1" = direct ] ||
+	    added="$(sub "$(jget "$g" ttfb_p50_ms)" "$(jget "$d" ttfb_p50_ms)") / $(sub "$(jget "$g" ttfb_p99_ms)" "$(jget "$d" ttfb_p99_ms)") | $(sub "$(jget "$g" p50_ms)" "$(jget "$d" p50_ms)") / $(sub "$(jget "$g" p99_ms)" "$(jget "$d" p99_ms)")"
+	echo "| $2 | $1 | $(fmt_rps "$(jget "$g" rps)") | $(ratio "$(jget "$g" rps)" "$(jget "$d" rps)") | $(jget "$g" ttfb_p50_ms) / $(jget "$g" ttfb_p99_ms) | $(jget "$g" p50_ms) / $(jget "$g" p99_ms) | $added | $(paced_cpu_cols "$1" "$2") | $(paced_mem_col "$1" "$2") | $(jget "$g" avg_events) | $(pct_core "$5" "$7") / $(pct_core "$lg_ms" "$7" ms) | $(jget "$g" errors) |"
+}
+
+paced_table() {
+	echo "| streams | target | streams/s | × direct | TTFB p50 / p99 ms | full p50 / p99 ms | added TTFB p50 / p99 ms | added full p50 / p99 ms | CPU µs per stream (gateway + workers) | CPU µs per event | peak memory MiB | events per stream | backend / loadgen CPU, % of a core | errors |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for c in $PACED_CLIENTS; do
+		for tg in $(paced_targets); do paced_row "$tg" "$c"; done
+	done
+}
+
+paced_header() {
+	echo "- Run: $STAMP, \`$(command_line)\`, commit" \
+	    "$(git rev-parse --short HEAD 2>/dev/null || echo unknown);" \
+	    "$(nproc) CPUs; load average before / after these cells:" \
+	    "$PACED_LOAD0 / $PACED_LOAD1."
+	echo "- Backend: \`build/tests/mock-llm --pace" \
+	    "$PACE_FIRST_MS,$PACE_EVENTS,$PACE_GAP_MS\` (tests/mock_llm.md), one" \
+	    "process, one thread on libevent: each stream gets its head at" \
+	    "once, its first event $PACE_FIRST_MS ms later, then" \
+	    "$PACE_EVENTS word events $PACE_GAP_MS ms apart (the role event" \
+	    "comes with the first word, the finish event and \`[DONE]\` with" \
+	    "the last): $((PACE_EVENTS + 3)) SSE events in about" \
+	    "$((PACE_FIRST_MS + (PACE_EVENTS - 1) * PACE_GAP_MS)) ms."
+	echo "- direct: loadgen straight to the mock. sluice: a gateway of its" \
+	    "own, the shared workflow \`paced\` (one Standard node on the mock)," \
+	    "\`sluice.json\` \`{\"min_workers\": $PACED_WORKERS, \"max_workers\":" \
+	    "$PACED_WORKERS, $PACED_POOL}\`, all warm before the first cell and" \
+	    "primed with one unmeasured stream from each of $PMAX clients (a" \
+	    "worker's first request costs it more than the next ones)." \
+	    "portkey:" \
+	    "$(if [ -n "$PK_VERSION" ]; then echo "Portkey $PK_VERSION, provider \`openai\` with \`x-portkey-custom-host\` on the mock."; else echo "${PK_MISSING:-not run}."; fi)"
+	echo "- Load: loadgen \`--stream --epoll\`, closed loop, one keep-alive" \
+	    "connection per client; ${PACED_DURATION} s measured per cell after" \
+	    "${PACED_WARMUP} s warm-up (a stream that starts in the warm-up is" \
+	    "not measured: 0 streams/s with 0 errors means none started later" \
+	    "finished in time); per-request timeout ${PACED_TIMEOUT} s;" \
+	    "${NOFILE_NOTE}."
+	echo "- CPU: utime + stime from /proc/PID/stat before and after each" \
+	    "cell (warm-up and drain included) over every stream the cell" \
+	    "started; per event = per stream / $PACE_EVENTS (the paced events;" \
+	    "role, finish and \`[DONE]\` ride along). Sluice: the gateway plus" \
+	    "all its workers; Portkey: its process. Ticks are" \
+	    "1/$(getconf CLK_TCK) s. The last column is the mock's and" \
+	    "loadgen's own CPU over the cell's wall time: near 100% the mock" \
+	    "(one thread) would be the limit."
+	echo "- Added = this target minus direct at the same stream count," \
+	    "measured seconds apart. \"× direct\" is streams/s over direct's."
+}
+
+paced_after() {
+	# shellcheck disable=SC2086
+	set -- $P_WANON0
+	n=$(grep -c -E ' (warn|error): ' "$O/bench/gateway-paced.log" 2>/dev/null || true)
+	echo "Idle, before the load: the gateway VmRSS $(mib "$P_GW_MEM0") MiB;" \
+	    "$1 workers RssAnon $(mib "$5") MiB together; mock VmRSS" \
+	    "$(mib "$P_MOCK_MEM0") MiB. Peaks are sampled every second (the" \
+	    "sampler reads $((PACED_WORKERS + 1)) /proc files each time)."
+	echo
+	echo "- The mock's own CPU in the direct cells, per stream (per event):" \
+	    "$(for c in $PACED_CLIENTS; do
+		# shellcheck disable=SC2046
+		set -- $(pcpu direct "$c")
+		dn=$(sent "$TMP/p.paced.paced.direct.$c")
+		printf '%s streams %s µs (%s); ' "$c" "$(us_per3 "$3" "$dn")" \
+		    "$(us_per3 "$3" "$dn" "$PACE_EVENTS")"
+	    done | sed 's/; $/./')"
+	echo "- Gateway died: $PACED_DIED. Same worker pids before and after:" \
+	    "$P_SAME_PIDS. \`/health\` afterwards: \`$P_HEALTH\`"
+	echo "- Gateway log (\`$O/bench/gateway-paced.log\`): $(wc -l \
+	    <"$O/bench/gateway-paced.log" 2>/dev/null || echo 0) lines," \
+	    "${n:-0} at warn or error level."
+}
+
+# The section, between markers so that a paced-only run can replace it.
+paced_section() {
+	echo "<!-- paced:begin: written by bench/run.sh; BENCH_SCENARIOS=paced rewrites only this section -->"
+	echo "## Paced streams (the shape of LLM traffic)"
+	echo
+	paced_header
+	echo
+	paced_table
+	echo
+	paced_after
+	echo
+	echo "Raw loadgen output, in run order:"
+	echo
+	echo '```'
+	cat "$TMP/raw.paced.jsonl" 2>/dev/null
+	echo '```'
+	echo "<!-- paced:end -->"
+}
+
+# Put section file $1 into file $2 in place of its paced section, or at
+# its end when it has none.
+paced_splice() {
+	if [ -f "$2" ] && grep -q '^<!-- paced:begin' "$2" &&
+	    grep -q '^<!-- paced:end' "$2"; then
+		awk -v f="$1" '/^<!-- paced:begin/ { while ((getline l < f) > 0) print l; skip = 1; next }
+		    /^<!-- paced:end/ { skip = 0; next }
+		    !skip' "$2" >"$2.tmp"
+	else
+		{ if [ -f "$2" ]; then cat "$2"; echo; fi; cat "$1"; } >"$2.tmp"
+	fi
+	mv "$2.tmp" "$2"
 }

@@ -2,10 +2,17 @@
 # run.sh - benchmark Sluice beside nginx (the backend, straight) and Portkey (a peer gateway) with loadgen; writes bench/RESULTS.md.
 #
 # Usage: bench/run.sh [BUILD_DIR]          (make bench runs: bench/run.sh build)
-# Environment: BENCH_DURATION (s, default 5), BENCH_WARMUP (s, 1),
-# BENCH_CLIENTS ("1 16 64 256"), BENCH_WORKERS (the largest client count),
-# BENCH_CONV ("10 100 1000" messages), BENCH_CACHE_CLIENTS ("1 16"),
-# BENCH_OUT (bench/RESULTS.md).
+# Environment: BENCH_SCENARIOS ("main paced"; "paced" alone rewrites only
+# the paced section of BENCH_OUT), BENCH_SMOKE (1: a quick small run into
+# BUILD_DIR/bench/RESULTS-smoke.md), BENCH_DURATION (s, default 5),
+# BENCH_WARMUP (s, 1), BENCH_CLIENTS ("1 16 64 256"), BENCH_WORKERS (the
+# largest client count), BENCH_CONV ("10 100 1000" messages),
+# BENCH_CACHE_CLIENTS ("1 16"), BENCH_OUT (bench/RESULTS.md); the paced
+# scenario: BENCH_PACED_CLIENTS ("16 256 1024"), BENCH_PACED_WORKERS,
+# BENCH_PACED_DURATION (s, 10), BENCH_PACED_WARMUP (s, 3),
+# BENCH_PACED_TARGETS ("direct sluice portkey"), BENCH_PACED_TIMEOUT (s,
+# 30), BENCH_PACE_FIRST_MS (50), BENCH_PACE_EVENTS (20), BENCH_PACE_GAP_MS
+# (10). bench/README.md explains them.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -15,12 +22,37 @@ cd "$(dirname "$0")/.."
 . bench/report.sh
 
 O=${1:-build}
-DURATION=${BENCH_DURATION:-5}
-WARMUP=${BENCH_WARMUP:-1}
-CLIENTS=${BENCH_CLIENTS:-"1 16 64 256"}
-CONV=${BENCH_CONV:-"10 100 1000"}
-CACHE_CLIENTS=${BENCH_CACHE_CLIENTS:-"1 16"}
-OUT=${BENCH_OUT:-bench/RESULTS.md}
+SCENARIOS=${BENCH_SCENARIOS:-"main paced"}
+if [ -n "${BENCH_SMOKE:-}" ]; then
+	# Small and short, and never into bench/RESULTS.md by default.
+	DURATION=${BENCH_DURATION:-2}
+	WARMUP=${BENCH_WARMUP:-0.5}
+	CLIENTS=${BENCH_CLIENTS:-"1 16"}
+	CONV=${BENCH_CONV:-"10"}
+	CACHE_CLIENTS=${BENCH_CACHE_CLIENTS:-"1"}
+	PACED_CLIENTS=${BENCH_PACED_CLIENTS:-"16 64"}
+	PACED_DURATION=${BENCH_PACED_DURATION:-2}
+	PACED_WARMUP=${BENCH_PACED_WARMUP:-0.5}
+	OUT=${BENCH_OUT:-$O/bench/RESULTS-smoke.md}
+else
+	DURATION=${BENCH_DURATION:-5}
+	WARMUP=${BENCH_WARMUP:-1}
+	CLIENTS=${BENCH_CLIENTS:-"1 16 64 256"}
+	CONV=${BENCH_CONV:-"10 100 1000"}
+	CACHE_CLIENTS=${BENCH_CACHE_CLIENTS:-"1 16"}
+	PACED_CLIENTS=${BENCH_PACED_CLIENTS:-"16 256 1024"}
+	# Longer than the main cells: a stream through a loaded gateway
+	# can take seconds at 1,024, and one that starts in the warm-up
+	# is not measured.
+	PACED_DURATION=${BENCH_PACED_DURATION:-10}
+	PACED_WARMUP=${BENCH_PACED_WARMUP:-3}
+	OUT=${BENCH_OUT:-bench/RESULTS.md}
+fi
+PACED_TARGETS=${BENCH_PACED_TARGETS:-"direct sluice portkey"}
+PACED_TIMEOUT=${BENCH_PACED_TIMEOUT:-30}
+PACE_FIRST_MS=${BENCH_PACE_FIRST_MS:-50}
+PACE_EVENTS=${BENCH_PACE_EVENTS:-20}
+PACE_GAP_MS=${BENCH_PACE_GAP_MS:-10}
 TIMEOUT=10			# per request, seconds
 GATEWAY=$O/sluice-gateway
 LOADGEN=$O/bench/loadgen
@@ -28,13 +60,19 @@ REPLY="The capital of France is Paris, a city known for its museums, its food, i
 MAXC=0
 for c in $CLIENTS; do [ "$c" -gt "$MAXC" ] && MAXC=$c; done
 WORKERS=${BENCH_WORKERS:-$MAXC}
+PMAX=0
+for c in $PACED_CLIENTS; do [ "$c" -gt "$PMAX" ] && PMAX=$c; done
+# A few spare workers: one freed by a stream's end may not be idle yet
+# when its client sends the next request.
+PACED_WORKERS=${BENCH_PACED_WORKERS:-$((PMAX + PMAX / 32 + 4))}
 
-for b in "$GATEWAY" "$LOADGEN" "$O/sluice-worker"; do
+for b in "$GATEWAY" "$LOADGEN" "$O/sluice-worker" "$O/tests/mock-llm"; do
 	[ -x "$b" ] || die "$b missing; run make bench"
 done
 
 TMP=$(mktemp -d /tmp/sluice-bench.XXXXXX)
-NGX_PID='' PK_PID='' GW_PID='' LG_PID='' SAMPLER_PID='' WPIDS=''
+NGX_PID='' PK_PID='' GW_PID='' LG_PID='' SAMPLER_PID='' WPIDS='' MOCK_PID=''
+RAW=$TMP/raw.jsonl RPFX=r
 
 cleanup() {
 	set +e
@@ -50,6 +88,7 @@ cleanup() {
 	done
 	stop_pid "$PK_PID"
 	stop_pid "$NGX_PID"
+	stop_pid "$MOCK_PID"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -72,8 +111,12 @@ start_gateway() {
 	    die "gateway did not start: $(tail -5 "$TMP/gateway.log")"
 	GW_PORT=$(printf '%s' "$line" | sed 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/')
 	n=0
+	# 30 s, and a fifth of a second more per worker: a thousand
+	# workers starting at once took 70 s to say HELLO on two busy
+	# cores.
 	while [ "$(idle_workers)" -lt "$WORKERS" ]; do
-		[ "$n" -lt 300 ] || die "only $(idle_workers)/$WORKERS workers idle after 30 s"
+		[ "$n" -lt $((300 + 2 * WORKERS)) ] ||
+		    die "only $(idle_workers)/$WORKERS workers idle after $(((300 + 2 * WORKERS) / 10)) s"
 		sleep 0.1
 		n=$((n + 1))
 	done
@@ -109,6 +152,11 @@ target() {
 	: >"$TMP/hdrs"
 	case $1 in
 	direct)
+		if [ "$2" = paced ]; then
+			URL=http://127.0.0.1:$PACED_PORT/v1/chat/completions
+			PIDS=$MOCK_PID
+			return
+		fi
 		if [ "$2" = stream ]; then p=$NGX_STREAM; else p=$NGX_PLAIN; fi
 		URL=http://127.0.0.1:$p/v1/chat/completions
 		PIDS=$NGX_PID ;;
@@ -116,7 +164,11 @@ target() {
 		URL=http://127.0.0.1:$GW_PORT/v1/chat/completions
 		PIDS="$GW_PID $WPIDS" ;;
 	portkey)
-		if [ "$2" = stream ]; then p=$NGX_STREAM; else p=$NGX_PLAIN; fi
+		case $2 in
+		paced) p=$PACED_PORT ;;
+		stream) p=$NGX_STREAM ;;
+		*) p=$NGX_PLAIN ;;
+		esac
 		URL=http://127.0.0.1:$PK_PORT/v1/chat/completions
 		portkey_headers "$p" >"$TMP/hdrs"
 		PIDS=$PK_PID ;;
@@ -132,6 +184,9 @@ cell() {
 	set -- --url "$URL" --body-file "$body" --concurrency "$c" \
 	    --duration "$DURATION" --warmup "$WARMUP" --timeout "$TIMEOUT"
 	[ "$mode" = stream ] && set -- "$@" --stream
+	# paced: streams, on epoll (a thousand clients), counting events
+	# and loadgen's own CPU.
+	[ "$mode" = paced ] && set -- "$@" --stream --epoll --count-events --self-cpu
 	while IFS= read -r h; do set -- "$@" --header "$h"; done <"$TMP/hdrs"
 	# shellcheck disable=SC2086
 	mem_sampler "$TMP/m.$key" $PIDS &
@@ -147,8 +202,8 @@ cell() {
 	r=$(cat "$TMP/lg.out")
 	[ "$rc" -eq 0 ] && [ -n "$r" ] ||
 	    r="{\"count\":0,\"errors\":-1,\"first_error\":\"loadgen exit status $rc\"}"
-	echo "$r" >"$TMP/r.$key"
-	echo "$tag $tg $r" >>"$TMP/raw.jsonl"
+	echo "$r" >"$TMP/$RPFX.$key"
+	echo "$tag $tg $r" >>"$RAW"
 	printf '  %-7s %-6s %-7s %3s clients: %8s req/s  p50 %8s ms  p99 %8s ms  errors %s\n' \
 	    "$tag" "$mode" "$tg" "$c" "$(jget "$r" rps)" "$(jget "$r" p50_ms)" \
 	    "$(jget "$r" p99_ms)" "$(jget "$r" errors)"
@@ -209,6 +264,125 @@ cache_cells() {
 	GW_PID=
 }
 
+# CPU ticks so far: "gateway workers backend portkey".
+paced_cpu() {
+	# shellcheck disable=SC2086
+	echo "$(cpu_ticks "$GW_PID") $(cpu_all $WPIDS) $(cpu_ticks "$MOCK_PID")" \
+	    "$(cpu_ticks "$PK_PID")"
+}
+
+# One paced cell: paced_cell TARGET CLIENTS. Its CPU deltas and wall
+# time go to $TMP/c.paced.paced.TARGET.CLIENTS as "gateway workers
+# backend portkey ms".
+paced_cell() {
+	pc_tg=$1 pc_c=$2
+	pc_0=$(paced_cpu)
+	pc_t0=$(date +%s%N)
+	cell paced "$pc_tg" paced "$pc_c" "$TMP/body.paced.json"
+	pc_t1=$(date +%s%N)
+	# shellcheck disable=SC2086,SC2046
+	set -- $pc_0 $(paced_cpu)
+	echo "$(($5 - $1)) $(($6 - $2)) $(($7 - $3)) $(($8 - $4))" \
+	    "$(((pc_t1 - pc_t0) / 1000000))" >"$TMP/c.paced.paced.$pc_tg.$pc_c"
+}
+
+# The targets of the paced scenario (portkey only when installed).
+paced_targets() {
+	for t in $PACED_TARGETS; do
+		[ "$t" != portkey ] || [ -n "$PK_VERSION" ] || continue
+		echo "$t"
+	done
+}
+
+# One stream through Sluice from each of the largest cell's clients,
+# unmeasured: a worker's first request costs it more (lazy set-up) than
+# the next ones, and a thousand such firsts at once would fill the
+# first cell's window.
+paced_prime() {
+	"$LOADGEN" --url "http://127.0.0.1:$GW_PORT/v1/chat/completions" \
+	    --body-file "$TMP/body.paced.json" --concurrency "$PMAX" \
+	    --duration 0.01 --timeout "$PACED_TIMEOUT" --stream --epoll \
+	    >"$TMP/prime.out" &
+	LG_PID=$!
+	wait "$LG_PID" || true
+	LG_PID=
+	echo "bench: primed the workers: $(cat "$TMP/prime.out")"
+}
+
+# The paced scenario (bench/README.md): the paced backend, and a
+# gateway of its own with PACED_WORKERS warm workers.
+paced_cells() {
+	start_paced_backend
+	main_workers=$WORKERS main_timeout=$TIMEOUT main_died=$GW_DIED
+	main_duration=$DURATION main_warmup=$WARMUP
+	WORKERS=$PACED_WORKERS TIMEOUT=$PACED_TIMEOUT GW_DIED=no
+	DURATION=$PACED_DURATION WARMUP=$PACED_WARMUP
+	RAW=$TMP/raw.paced.jsonl RPFX=p
+	: >"$RAW"
+	# A thousand workers starting at once on two cores take far
+	# longer than the default 5 s to say HELLO (70 s seen), and their
+	# thousand first requests at once starve some of them of CPU for
+	# longer than the default 5 s between heartbeats (the gateway
+	# then kills them as hung); every client comes from 127.0.0.1,
+	# past the default 512 connections per address.
+	PACED_POOL="\"spawn_timeout_s\": 300, \"hang_timeout_s\": 30, \"max_connections\": $((2 * PACED_WORKERS + 64)), \"max_connections_per_ip\": 0"
+	write_config "$PACED_POOL"
+	PACED_LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+	start_gateway
+	P_GW_MEM0=$(rss_kb "$GW_PID" VmRSS)
+	# shellcheck disable=SC2086
+	P_WANON0=$(rss_stats RssAnon $WPIDS)
+	P_MOCK_MEM0=$(rss_kb "$MOCK_PID" VmRSS)
+	paced_prime
+	echo "bench: paced backend on :$PACED_PORT (first event after" \
+	    "$PACE_FIRST_MS ms, $PACE_EVENTS events $PACE_GAP_MS ms apart)," \
+	    "Sluice on :$GW_PORT with $WORKERS workers"
+	for c in $PACED_CLIENTS; do
+		for tg in $(paced_targets); do
+			[ "$GW_DIED" = no ] || [ "$tg" != sluice ] || continue
+			paced_cell "$tg" "$c"
+		done
+	done
+	PACED_LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+	P_SAME_PIDS=no P_HEALTH=unreachable
+	if [ "$GW_DIED" = no ]; then
+		[ "$(children "$GW_PID" | sort -n | tr '\n' ' ')" != "$WPIDS" ] ||
+		    P_SAME_PIDS=yes
+		P_HEALTH=$(curl -s -m 2 "http://127.0.0.1:$GW_PORT/health" ||
+		    echo unreachable)
+		stop_pid "$GW_PID"
+	fi
+	GW_PID=
+	mkdir -p "$O/bench"
+	cp "$TMP/gateway.log" "$O/bench/gateway-paced.log"
+	PACED_DIED=$GW_DIED
+	WORKERS=$main_workers TIMEOUT=$main_timeout GW_DIED=$main_died
+	DURATION=$main_duration WARMUP=$main_warmup
+	RAW=$TMP/raw.jsonl RPFX=r
+}
+
+# Raise the descriptor limit for the largest cell (loadgen, the
+# gateway and the backends each hold a socket per stream); NOFILE_NOTE
+# says what came of it.
+# shellcheck disable=SC3045
+raise_nofile() {
+	need=$((3 * (PMAX > MAXC ? PMAX : MAXC) + 256))
+	was=$(ulimit -n)
+	ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+	now=$(ulimit -n)
+	if [ "$now" != unlimited ] && [ "$now" -lt "$need" ]; then
+		NOFILE_NOTE="ulimit -n is $now (hard limit $(ulimit -Hn)), below the $need descriptors the largest cell may need: raise the hard limit (limits.conf, prlimit) and run again"
+		echo "bench: $NOFILE_NOTE" >&2
+	else
+		NOFILE_NOTE="ulimit -n $now (it was $was; the bench asks for 65536, else the hard limit), enough for the about $need descriptors the largest cell may need"
+	fi
+}
+
+has() {
+	case " $SCENARIOS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # Memory and CPU before the load.
 snapshot_before() {
 	GW_MEM0="$(rss_kb "$GW_PID" VmRSS) $(rss_kb "$GW_PID" RssAnon)"
@@ -241,16 +415,10 @@ snapshot_after() {
 	HEALTH=$(curl -s -m 2 "http://127.0.0.1:$GW_PORT/health" || echo unreachable)
 }
 
-main() {
-	STAMP=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-	LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-	GW_DIED=no
-	# shellcheck disable=SC3045
-	ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+# The main scenario: nginx's canned answers, then the cache.
+main_cells() {
 	start_nginx
-	start_portkey
 	write_config ""
-	write_bodies
 	start_gateway
 	echo "bench: nginx $NGX_VERSION on :$NGX_PLAIN/:$NGX_STREAM," \
 	    "Portkey ${PK_VERSION:-(none)} on :${PK_PORT:-}, Sluice on :$GW_PORT with" \
@@ -268,16 +436,34 @@ main() {
 		SHUTDOWN="gateway had died" HEALTH=unreachable SAME_PIDS=no
 	fi
 	NGX_SERVED=$(nginx_served)
-	report >"$TMP/results.md"
-	cp "$TMP/results.md" "$OUT"
+}
+
+main() {
+	STAMP=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+	LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+	GW_DIED=no PACED_DIED=no
+	has main || has paced || die "BENCH_SCENARIOS='$SCENARIOS': want main, paced or both"
+	raise_nofile
+	start_portkey
+	write_bodies
+	! has main || main_cells
+	! has paced || paced_cells
+	mkdir -p "$(dirname "$OUT")"
+	if has main; then
+		report >"$TMP/results.md"
+		cp "$TMP/results.md" "$OUT"
+	else
+		paced_section >"$TMP/paced.md"
+		paced_splice "$TMP/paced.md" "$OUT"
+	fi
 	echo
 	cat "$OUT"
 	echo
-	echo "bench: wrote $OUT; gateway log in $O/bench/gateway.log"
-	errs=$(cat "$TMP"/r.*.sluice.* 2>/dev/null |
+	echo "bench: wrote $OUT; gateway logs in $O/bench/"
+	errs=$(cat "$TMP"/[rp].*.sluice.* 2>/dev/null |
 	    sed -n 's/.*"errors":\([-0-9]*\).*/\1/p' |
 	    awk '{ if ($1 != 0) bad = 1 } END { print bad + 0 }')
-	if [ "$GW_DIED" = yes ] || [ "$errs" -ne 0 ]; then
+	if [ "$GW_DIED" = yes ] || [ "$PACED_DIED" = yes ] || [ "$errs" -ne 0 ]; then
 		echo "bench: the gateway failed requests or died; see $OUT" >&2
 		exit 1
 	fi

@@ -1,17 +1,19 @@
 # setup.sh - the bench's config folder and request bodies, for bench/run.sh and bench/ab.sh (sourced, POSIX sh).
 #
-# Uses: TMP, WORKERS, CONV, NGX_PLAIN, NGX_STREAM.
+# Uses: TMP, WORKERS, CONV, NGX_PLAIN, NGX_STREAM, PACED_PORT (the last
+# three may be unset: their endpoints are then left out).
 
-# The config folder: user "bench" with two shared workflows, "plain"
-# and "stream" (picked by the model field), each one Standard node on
-# the nginx port that answers in that shape. $1: more sluice.json
-# members (or empty).
+# The config folder: user "bench" with shared workflows "plain" and
+# "stream" (picked by the model field), each one Standard node on the
+# nginx port that answers in that shape, and "paced" on the paced
+# backend when PACED_PORT is set. $1: more sluice.json members (or
+# empty).
 write_config() {
 	d=$TMP/config
 	mkdir -p "$d/Users" "$d/Endpoints/bench" "$d/ApiTypes" \
 	    "$d/Presets/OpenAI/bench" "$d/Workflows/bench" \
 	    "$d/Workflows/_shared/plain" "$d/Workflows/_shared/stream" \
-	    "$TMP/state"
+	    "$d/Workflows/_shared/paced" "$TMP/state"
 	printf '{"min_workers": %s, "max_workers": %s%s}\n' \
 	    "$WORKERS" "$WORKERS" "${1:+, $1}" >"$d/sluice.json"
 	echo '{"currentUser": "bench"}' >"$d/Users/_current-user.json"
@@ -21,7 +23,9 @@ write_config() {
  "chatCompletionAddMissingAssistantGenerator": false,
  "endpointConfigsSubDirectory": "bench", "connectTimeoutInSeconds": 2}' \
 	    >"$d/Users/bench.json"
-	for ep in Plain:"$NGX_PLAIN" Stream:"$NGX_STREAM"; do
+	for ep in Plain:"${NGX_PLAIN:-}" Stream:"${NGX_STREAM:-}" \
+	    Paced:"${PACED_PORT:-}"; do
+		[ -n "${ep#*:}" ] || continue
 		printf '{"endpoint": "http://127.0.0.1:%s", "apiTypeConfigFileName": "Open-AI-API", "modelNameToSendToAPI": "bench-model", "promptTemplate": null, "maxContextTokenSize": 4096}\n' \
 		    "${ep#*:}" >"$d/Endpoints/bench/${ep%%:*}.json"
 	done
@@ -31,7 +35,8 @@ write_config() {
 	echo '{"temperature": 0.5}' >"$d/Presets/OpenAI/bench/Bench.json"
 	for wf in Workflows/bench/Main.json:Plain \
 	    Workflows/_shared/plain/_DefaultWorkflow.json:Plain \
-	    Workflows/_shared/stream/_DefaultWorkflow.json:Stream; do
+	    Workflows/_shared/stream/_DefaultWorkflow.json:Stream \
+	    Workflows/_shared/paced/_DefaultWorkflow.json:Paced; do
 		printf '{"nodes": [{"type": "Standard", "endpointName": "%s",
  "preset": "Bench", "systemPrompt": "{chat_system_prompt}", "prompt": "",
  "lastMessagesToSendInsteadOfPrompt": 20, "maxResponseSizeInTokens": 300}]}\n' \
@@ -56,6 +61,8 @@ write_bodies() {
 	    >"$TMP/body.plain.json"
 	printf '{"model": "stream", "max_tokens": 64, "stream": true, "messages": [%s]}\n' \
 	    "$m" >"$TMP/body.stream.json"
+	printf '{"model": "paced", "max_tokens": 64, "stream": true, "messages": [%s]}\n' \
+	    "$m" >"$TMP/body.paced.json"
 	for nm in $CONV; do
 		printf '{"model": "plain", "max_tokens": 64, "messages": [%s]}\n' \
 		    "$(messages "$nm")" >"$TMP/body.conv$nm.json"

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sysexits.h>
 #include <time.h>
 
@@ -40,7 +42,7 @@
 #define LOG_MAX		256		/* requests kept for /mock/requests */
 #define OUT_HIWAT	(256 * 1024)	/* pause a stream above this output */
 #define MAX_BODY	(64 * 1024 * 1024)
-#define BACKLOG		1024
+#define BACKLOG		4096		/* the paced bench connects 1,024 at once */
 #define MAX_DELAY_MS	(24 * 3600 * 1000)
 #define ARGS_CHUNK	8		/* tool arguments piece, code points */
 #define EVQ_MAX		8		/* events queued in one step */
@@ -77,9 +79,11 @@ enum tmode {
 
 enum pkind { PK_TEXT, PK_TOOL_HEAD, PK_TOOL_ARGS, PK_TOOL_LINE };
 
-/* Stages of a reply; non-stream replies go from MS_HEAD straight out. */
+/* Stages of a reply; non-stream replies go from MS_HEAD straight out.
+ * MS_FIRST waits first_ms before MS_OPEN sends the opening events. */
 enum mstage {
-	MS_HEAD, MS_SILENT, MS_PIECES, MS_TAIL, MS_END, MS_CUT
+	MS_HEAD, MS_FIRST, MS_OPEN, MS_SILENT, MS_PIECES, MS_TAIL, MS_END,
+	MS_CUT
 };
 
 /* What a stage did: go on, wait for a timer, or the request is gone. */
@@ -110,6 +114,7 @@ struct script {
 	int		 sc_chunk;
 	int		 sc_delay_ms;
 	int		 sc_head_delay_ms;
+	int		 sc_first_ms;		/* head to the first event */
 	int		 sc_silent_ms;
 	int		 sc_status;		/* 0: answer normally */
 	int		 sc_status_times;	/* 0: status every time */
@@ -171,6 +176,11 @@ struct mreq {
 	bool			 m_stream;
 	bool			 m_usage;
 	bool			 m_delayed;	/* delay_ms done for next */
+	bool			 m_direct;	/* --pace, chunked: write
+						   events straight out */
+	bool			 m_paced;	/* --pace: waits run to m_due */
+	uint64_t		 m_due;		/* --pace: when the next
+						   event is due, us */
 	int			 m_block;	/* Claude: open block, -1 */
 	struct event		*m_timer;
 	struct event		*m_watch;	/* EOF watch before the head */
@@ -214,6 +224,9 @@ struct mock {
 	const char		*mk_text;
 	int			 mk_chunk;
 	int			 mk_delay_ms;
+	int			 mk_first_ms;
+	int			 mk_pace_events;	/* --pace: 0 = off */
+	char			*mk_pace_text;	/* its text, owned */
 	bool			 mk_quiet;
 };
 
@@ -481,6 +494,7 @@ static const struct skey skeys[] = {
 	SK("chunk", SK_INT, sc_chunk, 0, INT_MAX),
 	SK("delay_ms", SK_INT, sc_delay_ms, 0, MAX_DELAY_MS),
 	SK("head_delay_ms", SK_INT, sc_head_delay_ms, 0, MAX_DELAY_MS),
+	SK("first_ms", SK_INT, sc_first_ms, 0, MAX_DELAY_MS),
 	SK("silent_ms", SK_INT, sc_silent_ms, 0, MAX_DELAY_MS),
 	SK("status", SK_INT, sc_status, 100, 599),
 	SK("status_times", SK_INT, sc_status_times, 1, INT_MAX),
@@ -508,6 +522,7 @@ script_init(struct script *sc)
 	mstr_set(&sc->sc_finish, "stop", 4);
 	sc->sc_chunk = mk.mk_chunk;
 	sc->sc_delay_ms = mk.mk_delay_ms;
+	sc->sc_first_ms = mk.mk_first_ms;
 	sc->sc_disconnect_after = -1;
 }
 
@@ -857,17 +872,53 @@ on_close(struct evhttp_connection *evcon, void *arg)
 }
 
 static void
+arm_tv(struct mreq *m, const struct timeval *tv)
+{
+	if (m->m_timer == NULL &&
+	    (m->m_timer = evtimer_new(mk.mk_base, on_timer, m)) == NULL)
+		fatalx("evtimer_new");
+	if (evtimer_add(m->m_timer, tv) == -1)
+		fatalx("evtimer_add");
+}
+
+static void
 arm(struct mreq *m, int ms)
 {
 	struct timeval	 tv;
 
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
-	if (m->m_timer == NULL &&
-	    (m->m_timer = evtimer_new(mk.mk_base, on_timer, m)) == NULL)
-		fatalx("evtimer_new");
-	if (evtimer_add(m->m_timer, &tv) == -1)
-		fatalx("evtimer_add");
+	arm_tv(m, &tv);
+}
+
+static uint64_t
+mono_us(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* A wait of ms in --pace: counted from when the last one was due, not
+ * from now, so that late wake-ups on a busy machine do not add up and
+ * event k leaves first_ms + k * gap after the head. Elsewhere: arm. */
+static void
+arm_paced(struct mreq *m, int ms)
+{
+	struct timeval	 tv;
+	uint64_t	 now, wait;
+
+	if (!m->m_paced) {
+		arm(m, ms);
+		return;
+	}
+	now = mono_us();
+	m->m_due += (uint64_t)ms * 1000;
+	wait = m->m_due > now ? m->m_due - now : 0;
+	tv.tv_sec = (time_t)(wait / 1000000);
+	tv.tv_usec = (suseconds_t)(wait % 1000000);
+	arm_tv(m, &tv);
 }
 
 static void
@@ -922,9 +973,65 @@ out_len(const struct mreq *m)
 
 /* ---- events (SSE or NDJSON) ------------------------------------- */
 
+/* Whether m's events may skip evhttp (chunk_direct): in --pace, once
+ * evhttp_send_reply_start has chosen chunked encoding. */
+static bool
+direct_ok(struct mreq *m)
+{
+	const char	*te;
+
+	if (mk.mk_pace_events == 0)
+		return false;
+	te = evhttp_find_header(evhttp_request_get_output_headers(m->m_req),
+	    "Transfer-Encoding");
+	return te != NULL && strcasecmp(te, "chunked") == 0;
+}
+
+/* --pace: one HTTP chunk straight to the socket when nothing is queued
+ * before it, sparing the bufferevent's write event (two epoll_ctl
+ * calls and a wake-up per event). What the socket does not take now is
+ * queued on the bufferevent. False when evhttp must send it: not
+ * m_direct, bytes queued, or the write failed (evhttp then queues it,
+ * or meets the same error). */
+static bool
+chunk_direct(struct mreq *m, const char *p, size_t n)
+{
+	struct bufferevent	*bev;
+	char			 head[24];
+	struct iovec		 iov[3];
+	ssize_t			 w;
+	size_t			 i, off;
+
+	if (!m->m_direct || n == 0)
+		return false;
+	bev = evhttp_connection_get_bufferevent(m->m_evcon);
+	if (evbuffer_get_length(bufferevent_get_output(bev)) > 0)
+		return false;
+	iov[0].iov_base = head;
+	iov[0].iov_len = (size_t)snprintf(head, sizeof(head), "%zx\r\n", n);
+	iov[1].iov_base = (void *)(uintptr_t)p;
+	iov[1].iov_len = n;
+	iov[2].iov_base = (void *)(uintptr_t)"\r\n";
+	iov[2].iov_len = 2;
+	if ((w = writev(bufferevent_getfd(bev), iov, 3)) == -1)
+		return false;
+	for (i = 0, off = (size_t)w; i < 3; i++) {
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		bufferevent_write(bev, (char *)iov[i].iov_base + off,
+		    iov[i].iov_len - off);
+		off = 0;
+	}
+	return true;
+}
+
 static void
 send_chunk(struct mreq *m, const char *p, size_t n)
 {
+	if (chunk_direct(m, p, n))
+		return;
 	evbuffer_add(mk.mk_scratch, p, n);
 	evhttp_send_reply_chunk(m->m_req, mk.mk_scratch);
 	evbuffer_drain(mk.mk_scratch, evbuffer_get_length(mk.mk_scratch));
@@ -1599,9 +1706,10 @@ stage_head(struct mreq *m)
 	} else
 		evhttp_add_header(oh, "Content-Type", "application/x-ndjson");
 	evhttp_send_reply_start(m->m_req, 200, "OK");
-	if (m->m_dl->d_head != NULL)
-		m->m_dl->d_head(m);
-	m->m_stage = MS_SILENT;
+	m->m_direct = direct_ok(m);
+	m->m_paced = mk.mk_pace_events > 0;
+	m->m_due = mono_us();
+	m->m_stage = MS_FIRST;
 	return STEP_NEXT;
 }
 
@@ -1628,7 +1736,7 @@ stage_piece(struct mreq *m)
 	}
 	if (m->m_sent > 0 && sc->sc_delay_ms > 0 && !m->m_delayed) {
 		m->m_delayed = true;
-		arm(m, sc->sc_delay_ms);
+		arm_paced(m, sc->sc_delay_ms);
 		return STEP_WAIT;
 	}
 	if (out_len(m) >= OUT_HIWAT) {
@@ -1659,6 +1767,17 @@ stream_stage(struct mreq *m)
 	switch (m->m_stage) {
 	case MS_HEAD:
 		return stage_head(m);
+	case MS_FIRST:
+		m->m_stage = MS_OPEN;
+		if (m->m_sc.sc_first_ms <= 0)
+			return STEP_NEXT;
+		arm_paced(m, m->m_sc.sc_first_ms);
+		return STEP_WAIT;
+	case MS_OPEN:
+		if (m->m_dl->d_head != NULL)
+			m->m_dl->d_head(m);
+		m->m_stage = MS_SILENT;
+		return STEP_NEXT;
 	case MS_SILENT:
 		m->m_stage = MS_PIECES;
 		if (m->m_sc.sc_silent_ms <= 0)
@@ -2328,13 +2447,15 @@ teardown(void)
 	evbuffer_free(mk.mk_scratch);
 	event_base_free(mk.mk_base);
 	libevent_global_shutdown();
+	free(mk.mk_pace_text);
 }
 
 static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: mock-llm [--listen HOST:PORT] [--text TEXT] "
-	    "[--chunk N] [--delay-ms N] [--quiet]\n");
+	    "[--chunk N] [--delay-ms N]\n"
+	    "                [--pace FIRST_MS,EVENTS,GAP_MS] [--quiet]\n");
 	exit(EX_USAGE);
 }
 
@@ -2351,6 +2472,56 @@ num_arg(const char *name, const char *s, int max)
 	return (int)v;
 }
 
+/* --pace FIRST_MS,EVENTS,GAP_MS: the first event FIRST_MS after the
+ * head, then EVENTS word pieces GAP_MS apart. */
+static void
+pace_arg(const char *s)
+{
+	int	 v[3], i;
+	char	*dup = xstrdup(s), *p = dup, *f;
+
+	for (i = 0; i < 3; i++) {
+		if ((f = strsep(&p, ",")) == NULL)
+			fatalx_code(EX_USAGE, "--pace %s: want FIRST_MS,EVENTS,"
+			    "GAP_MS", s);
+		v[i] = num_arg("pace", f, i == 1 ? INT_MAX : MAX_DELAY_MS);
+	}
+	if (p != NULL || v[1] < 1)
+		fatalx_code(EX_USAGE, "--pace %s: want FIRST_MS,EVENTS,GAP_MS "
+		    "with EVENTS >= 1", s);
+	free(dup);
+	mk.mk_first_ms = v[0];
+	mk.mk_pace_events = v[1];
+	mk.mk_delay_ms = v[2];
+}
+
+/* The --pace text: n words, the words of text over and over, so that
+ * word pieces make n events. Caller frees. */
+static char *
+pace_text(const char *text, int n)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*w = text;
+	size_t		 len;
+	int		 i;
+
+	for (i = 0; i < n; i++) {
+		w += strspn(w, " \t\r\n");
+		if (*w == '\0') {
+			w = text + strspn(text, " \t\r\n");
+			if (*w == '\0')
+				fatalx_code(EX_USAGE, "--pace: --text has no "
+				    "words");
+		}
+		len = strcspn(w, " \t\r\n");
+		if (i > 0)
+			buf_addc(&b, ' ');
+		buf_add(&b, w, len);
+		w += len;
+	}
+	return buf_take(&b);
+}
+
 static void
 parse_args(int argc, char *argv[])
 {
@@ -2359,6 +2530,7 @@ parse_args(int argc, char *argv[])
 		{ "text",	required_argument,	NULL, 't' },
 		{ "chunk",	required_argument,	NULL, 'c' },
 		{ "delay-ms",	required_argument,	NULL, 'd' },
+		{ "pace",	required_argument,	NULL, 'p' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
@@ -2382,6 +2554,9 @@ parse_args(int argc, char *argv[])
 			mk.mk_delay_ms = num_arg("delay-ms", optarg,
 			    MAX_DELAY_MS);
 			break;
+		case 'p':
+			pace_arg(optarg);
+			break;
 		case 'q':
 			mk.mk_quiet = true;
 			break;
@@ -2391,6 +2566,11 @@ parse_args(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
+	if (mk.mk_pace_events > 0) {
+		mk.mk_chunk = 0;
+		mk.mk_text = mk.mk_pace_text = pace_text(mk.mk_text,
+		    mk.mk_pace_events);
+	}
 }
 
 int
