@@ -2,10 +2,12 @@
 #include <sys/types.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,11 +272,17 @@ conn_report(struct http_conn *c, bool gone)
 
 /* Body bytes of the reply: counted, and the first one timed. */
 static void
-body_add(struct http_conn *c, const void *p, size_t n)
+body_note(struct http_conn *c, size_t n)
 {
 	if (n > 0 && c->c_ttfb_us < 0 && c->c_t0_us != 0)
 		c->c_ttfb_us = (int64_t)(now_us() - c->c_t0_us);
 	c->c_bytes += n;
+}
+
+static void
+body_add(struct http_conn *c, const void *p, size_t n)
+{
+	body_note(c, n);
 	out_add(c, p, n);
 }
 
@@ -871,18 +879,61 @@ http_stream_begin(struct http_conn *c, int status, const char *content_type,
 	return 0;
 }
 
+/* Queue what the socket did not take of the pieces: the first *sent
+ * bytes of them went out already. */
+static void
+stream_queue(struct http_conn *c, const struct iovec *iov, int n, size_t sent)
+{
+	int	 i;
+
+	for (i = 0; i < n; i++) {
+		if (sent >= iov[i].iov_len) {
+			sent -= iov[i].iov_len;
+			continue;
+		}
+		out_add(c, (const char *)iov[i].iov_base + sent,
+		    iov[i].iov_len - sent);
+		sent = 0;
+	}
+}
+
+/*
+ * A stream's event goes straight to the socket when nothing is queued
+ * before it: one writev of chunk head, data and CRLF. Through the
+ * bufferevent, each event would arm the write event, wake the loop once
+ * more when the socket is writable, write, and disarm it: two epoll_ctl
+ * and a wake-up per event. What the socket does not take now, and all
+ * of it after a failure, is queued as before; the bufferevent then
+ * writes it and reports the failure.
+ */
 int
 http_stream_write(struct http_conn *c, const void *data, size_t len)
 {
+	char		 hdr[24];
+	struct iovec	 iov[3];
+	ssize_t		 w = 0;
+	int		 n = 0;
+
 	if (!conn_check(c, CS_STREAM, false))
 		return -1;
 	if (len == 0 || c->c_head_only)
 		return 0;
-	if (c->c_chunked_out)
-		evbuffer_add_printf(conn_out(c), "%zx\r\n", len);
-	body_add(c, data, len);
-	if (c->c_chunked_out)
-		out_add(c, "\r\n", 2);
+	body_note(c, len);
+	if (c->c_chunked_out) {
+		iov[n].iov_base = hdr;
+		iov[n++].iov_len = (size_t)snprintf(hdr, sizeof(hdr), "%zx\r\n",
+		    len);
+	}
+	iov[n].iov_base = (void *)(uintptr_t)data;
+	iov[n++].iov_len = len;
+	if (c->c_chunked_out) {
+		iov[n].iov_base = (void *)(uintptr_t)"\r\n";
+		iov[n++].iov_len = 2;
+	}
+	if (evbuffer_get_length(conn_out(c)) == 0 &&
+	    (w = writev(bufferevent_getfd(c->c_bev), iov, n)) < 0)
+		w = 0;
+	stream_queue(c, iov, n, (size_t)w);
 	conn_note_output(c);
 	return 0;
 }

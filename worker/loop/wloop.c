@@ -53,6 +53,7 @@ wloop_free(struct wctx *wc)
 	}
 	keycache_free(wc->wc_keys);
 	wc->wc_keys = NULL;
+	buf_free(&wc->wc_sendbuf);
 }
 
 static struct wctx *
@@ -61,20 +62,27 @@ wctx_of(struct rq *rq)
 	return rq->rq_loop;
 }
 
+/* Frames are encoded into one buffer kept between them (a streamed
+ * chunk costs no malloc and free for it); one that grew past this is
+ * given back after use. */
+#define SEND_KEEP	(64 * 1024)
+
 /* The gateway is our only reason to live: if it is gone, so are we. */
 static void
 wloop_send(struct wctx *wc, const struct proto_msg *m)
 {
-	struct buf	 b = BUF_INIT;
+	struct buf	*b = &wc->wc_sendbuf;
 
-	if (proto_encode(&b, m) == -1)
+	buf_reset(b);
+	if (proto_encode(b, m) == -1)
 		fatalx("%s frame too large", proto_type_name(m->m_type));
-	if (frame_write_all(wc->wc_fd, b.b_data, b.b_len) == -1) {
+	if (frame_write_all(wc->wc_fd, b->b_data, b->b_len) == -1) {
 		if (errno == EPIPE || errno == ECONNRESET)
 			fatalx_code(0, "gateway channel closed; exiting");
 		fatal("write to gateway");
 	}
-	buf_free(&b);
+	if (b->b_cap > SEND_KEEP)
+		buf_free(b);
 	wc->wc_last_sent = clock_mono_ms();
 }
 
