@@ -75,6 +75,22 @@ ndjson_line(void *arg, const char *line, size_t n)
 	return stream_event(arg, NULL, line, n);
 }
 
+/* The events of one piece of the answer: their chunk frames leave the
+ * worker together (rq_hold), in one write rather than one each. */
+static int
+feed_events(struct xfer *x, const char *p, size_t n)
+{
+	int	 r;
+
+	rq_hold(x->x_cs.cs_rq, true);
+	if (x->x_sse != NULL)
+		r = sse_feed(x->x_sse, p, n);
+	else
+		r = lines_feed(&x->x_lines, p, n);
+	rq_hold(x->x_cs.cs_rq, false);
+	return r;
+}
+
 static int
 on_data(void *arg, const char *p, size_t n)
 {
@@ -82,10 +98,8 @@ on_data(void *arg, const char *p, size_t n)
 
 	if (x->x_cs.cs_stop)
 		return -1;	/* a filter ended the output: hang up */
-	if (x->x_sse != NULL)
-		return sse_feed(x->x_sse, p, n);
-	if (x->x_ndjson)
-		return lines_feed(&x->x_lines, p, n);
+	if (x->x_sse != NULL || x->x_ndjson)
+		return feed_events(x, p, n);
 	if (x->x_body.b_len + n > MAX_BODY) {
 		snprintf(x->x_cs.cs_error, sizeof(x->x_cs.cs_error),
 		    "the response is larger than %d MiB", MAX_BODY >> 20);
