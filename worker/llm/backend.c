@@ -75,22 +75,6 @@ ndjson_line(void *arg, const char *line, size_t n)
 	return stream_event(arg, NULL, line, n);
 }
 
-/* The events of one piece of the answer: their chunk frames leave the
- * worker together (rq_hold), in one write rather than one each. */
-static int
-feed_events(struct xfer *x, const char *p, size_t n)
-{
-	int	 r;
-
-	rq_hold(x->x_cs.cs_rq, true);
-	if (x->x_sse != NULL)
-		r = sse_feed(x->x_sse, p, n);
-	else
-		r = lines_feed(&x->x_lines, p, n);
-	rq_hold(x->x_cs.cs_rq, false);
-	return r;
-}
-
 static int
 on_data(void *arg, const char *p, size_t n)
 {
@@ -98,8 +82,10 @@ on_data(void *arg, const char *p, size_t n)
 
 	if (x->x_cs.cs_stop)
 		return -1;	/* a filter ended the output: hang up */
-	if (x->x_sse != NULL || x->x_ndjson)
-		return feed_events(x, p, n);
+	if (x->x_sse != NULL)
+		return sse_feed(x->x_sse, p, n);
+	if (x->x_ndjson)
+		return lines_feed(&x->x_lines, p, n);
 	if (x->x_body.b_len + n > MAX_BODY) {
 		snprintf(x->x_cs.cs_error, sizeof(x->x_cs.cs_error),
 		    "the response is larger than %d MiB", MAX_BODY >> 20);
@@ -192,6 +178,18 @@ headers(const struct node_call *nc, const struct adapter *ad,
 	hdrs[k] = NULL;
 }
 
+/* The chunk frames of the events read since the loop last waited go to
+ * the gateway together, in one write: libcurl hands a read's events
+ * over one HTTP chunk at a time. */
+static void
+held_out(void *arg)
+{
+	struct rq	*rq = arg;
+
+	rq_hold(rq, false);
+	rq_hold(rq, true);
+}
+
 static int
 transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
     const char *body, struct wresult *res)
@@ -214,7 +212,11 @@ transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
 	log_debug("[rq %s] POST %s (%zu bytes)", rq->rq_id, shown,
 	    strlen(body));
 	log_debug("[rq %s] request: %s", rq->rq_id, log_text(body));
+	rq_hold(rq, true);
+	transport_set_idle(held_out, rq);
 	transport_perform(&call, &hooks, &lr);
+	transport_set_idle(NULL, NULL);
+	rq_hold(rq, false);
 	r = judge(x, &lr, nc, res);
 	if (r == 0)
 		r = finish_body(x, nc, res);

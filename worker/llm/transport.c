@@ -93,6 +93,15 @@ struct tp_sock {
 static struct tp_sock	*tp_socks;
 static size_t		 tp_nsocks, tp_socks_cap;
 static uint64_t		 tp_timer_at = UINT64_MAX;
+static void		(*tp_idle_fn)(void *);
+static void		*tp_idle_arg;
+
+void
+transport_set_idle(void (*fn)(void *), void *arg)
+{
+	tp_idle_fn = fn;
+	tp_idle_arg = arg;
+}
 
 static int
 tp_sock_cb(CURL *e, curl_socket_t fd, int what, void *uarg, void *sarg)
@@ -493,6 +502,8 @@ tp_drive(struct xfer_state *x, const struct transport_hooks *h,
 			return 2;
 		if (clock_mono_ms() >= u->u_deadline)
 			return 3;
+		if (tp_idle_fn != NULL)
+			tp_idle_fn(tp_idle_arg);
 		if (tp_wait(h->wake_fd, want_wake, due < u->u_deadline ? due :
 		    u->u_deadline, &readable, mc) == -1)
 			return -1;
