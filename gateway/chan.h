@@ -1,4 +1,4 @@
-/* chan.h - the gateway's end of a worker channel: frames in and out over a bufferevent. */
+/* chan.h - the gateway's end of a worker channel: frames in and out. */
 #ifndef SLUICE_CHAN_H
 #define SLUICE_CHAN_H
 

@@ -27,6 +27,7 @@
 #define HTTP_BACKLOG	511
 #define HTTP_RETRY_MS	1000	/* listener pause after EMFILE/ENFILE */
 #define HTTP_LINGER_MS	2000	/* read and discard after our FIN */
+#define HTTP_PEND_KEEP	(16 * 1024)	/* c_pend kept between passes */
 #define HTTP_FLUSH_MS	30000	/* last reply must drain by then */
 #define HTTP_BATCH	16	/* pipelined requests per loop pass */
 #define HTTP_ADDRLEN	(INET6_ADDRSTRLEN + 8)
@@ -99,6 +100,9 @@ struct http_conn {
 	const char		*c_route;
 	long			 c_tag;
 	unsigned		 c_nserved;	/* requests handed over */
+	struct buf		 c_pend;	/* stream bytes for hs_flush */
+	bool			 c_pending;	/* on hs_pend */
+	TAILQ_ENTRY(http_conn)	 c_pend_entry;
 };
 
 TAILQ_HEAD(conn_list, http_conn);
@@ -121,6 +125,8 @@ struct http_server {
 	char			 hs_addr[HTTP_ADDRLEN];
 	http_done_cb		 hs_done;
 	void			*hs_done_arg;
+	struct event		*hs_flush;	/* writes out hs_pend */
+	struct conn_list	 hs_pend;	/* stream bytes waiting */
 };
 
 static void	conn_process(struct http_conn *);
@@ -270,11 +276,17 @@ conn_report(struct http_conn *c, bool gone)
 
 /* Body bytes of the reply: counted, and the first one timed. */
 static void
-body_add(struct http_conn *c, const void *p, size_t n)
+body_note(struct http_conn *c, size_t n)
 {
 	if (n > 0 && c->c_ttfb_us < 0 && c->c_t0_us != 0)
 		c->c_ttfb_us = (int64_t)(now_us() - c->c_t0_us);
 	c->c_bytes += n;
+}
+
+static void
+body_add(struct http_conn *c, const void *p, size_t n)
+{
+	body_note(c, n);
 	out_add(c, p, n);
 }
 
@@ -373,9 +385,30 @@ conn_reap(struct http_conn *c)
 	event_active(srv->hs_reap_ev, EV_TIMEOUT, 1);
 }
 
+/* Stream bytes of c not written yet go to the bufferevent's output,
+ * after nothing (they were first), unless the socket is closed. */
+static void
+conn_pend_out(struct http_conn *c, size_t sent)
+{
+	if (!c->c_pending)
+		return;
+	TAILQ_REMOVE(&c->c_srv->hs_pend, c, c_pend_entry);
+	c->c_pending = false;
+	if (c->c_bev != NULL && sent < c->c_pend.b_len)
+		out_add(c, c->c_pend.b_data + sent, c->c_pend.b_len - sent);
+	buf_reset(&c->c_pend);
+	if (c->c_pend.b_cap > HTTP_PEND_KEEP)
+		buf_free(&c->c_pend);
+}
+
 static void
 conn_close_socket(struct http_conn *c)
 {
+	if (c->c_pending) {
+		TAILQ_REMOVE(&c->c_srv->hs_pend, c, c_pend_entry);
+		c->c_pending = false;
+	}
+	buf_free(&c->c_pend);
 	if (c->c_bev != NULL) {
 		bufferevent_free(c->c_bev);
 		c->c_bev = NULL;
@@ -871,19 +904,67 @@ http_stream_begin(struct http_conn *c, int status, const char *content_type,
 	return 0;
 }
 
+/*
+ * Stream events go out in one write per connection and loop pass.
+ * Through the bufferevent, each event would arm the write event, wake
+ * the loop once more when the socket is writable, write, and disarm it:
+ * two epoll_ctl and a wake-up per event. So while nothing is queued in
+ * the bufferevent, events gather in c_pend, and hs_flush (made active,
+ * run once after this pass's callbacks) writes each connection's with
+ * one write: all the events that arrived together leave together. What
+ * the socket does not take, and all of it after a failure, goes to the
+ * bufferevent as before, which writes it and reports the failure.
+ */
+static void
+srv_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_server	*srv = arg;
+	struct http_conn	*c;
+	ssize_t			 w;
+
+	while ((c = TAILQ_FIRST(&srv->hs_pend)) != NULL) {
+		w = write(bufferevent_getfd(c->c_bev), c->c_pend.b_data,
+		    c->c_pend.b_len);
+		conn_pend_out(c, w > 0 ? (size_t)w : 0);
+		conn_note_output(c);
+	}
+}
+
 int
 http_stream_write(struct http_conn *c, const void *data, size_t len)
 {
+	struct http_server	*srv = c->c_srv;
+	struct buf		*p = &c->c_pend;
+
 	if (!conn_check(c, CS_STREAM, false))
 		return -1;
 	if (len == 0 || c->c_head_only)
 		return 0;
+	body_note(c, len);
+	if (!c->c_pending && evbuffer_get_length(conn_out(c)) > 0) {
+		if (c->c_chunked_out)
+			evbuffer_add_printf(conn_out(c), "%zx\r\n", len);
+		out_add(c, data, len);
+		if (c->c_chunked_out)
+			out_add(c, "\r\n", 2);
+		conn_note_output(c);
+		return 0;
+	}
+	if (!c->c_pending) {
+		if (TAILQ_EMPTY(&srv->hs_pend))
+			event_active(srv->hs_flush, EV_TIMEOUT, 1);
+		TAILQ_INSERT_TAIL(&srv->hs_pend, c, c_pend_entry);
+		c->c_pending = true;
+	}
 	if (c->c_chunked_out)
-		evbuffer_add_printf(conn_out(c), "%zx\r\n", len);
-	body_add(c, data, len);
+		buf_printf(p, "%zx\r\n", len);
+	buf_add(p, data, len);
 	if (c->c_chunked_out)
-		out_add(c, "\r\n", 2);
-	conn_note_output(c);
+		buf_add(p, "\r\n", 2);
+	if (p->b_len > srv->hs_lim.out_high_water) {
+		conn_pend_out(c, 0);	/* the bufferevent's, with its drain */
+		conn_note_output(c);
+	}
 	return 0;
 }
 
@@ -892,6 +973,8 @@ http_stream_end(struct http_conn *c)
 {
 	if (!conn_check(c, CS_STREAM, true))
 		return -1;
+	conn_pend_out(c, 0);	/* in order, before the end */
+	buf_free(&c->c_pend);
 	if (c->c_chunked_out && !c->c_head_only)
 		out_add(c, "0\r\n\r\n", 5);
 	conn_reply_done(c);
@@ -1088,13 +1171,18 @@ http_server_new(struct event_base *base, const struct http_limits *lim,
 	srv->hs_errfmt = ef;
 	srv->hs_arg = arg;
 	TAILQ_INIT(&srv->hs_conns);
+	TAILQ_INIT(&srv->hs_pend);
 	srv->hs_retry = evtimer_new(base, srv_retry_cb, srv);
 	srv->hs_reap_ev = event_new(base, -1, 0, srv_reap_cb, srv);
-	if (srv->hs_retry == NULL || srv->hs_reap_ev == NULL) {
+	srv->hs_flush = event_new(base, -1, 0, srv_flush_cb, srv);
+	if (srv->hs_retry == NULL || srv->hs_reap_ev == NULL ||
+	    srv->hs_flush == NULL) {
 		if (srv->hs_retry != NULL)
 			event_free(srv->hs_retry);
 		if (srv->hs_reap_ev != NULL)
 			event_free(srv->hs_reap_ev);
+		if (srv->hs_flush != NULL)
+			event_free(srv->hs_flush);
 		free(srv);
 		return NULL;
 	}
@@ -1252,6 +1340,7 @@ http_server_free(struct http_server *srv)
 		conn_free(c);
 	event_free(srv->hs_retry);
 	event_free(srv->hs_reap_ev);
+	event_free(srv->hs_flush);
 	free(srv);
 }
 

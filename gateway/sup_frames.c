@@ -230,6 +230,7 @@ void
 sup_chan_frame(struct sup *s, unsigned slot, const struct proto_msg *m)
 {
 	struct worker	*w;
+	enum w_state	 st0;
 
 	if (slot >= s->s_nw || s->s_w[slot].w_state == W_EMPTY)
 		return;
@@ -242,6 +243,7 @@ sup_chan_frame(struct sup *s, unsigned slot, const struct proto_msg *m)
 		s->s_maintain(s);
 		return;
 	}
+	st0 = w->w_state;
 	switch (m->m_type) {
 	case PROTO_HELLO:	on_hello(s, w, m);	break;
 	case PROTO_REQ_CHUNK:	on_chunk(s, w, m);	break;
@@ -254,6 +256,13 @@ sup_chan_frame(struct sup *s, unsigned slot, const struct proto_msg *m)
 	case PROTO_CACHE:	on_cache(s, w, m);	break;
 	default:		violation(s, w, "unexpected message"); break;
 	}
+	/* A chunk or heartbeat that changed no state only moves the hang
+	 * deadline later: the timer armed before fires early at worst, and
+	 * sup_timer re-arms it then. Most frames are these, so the walk
+	 * over every slot and the timer re-add are saved per event. */
+	if ((m->m_type == PROTO_REQ_CHUNK || m->m_type == PROTO_HEARTBEAT) &&
+	    w->w_state == st0)
+		return;
 	s->s_maintain(s);
 }
 

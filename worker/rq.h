@@ -76,6 +76,10 @@ struct rq_ops {
 	int		(*ro_wake)(struct rq *, bool readable);
 	/* One frame to the gateway. */
 	void		(*ro_send)(struct rq *, const struct proto_msg *);
+	/* Between hold(true) and hold(false), REQ_CHUNK frames gather and
+	 * leave together in one write at the release, or before any other
+	 * frame. Optional (NULL: each frame goes at once). */
+	void		(*ro_hold)(struct rq *, bool on);
 	/* A turn on endpoint ep, at most limit calls at once across the
 	 * workers (0: no limit, granted at once); heartbeats while it
 	 * waits. Anything but RQ_SLOT_OK leaves nothing held. */
@@ -150,6 +154,13 @@ static inline void
 rq_emit_tools(struct rq *rq, struct str tool_calls)
 {
 	rq->rq_ops->ro_emit_tools(rq, tool_calls);
+}
+
+static inline void
+rq_hold(struct rq *rq, bool on)
+{
+	if (rq->rq_ops->ro_hold != NULL)
+		rq->rq_ops->ro_hold(rq, on);
 }
 
 static inline void rq_phase(struct rq *, const char *, ...)

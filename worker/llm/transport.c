@@ -1,6 +1,7 @@
 /* transport.c - one backend HTTP call at a time over libcurl, cancellable. */
 #include <curl/curl.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,10 +27,15 @@
  *
  * One CURLM for the process holds the connection pool, so fresh easy
  * handles reuse a kept-alive backend connection. transport_perform runs its own
- * loop: curl_multi_perform, then curl_multi_poll on curl's sockets plus
- * wake_fd, with a timeout that never passes the next tick. After each
- * wait the CLOCK_MONOTONIC time decides whether on_wake is due, so it runs
- * at least every tick_ms however often poll returns (data, curl timers)
+ * loop on libcurl's socket interface: curl tells us its sockets and its
+ * timer (tp_sock_cb, tp_timer_cb); we poll them plus wake_fd, with a
+ * timeout that never passes curl's timer or the next tick, and hand
+ * curl each ready socket with what it is ready for
+ * (curl_multi_socket_action). Unlike curl_multi_perform, that spares
+ * libcurl its own zero-timeout poll of the socket before every read: a
+ * streamed event costs one poll fewer. After each wait the
+ * CLOCK_MONOTONIC time decides whether on_wake is due, so it runs at
+ * least every tick_ms however often poll returns (data, curl timers)
  * and also while DNS (threaded resolver) or connect are pending.
  *
  * Cancel happens in that loop, never in a curl callback: the easy handle
@@ -78,6 +84,66 @@ static const struct tp_until	 tp_never = { NULL, NULL, UINT64_MAX };
 
 static CURLM	*multi;
 
+/* The sockets libcurl wants watched, and its timer (UINT64_MAX: none). */
+struct tp_sock {
+	curl_socket_t	 s_fd;
+	short		 s_events;	/* POLLIN, POLLOUT */
+};
+
+static struct tp_sock	*tp_socks;
+static size_t		 tp_nsocks, tp_socks_cap;
+static uint64_t		 tp_timer_at = UINT64_MAX;
+static void		(*tp_idle_fn)(void *);
+static void		*tp_idle_arg;
+
+void
+transport_set_idle(void (*fn)(void *), void *arg)
+{
+	tp_idle_fn = fn;
+	tp_idle_arg = arg;
+}
+
+static int
+tp_sock_cb(CURL *e, curl_socket_t fd, int what, void *uarg, void *sarg)
+{
+	size_t	 i;
+	short	 ev = 0;
+
+	for (i = 0; i < tp_nsocks && tp_socks[i].s_fd != fd; i++)
+		;
+	if (what == CURL_POLL_REMOVE) {
+		if (i < tp_nsocks)
+			tp_socks[i] = tp_socks[--tp_nsocks];
+		return 0;
+	}
+	if (what == CURL_POLL_IN || what == CURL_POLL_INOUT)
+		ev |= POLLIN;
+	if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT)
+		ev |= POLLOUT;
+	if (i == tp_nsocks) {
+		if (tp_nsocks == tp_socks_cap) {
+			struct tp_sock	*n;
+			size_t		 cap = tp_socks_cap ? 2 * tp_socks_cap : 8;
+
+			if ((n = reallocarray(tp_socks, cap, sizeof(*n))) ==
+			    NULL)
+				return -1;
+			tp_socks = n;
+			tp_socks_cap = cap;
+		}
+		tp_socks[tp_nsocks++].s_fd = fd;
+	}
+	tp_socks[i].s_events = ev;
+	return 0;
+}
+
+static int
+tp_timer_cb(CURLM *m, long ms, void *arg)
+{
+	tp_timer_at = ms < 0 ? UINT64_MAX : clock_mono_ms() + (uint64_t)ms;
+	return 0;
+}
+
 int
 transport_init(void)
 {
@@ -92,6 +158,12 @@ transport_init(void)
 		curl_global_cleanup();
 		return -1;
 	}
+	if (curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, tp_sock_cb) ||
+	    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, tp_timer_cb)) {
+		log_warnx("transport: curl_multi_setopt failed");
+		transport_cleanup();
+		return -1;
+	}
 	return 0;
 }
 
@@ -102,6 +174,10 @@ transport_cleanup(void)
 		return;
 	curl_multi_cleanup(multi);
 	multi = NULL;
+	free(tp_socks);
+	tp_socks = NULL;
+	tp_nsocks = tp_socks_cap = 0;
+	tp_timer_at = UINT64_MAX;
 	curl_global_cleanup();
 }
 
@@ -351,6 +427,63 @@ tp_next_tick(const struct transport_hooks *h)
 	return clock_mono_ms() + h->tick_ms;
 }
 
+/* Wait for curl's sockets, wake_fd (when want_wake) or the first of
+ * curl's timer and due, and tell curl what happened. wake_readable set
+ * when wake_fd has data or EOF. 0, or -1 with *mc set. */
+static int
+tp_wait(int wake_fd, bool want_wake, uint64_t due, bool *wake_readable,
+    CURLMcode *mc)
+{
+	struct pollfd	 stackfds[8], *pfd = stackfds;
+	size_t		 i, n = tp_nsocks + (want_wake ? 1 : 0);
+	int		 running, bits, r;
+
+	*wake_readable = false;
+	if (n > sizeof(stackfds) / sizeof(stackfds[0]) &&
+	    (pfd = reallocarray(NULL, n, sizeof(*pfd))) == NULL) {
+		*mc = CURLM_OUT_OF_MEMORY;
+		return -1;
+	}
+	for (i = 0; i < tp_nsocks; i++) {
+		pfd[i].fd = tp_socks[i].s_fd;
+		pfd[i].events = tp_socks[i].s_events;
+		pfd[i].revents = 0;
+	}
+	if (want_wake) {
+		pfd[i].fd = wake_fd;
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	r = poll(pfd, (nfds_t)n, tp_wait_ms(due < tp_timer_at ? due :
+	    tp_timer_at));
+	*mc = CURLM_OK;
+	for (i = 0; r > 0 && i < n && *mc == CURLM_OK; i++) {
+		if (pfd[i].revents == 0)
+			continue;
+		if (want_wake && i == n - 1) {
+			*wake_readable = true;
+			continue;
+		}
+		bits = 0;
+		if (pfd[i].revents & (POLLIN | POLLHUP))
+			bits |= CURL_CSELECT_IN;
+		if (pfd[i].revents & POLLOUT)
+			bits |= CURL_CSELECT_OUT;
+		if (pfd[i].revents & (POLLERR | POLLNVAL))
+			bits |= CURL_CSELECT_ERR;
+		*mc = curl_multi_socket_action(multi, pfd[i].fd, bits,
+		    &running);
+	}
+	if (*mc == CURLM_OK && clock_mono_ms() >= tp_timer_at) {
+		tp_timer_at = UINT64_MAX;
+		*mc = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0,
+		    &running);
+	}
+	if (pfd != stackfds)
+		free(pfd);
+	return *mc == CURLM_OK ? 0 : -1;
+}
+
 /* Run until done (1, *rc set), cancelled by on_wake (0), a multi
  * error (-1, *mc set), or u says stop (2: its function said so, 3: its
  * deadline passed). */
@@ -358,31 +491,22 @@ static int
 tp_drive(struct xfer_state *x, const struct transport_hooks *h,
     const struct tp_until *u, CURLcode *rc, CURLMcode *mc)
 {
-	struct curl_waitfd	 wfd;
-	unsigned int		 nfd;
-	uint64_t		 due = tp_next_tick(h);
-	int			 running;
-	bool			 readable;
+	uint64_t	 due = tp_next_tick(h);
+	bool		 want_wake, readable;
 
-	nfd = h->wake_fd >= 0 && h->on_wake != NULL ? 1 : 0;
+	want_wake = h->wake_fd >= 0 && h->on_wake != NULL;
 	for (;;) {
-		if ((*mc = curl_multi_perform(multi, &running)) !=
-		    CURLM_OK)
-			return -1;
 		if (tp_done(x, rc))
 			return 1;
 		if (u->u_fn != NULL && u->u_fn(u->u_arg))
 			return 2;
 		if (clock_mono_ms() >= u->u_deadline)
 			return 3;
-		wfd.fd = h->wake_fd;
-		wfd.events = CURL_WAIT_POLLIN;
-		wfd.revents = 0;
-		if ((*mc = curl_multi_poll(multi, nfd ? &wfd : NULL, nfd,
-		    tp_wait_ms(due < u->u_deadline ? due : u->u_deadline),
-		    NULL)) != CURLM_OK)
+		if (tp_idle_fn != NULL)
+			tp_idle_fn(tp_idle_arg);
+		if (tp_wait(h->wake_fd, want_wake, due < u->u_deadline ? due :
+		    u->u_deadline, &readable, mc) == -1)
 			return -1;
-		readable = nfd && (wfd.revents & CURL_WAIT_POLLIN);
 		if (h->on_wake == NULL || (!readable && clock_mono_ms() < due))
 			continue;
 		if (h->on_wake(h->arg, readable) == 1)

@@ -86,6 +86,12 @@ struct transport_result {
 int	transport_init(void);
 void	transport_cleanup(void);
 
+/* fn(arg) is called each time before the transport loop waits, once
+ * curl has handed over (on_data) all it read since the last wait; fn
+ * NULL: nothing. One for the process: the caller sets it around its
+ * transfer and clears it after. */
+void	transport_set_idle(void (*fn)(void *), void *arg);
+
 /* Run one call to completion, cancellation or failure; the connection is
  * closed (not reused) when the call is cancelled or aborted, so the
  * backend sees the client leave. res->err_body must be initialised by

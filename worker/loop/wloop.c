@@ -53,6 +53,8 @@ wloop_free(struct wctx *wc)
 	}
 	keycache_free(wc->wc_keys);
 	wc->wc_keys = NULL;
+	buf_free(&wc->wc_sendbuf);
+	buf_free(&wc->wc_held);
 }
 
 static struct wctx *
@@ -61,21 +63,48 @@ wctx_of(struct rq *rq)
 	return rq->rq_loop;
 }
 
+/* Frames are encoded into one buffer kept between them (a streamed
+ * chunk costs no malloc and free for it); one that grew past this is
+ * given back after use. */
+#define SEND_KEEP	(64 * 1024)
+
 /* The gateway is our only reason to live: if it is gone, so are we. */
 static void
-wloop_send(struct wctx *wc, const struct proto_msg *m)
+wloop_write(struct wctx *wc, struct buf *b)
 {
-	struct buf	 b = BUF_INIT;
-
-	if (proto_encode(&b, m) == -1)
-		fatalx("%s frame too large", proto_type_name(m->m_type));
-	if (frame_write_all(wc->wc_fd, b.b_data, b.b_len) == -1) {
+	if (frame_write_all(wc->wc_fd, b->b_data, b->b_len) == -1) {
 		if (errno == EPIPE || errno == ECONNRESET)
 			fatalx_code(0, "gateway channel closed; exiting");
 		fatal("write to gateway");
 	}
-	buf_free(&b);
+	buf_reset(b);
+	if (b->b_cap > SEND_KEEP)
+		buf_free(b);
 	wc->wc_last_sent = clock_mono_ms();
+}
+
+/* The held chunk frames, in one write. */
+static void
+wloop_flush(struct wctx *wc)
+{
+	if (wc->wc_held.b_len > 0)
+		wloop_write(wc, &wc->wc_held);
+}
+
+static void
+wloop_send(struct wctx *wc, const struct proto_msg *m)
+{
+	struct buf	*b = &wc->wc_sendbuf;
+	bool		 hold = wc->wc_hold && m->m_type == PROTO_REQ_CHUNK;
+
+	if (hold)
+		b = &wc->wc_held;
+	else
+		wloop_flush(wc);	/* frames keep their order */
+	if (proto_encode(b, m) == -1)
+		fatalx("%s frame too large", proto_type_name(m->m_type));
+	if (!hold || b->b_len >= SEND_KEEP)
+		wloop_write(wc, b);
 }
 
 static void
@@ -339,6 +368,16 @@ op_send(struct rq *rq, const struct proto_msg *m)
 	wloop_send(wctx_of(rq), m);
 }
 
+static void
+op_hold(struct rq *rq, bool on)
+{
+	struct wctx	*wc = wctx_of(rq);
+
+	wc->wc_hold = on;
+	if (!on)
+		wloop_flush(wc);
+}
+
 static enum rq_slot
 op_slot_take(struct rq *rq, const char *ep, unsigned limit)
 {
@@ -366,6 +405,7 @@ static const struct rq_ops ops = {
 	.ro_stopped = op_stopped,
 	.ro_wake = op_wake,
 	.ro_send = op_send,
+	.ro_hold = op_hold,
 	.ro_slot_take = op_slot_take,
 	.ro_slot_give = slot_give,
 	.ro_store = wloop_store,
@@ -409,6 +449,7 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	wc->wc_cancelled = wc->wc_expired = false;
 	wc->wc_answered = wc->wc_dropping = false;
 	wc->wc_seq = 0;
+	wc->wc_hold = false;
 	wc->wc_deadline = rs->deadline_ms ? t0 + rs->deadline_ms : 0;
 	wc->wc_slot_wait.sw_ep[0] = '\0';
 	wc->wc_rq = (struct rq){ .rq_ops = &ops, .rq_loop = wc,
