@@ -48,51 +48,12 @@ api_failf(int *status, char err[API_ERRLEN], const char *fmt, ...)
 	return -1;
 }
 
-/*
- * The members of a message that api_msg_check judges, found in one walk
- * of the object: a two-member message costs a few key comparisons
- * instead of eight hash lookups and a snprintf, which a 1,000-message
- * body pays a thousand times (bench/ab.sh, conv1000).
- */
-struct msg_view {
-	const json_t	*mv_role;
-	const json_t	*mv_content;
-	const json_t	*mv_tool_calls;
-	const json_t	*mv_name;
-	const json_t	*mv_tool_call_id;
-	const json_t	*mv_images;
-};
-
-static void
-msg_view(const json_t *jm, struct msg_view *mv)
-{
-	const char	*k;
-	json_t		*v;
-	/* jansson's iterators take a non-const object; nothing is changed. */
-	json_t		*o = (json_t *)(uintptr_t)jm;
-
-	memset(mv, 0, sizeof(*mv));
-	json_object_foreach(o, k, v) {
-		if (strcmp(k, "role") == 0)
-			mv->mv_role = v;
-		else if (strcmp(k, "content") == 0)
-			mv->mv_content = v;
-		else if (strcmp(k, "tool_calls") == 0)
-			mv->mv_tool_calls = v;
-		else if (strcmp(k, "name") == 0)
-			mv->mv_name = v;
-		else if (strcmp(k, "tool_call_id") == 0)
-			mv->mv_tool_call_id = v;
-		else if (strcmp(k, "images") == 0)
-			mv->mv_images = v;
-	}
-}
-
 /* A member that, when present and not null, must have type t. */
 static bool
-type_ok(const json_t *v, json_type t)
+type_ok(const struct api_mfield *f, json_type t)
 {
-	return v == NULL || json_is_null(v) || json_typeof(v) == t;
+	return f->mf_type == -1 || f->mf_type == JSON_NULL ||
+	    f->mf_type == (int)t;
 }
 
 int
@@ -117,39 +78,40 @@ api_images_check(const json_t *images, const char *what, int *status,
 }
 
 int
-api_msg_check(const json_t *jm, size_t i, int api, int *status,
+api_msg_check(const struct api_mview *mv, size_t i, int api, int *status,
     char err[API_ERRLEN])
 {
-	struct msg_view	 mv;
-	bool		 openai = api == API_OPENAI_CHAT;
-	char		 what[48];
+	const struct api_mfield	*f = mv->mv_f;
+	bool			 openai = api == API_OPENAI_CHAT;
+	char			 what[48];
 
-	if (!json_is_object(jm))
+	if (!mv->mv_object || f[AMF_ROLE].mf_type != JSON_STRING)
 		return api_fail(status, err, 400,	/* WilmerAI's words */
 		    "Each message must have a 'role' field.");
-	msg_view(jm, &mv);
-	if (!json_is_string(mv.mv_role))
-		return api_fail(status, err, 400,
-		    "Each message must have a 'role' field.");
-	if (openai && mv.mv_content == NULL && mv.mv_tool_calls == NULL)
+	if (openai && f[AMF_CONTENT].mf_type == -1 &&
+	    f[AMF_TOOL_CALLS].mf_type == -1)
 		return api_fail(status, err, 400,
 		    "Each message must have 'content' or 'tool_calls'.");
-	if (!type_ok(mv.mv_content, JSON_STRING) &&
-	    !(openai && json_is_array(mv.mv_content)))
+	if (!type_ok(&f[AMF_CONTENT], JSON_STRING) &&
+	    !(openai && f[AMF_CONTENT].mf_type == JSON_ARRAY))
 		return api_failf(status, err, "messages[%zu].content must be "
 		    "%s.", i, openai ? "a string, a list of content parts or "
 		    "null" : "a string");
-	if (!type_ok(mv.mv_tool_calls, JSON_ARRAY))
+	if (!type_ok(&f[AMF_TOOL_CALLS], JSON_ARRAY))
 		return api_failf(status, err, "messages[%zu].tool_calls must "
 		    "be a list.", i);
-	if (!type_ok(mv.mv_name, JSON_STRING) ||
-	    !type_ok(mv.mv_tool_call_id, JSON_STRING))
+	if (!type_ok(&f[AMF_NAME], JSON_STRING) ||
+	    !type_ok(&f[AMF_TCID], JSON_STRING))
 		return api_failf(status, err, "messages[%zu]: 'name' and "
 		    "'tool_call_id' must be strings.", i);
-	if (openai || mv.mv_images == NULL)
+	if (openai || f[AMF_IMAGES].mf_type == -1 ||
+	    f[AMF_IMAGES].mf_type == JSON_NULL)
 		return 0;
 	snprintf(what, sizeof(what), "messages[%zu].images", i);
-	return api_images_check(mv.mv_images, what, status, err);
+	if (f[AMF_IMAGES].mf_type != JSON_ARRAY)
+		return api_failf(status, err, "%s must be a list of base64 "
+		    "strings.", what);
+	return api_images_check(f[AMF_IMAGES].mf_json, what, status, err);
 }
 
 size_t
@@ -327,7 +289,7 @@ api_model(json_t *root)
 }
 
 int
-api_build(int api, json_t *root, const char *rqid,
+api_build(int api, const struct api_body *root, const char *rqid,
     const struct api_limits *lim, struct api_req *out, int *status,
     char err[API_ERRLEN])
 {
@@ -359,18 +321,18 @@ api_parse(int api, const char *body, size_t len, const char *rqid,
     const struct api_limits *lim, struct api_req *out, int *status,
     char err[API_ERRLEN])
 {
-	json_t	*root;
-	int	 r;
+	struct api_body	*ab;
+	int		 r;
 
 	memset(out, 0, sizeof(*out));
-	if (api_load(body, len, &root, status, err) == -1)
+	if (api_body_load(body, len, &ab, status, err) == -1)
 		return -1;
-	if (modelsel_traversal(api_model(root)))
+	if (modelsel_traversal(api_model(api_body_root(ab))))
 		r = api_fail(status, err, 400, "Invalid model name: a model "
 		    "names a user or workflow, and '.' and '..' are not names.");
 	else
-		r = api_build(api, root, rqid, lim, out, status, err);
-	json_decref(root);
+		r = api_build(api, ab, rqid, lim, out, status, err);
+	api_body_free(ab);
 	return r;
 }
 

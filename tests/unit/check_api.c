@@ -837,15 +837,22 @@ START_TEST(owui_tool_request_seen)
 	    { API_OPENAI_CHAT, "{\"messages\": 5}", false },
 	    { API_OPENAI_CHAT, "{}", false },
 	};
-	json_t	*root;
-	size_t	 i;
+	struct api_body	*ab, *tree;
+	char		 err[API_ERRLEN];
+	size_t		 i, n;
+	int		 st;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		root = json_loads(c[i].body, 0, NULL);
-		ck_assert_ptr_nonnull(root);
-		ck_assert_msg(owui_tool_request(c[i].api, root) == c[i].want,
+		n = strlen(c[i].body);
+		ck_assert_int_eq(api_body_load(c[i].body, n, &ab, &st, err), 0);
+		ck_assert_int_eq(api_body_load_tree(c[i].body, n, &tree, &st,
+		    err), 0);
+		ck_assert_msg(owui_tool_request(c[i].api, ab) == c[i].want,
 		    "case %zu", i);
-		json_decref(root);
+		ck_assert_msg(owui_tool_request(c[i].api, tree) == c[i].want,
+		    "case %zu (tree)", i);
+		api_body_free(ab);
+		api_body_free(tree);
 	}
 }
 END_TEST
