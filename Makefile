@@ -344,6 +344,7 @@ UNIT_TESTS	+= check_logtext
 UNIT_TESTS	+= check_compactor
 UNIT_TESTS	+= check_seal
 UNIT_TESTS	+= check_embed check_vecmath check_vecembed
+UNIT_TESTS	+= check_jscan
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -376,7 +377,7 @@ check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
 			   gateway/begtags.c gateway/owui.c \
 			   gateway/api_embed.c gateway/resp_embed.c)
-check_api_OBJS		+= $(call obj,gateway/api_body.c)
+check_api_OBJS		+= $(call obj,gateway/api_body.c) $(call u,apisame.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
 			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
@@ -414,6 +415,7 @@ check_pyfmt_OBJS	:=
 check_fernet_OBJS	:=
 check_logfile_OBJS	:= $(call u,scratchdir.c)
 check_logtext_OBJS	:= $(call u,scratchdir.c)
+check_jscan_OBJS	:= $(call obj,tests/jscan_tree.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c vars_jinja.c))
 check_vars_A		:= CORE

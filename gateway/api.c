@@ -316,16 +316,19 @@ api_build(int api, const struct api_body *root, const char *rqid,
 	return r;
 }
 
-int
-api_parse(int api, const char *body, size_t len, const char *rqid,
-    const struct api_limits *lim, struct api_req *out, int *status,
-    char err[API_ERRLEN])
+typedef int (*body_loader)(const char *, size_t, struct api_body **, int *,
+    char[API_ERRLEN]);
+
+static int
+parse_with(body_loader load, int api, const char *body, size_t len,
+    const char *rqid, const struct api_limits *lim, struct api_req *out,
+    int *status, char err[API_ERRLEN])
 {
 	struct api_body	*ab;
 	int		 r;
 
 	memset(out, 0, sizeof(*out));
-	if (api_body_load(body, len, &ab, status, err) == -1)
+	if (load(body, len, &ab, status, err) == -1)
 		return -1;
 	if (modelsel_traversal(api_model(api_body_root(ab))))
 		r = api_fail(status, err, 400, "Invalid model name: a model "
@@ -334,6 +337,24 @@ api_parse(int api, const char *body, size_t len, const char *rqid,
 		r = api_build(api, ab, rqid, lim, out, status, err);
 	api_body_free(ab);
 	return r;
+}
+
+int
+api_parse(int api, const char *body, size_t len, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
+{
+	return parse_with(api_body_load, api, body, len, rqid, lim, out,
+	    status, err);
+}
+
+int
+api_parse_tree(int api, const char *body, size_t len, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
+{
+	return parse_with(api_body_load_tree, api, body, len, rqid, lim, out,
+	    status, err);
 }
 
 void

@@ -45,6 +45,12 @@ int	api_parse(int api, const char *body, size_t len, const char *rqid,
 	    const struct api_limits *, struct api_req *out, int *status,
 	    char err[API_ERRLEN]);
 
+/* api_parse through jansson's tree alone (api_body_load_tree): the
+ * path before the scanner, for tests that compare the two. */
+int	api_parse_tree(int api, const char *body, size_t len,
+	    const char *rqid, const struct api_limits *, struct api_req *out,
+	    int *status, char err[API_ERRLEN]);
+
 /* Parse the body into *root (a JSON object; caller decrefs), or -1
  * with status 400 and err (jansson's words). For the bodies that are not
  * chats (models, embeddings). */
