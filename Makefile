@@ -665,7 +665,7 @@ clients-deps:
 # make fuzz for FUZZ_SECONDS each (fuzz/README.md). Crashes are written
 # to $(FUZZ_O)/<name>-crash-<sha1>.
 FUZZ_O		:= $(O)/fuzz
-FUZZ_NAMES	?= clean frame proto http api backend conf vars
+FUZZ_NAMES	?= clean frame proto http api backend conf vars jscan
 FUZZ_SECONDS	?= 60
 FUZZ_RUNS	?= 5000
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -685,6 +685,7 @@ fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
 		   begtags.c) common/base64.c common/modelsel.c $(PROTO_SRCS) \
 		   $(FUZZ_JSON)
 fuzz_api_SRCS	+= gateway/api_body.c common/jscan.c
+fuzz_jscan_SRCS	:= common/jscan.c tests/jscan_tree.c $(FUZZ_BASE)
 fuzz_backend_SRCS := $(addprefix worker/llm/,sse.c lines.c adapter_openai.c \
 		   adapter_completion.c adapter_ollama.c adapter_kobold.c \
 		   adapter_claude.c gen_input.c adapter.c structured.c) \

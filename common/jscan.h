@@ -50,7 +50,10 @@ struct jscan_val {
  * \n \r \t and \uXXXX with surrogates paired, no \u0000 (jansson
  * refuses it without JSON_ALLOW_NUL), integers that fit a long long,
  * reals that do not overflow a double. jscan is stricter only where
- * noted (nesting, reals whose text is very long or that underflow).
+ * noted (nesting, reals whose text is very long or that underflow)
+ * and where jansson errs: it passes over a NUL byte that follows a
+ * number or a literal ("[1\0]"), which jscan refuses as any other
+ * stray byte.
  */
 
 /* Start scanning p[0..n). arena must have room for n + 1 bytes: every

@@ -226,6 +226,12 @@ START_TEST(stricter_than_jansson)
 		    NULL));
 		json_decref(v);
 	}
+	/* jansson reads its buffer's NUL as "empty" and passes over one
+	 * after a number or a literal */
+	ck_assert_ptr_null(jscan_tree("[1\0]", 4));
+	ck_assert_ptr_nonnull(v = json_loadb("[1\0]", 4, 0, NULL));
+	json_decref(v);
+	ck_assert_ptr_null(jscan_tree("[true\0]", 7));
 }
 END_TEST
 
