@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jscan.h"
+#include "xmem.h"
 
 #define NUMLEN_MAX	64	/* longer numbers are refused (jansson
 				   would take them: the caller falls back) */
@@ -141,13 +142,12 @@ escape(const char *p, const char *end, char **o)
 	return p + 1;
 }
 
-/* The string whose opening quote is at js_p, unescaped into the arena
- * and NUL-terminated there. */
+/* The rest of a string with escapes, from p, unescaped into the arena
+ * after the o - js_out bytes already there. */
 static int
-scan_string(struct jscan *js, struct str *s)
+unescape_string(struct jscan *js, const char *p, char *o, struct str *s)
 {
-	const char	*p = js->js_p + 1, *end = js->js_end, *run;
-	char		*o = js->js_out;
+	const char	*end = js->js_end, *run;
 	unsigned char	 c;
 	size_t		 n;
 
@@ -175,12 +175,46 @@ scan_string(struct jscan *js, struct str *s)
 		o += n;
 		p += n;
 	}
-	*o = '\0';
 	s->p = js->js_out;
 	s->n = (size_t)(o - js->js_out);
-	js->js_out = o + 1;
+	js->js_out = o;
 	js->js_p = p + 1;
 	return 0;
+}
+
+/* The string whose opening quote is at js_p: a view of the input when
+ * it has no escapes (most have none), else unescaped into the arena. */
+static int
+scan_string(struct jscan *js, struct str *s)
+{
+	const char	*start = js->js_p + 1, *p = start, *end = js->js_end;
+	unsigned char	 c;
+	size_t		 n;
+
+	for (;;) {
+		while (p < end && (c = (unsigned char)*p) >= 0x20 &&
+		    c < 0x80 && c != '"' && c != '\\')
+			p++;
+		if (p >= end)
+			return -1;
+		c = (unsigned char)*p;
+		if (c == '"' || c == '\\')
+			break;
+		if (c < 0x20 || (n = utf8_seq((const unsigned char *)p,
+		    (const unsigned char *)end)) == 0)
+			return -1;
+		p += n;
+	}
+	if (c == '"') {
+		s->p = start;
+		s->n = (size_t)(p - start);
+		js->js_p = p + 1;
+		return 0;
+	}
+	if (js->js_arena == NULL)	/* room for every string left */
+		js->js_out = js->js_arena = xmalloc((size_t)(end - start) + 1);
+	memcpy(js->js_out, start, (size_t)(p - start));
+	return unescape_string(js, p, js->js_out + (p - start), s);
 }
 
 /* A number at js_p: JSON's grammar, then jansson's range checks. */
@@ -254,12 +288,18 @@ open_container(struct jscan *js, struct jscan_val *v, enum jscan_type t)
 }
 
 void
-jscan_init(struct jscan *js, const char *p, size_t n, char *arena)
+jscan_init(struct jscan *js, const char *p, size_t n)
 {
 	memset(js, 0, sizeof(*js));
 	js->js_base = js->js_p = p;
 	js->js_end = p + n;
-	js->js_out = arena;
+}
+
+void
+jscan_clear(struct jscan *js)
+{
+	free(js->js_arena);
+	js->js_arena = js->js_out = NULL;
 }
 
 int
@@ -363,7 +403,8 @@ jscan_skip(struct jscan *js, struct jscan_val *v)
 	if (v->jv_type != JS_OBJECT && v->jv_type != JS_ARRAY)
 		return 0;
 	while (js->js_depth >= depth) {
-		js->js_out = mark;	/* what is skipped is not kept */
+		/* what is skipped is not kept */
+		js->js_out = mark != NULL ? mark : js->js_arena;
 		if (js->js_stack[js->js_depth - 1] == JS_OBJECT)
 			r = jscan_member(js, &key);
 		else
@@ -373,7 +414,7 @@ jscan_skip(struct jscan *js, struct jscan_val *v)
 		if (r == -1)
 			return -1;
 	}
-	js->js_out = mark;
+	js->js_out = mark != NULL ? mark : js->js_arena;
 	v->jv_n = (size_t)(js->js_p - v->jv_p);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* jscan.h - a validating JSON scanner: one value at a time, strings unescaped into the caller's arena, no tree. */
+/* jscan.h - a validating JSON scanner: one value at a time, strings viewed in place or unescaped into an arena, no tree. */
 #ifndef SLUICE_JSCAN_H
 #define SLUICE_JSCAN_H
 
@@ -22,6 +22,8 @@ struct jscan {
 	const char	*js_base;
 	const char	*js_p;		/* next byte to read */
 	const char	*js_end;
+	char		*js_arena;	/* strings with escapes, unescaped;
+					   NULL until the first */
 	char		*js_out;	/* next free byte of the arena */
 	int		 js_depth;	/* open objects and arrays */
 	unsigned char	 js_stack[JSCAN_MAX_DEPTH];	/* their types */
@@ -37,8 +39,10 @@ struct jscan_val {
 					   bracket (jscan_skip sets jv_n to
 					   the whole container) */
 	size_t		 jv_n;
-	struct str	 jv_str;	/* JS_STRING: the unescaped text,
-					   NUL-terminated in the arena */
+	struct str	 jv_str;	/* JS_STRING: the unescaped text (not
+					   NUL-terminated): a view of the
+					   input when it has no escapes,
+					   else of the arena */
 };
 
 /*
@@ -56,9 +60,11 @@ struct jscan_val {
  * stray byte.
  */
 
-/* Start scanning p[0..n). arena must have room for n + 1 bytes: every
- * string read is unescaped there and stays until the caller frees it. */
-void	jscan_init(struct jscan *, const char *p, size_t n, char *arena);
+/* Start scanning p[0..n), which must outlive the views jscan gives. */
+void	jscan_init(struct jscan *, const char *p, size_t n);
+
+/* Free the arena: the views of strings that had escapes die. */
+void	jscan_clear(struct jscan *);
 
 /* Read the next value. A scalar is read whole (a string unescaped
  * into the arena); for an object or array only its opening bracket,
@@ -66,8 +72,8 @@ void	jscan_init(struct jscan *, const char *p, size_t n, char *arena);
  * over with jscan_skip. Returns 0, or -1 on anything invalid. */
 int	jscan_value(struct jscan *, struct jscan_val *);
 
-/* In an open object: 1 with the next member's key (unescaped, in the
- * arena) and its ':' read, the value to be read next; 0 when the
+/* In an open object: 1 with the next member's key (unescaped, as
+ * jv_str) and its ':' read, the value to be read next; 0 when the
  * object's '}' has been read; -1 on invalid input. */
 int	jscan_member(struct jscan *, struct str *key);
 

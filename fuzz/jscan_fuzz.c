@@ -35,15 +35,14 @@ skip_all(const char *p, size_t n, size_t *start, size_t *span)
 {
 	struct jscan		 js;
 	struct jscan_val	 v;
-	char			*arena = malloc(n + 1);
 	int			 r;
 
-	jscan_init(&js, p, n, arena);
+	jscan_init(&js, p, n);
 	r = jscan_value(&js, &v) == 0 && jscan_skip(&js, &v) == 0 &&
 	    jscan_finish(&js) == 0 ? 0 : -1;
 	*start = (size_t)(v.jv_p - p);
 	*span = v.jv_n;
-	free(arena);
+	jscan_clear(&js);
 	return r;
 }
 

@@ -114,12 +114,10 @@ api_msg_check(const struct api_mview *mv, size_t i, int api, int *status,
 	return api_images_check(f[AMF_IMAGES].mf_json, what, status, err);
 }
 
-size_t
-api_msgs_add(struct api_msgs *am, const char *role, const char *content,
-    size_t len)
+/* Room for one more message, zeroed; returns its index. */
+static size_t
+msgs_grow(struct api_msgs *am)
 {
-	struct api_store	*s;
-
 	if (am->am_n == am->am_cap) {	/* doubling: linear in messages */
 		am->am_cap = am->am_cap ? am->am_cap * 2 : 8;
 		am->am_pm = xreallocarray(am->am_pm, am->am_cap,
@@ -127,12 +125,33 @@ api_msgs_add(struct api_msgs *am, const char *role, const char *content,
 		am->am_store = xreallocarray(am->am_store, am->am_cap,
 		    sizeof(*am->am_store));
 	}
-	s = &am->am_store[am->am_n];
-	memset(s, 0, sizeof(*s));
-	s->as_role = xstrdup(role);
-	s->as_content = xstrndup(content ? content : "", content ? len : 0);
+	memset(&am->am_store[am->am_n], 0, sizeof(am->am_store[am->am_n]));
 	memset(&am->am_pm[am->am_n], 0, sizeof(am->am_pm[am->am_n]));
 	return am->am_n++;
+}
+
+size_t
+api_msgs_add(struct api_msgs *am, const char *role, const char *content,
+    size_t len)
+{
+	size_t			 i = msgs_grow(am);
+	struct api_store	*s = &am->am_store[i];
+
+	s->as_role = xstrdup(role);
+	s->as_content = xstrndup(content ? content : "", content ? len : 0);
+	am->am_pm[i].role = str_from(s->as_role);
+	am->am_pm[i].content = str_from(s->as_content);
+	return i;
+}
+
+size_t
+api_msgs_view(struct api_msgs *am, struct str role, struct str content)
+{
+	size_t	 i = msgs_grow(am);
+
+	am->am_pm[i].role = role;
+	am->am_pm[i].content = content.p != NULL ? content : STR_LIT("");
+	return i;
 }
 
 void
@@ -141,6 +160,7 @@ api_msgs_content(struct api_msgs *am, size_t i, const char *content,
 {
 	free(am->am_store[i].as_content);
 	am->am_store[i].as_content = xstrndup(content ? content : "", len);
+	am->am_pm[i].content = (struct str){ am->am_store[i].as_content, len };
 }
 
 void
@@ -168,12 +188,22 @@ api_msgs_extra(struct api_msgs *am, size_t i, const char *name,
 		am->am_store[i].as_name = xstrdup(name);
 	if (tcid != NULL)
 		am->am_store[i].as_tcid = xstrdup(tcid);
+	am->am_pm[i].name = str_from(am->am_store[i].as_name);
+	am->am_pm[i].tool_call_id = str_from(am->am_store[i].as_tcid);
 }
 
-const char *
+void
+api_msgs_extra_view(struct api_msgs *am, size_t i, struct str name,
+    struct str tcid)
+{
+	am->am_pm[i].name = name;
+	am->am_pm[i].tool_call_id = tcid;
+}
+
+struct str
 api_msgs_role(const struct api_msgs *am, size_t i)
 {
-	return am->am_store[i].as_role;
+	return am->am_pm[i].role;
 }
 
 void
@@ -199,7 +229,7 @@ api_msgs_free(struct api_msgs *am)
 	memset(am, 0, sizeof(*am));
 }
 
-/* Point every view at its storage, now that nothing moves any more. */
+/* Point the views of tool calls and images at their storage. */
 static void
 bind_views(const struct api_msgs *am)
 {
@@ -209,10 +239,6 @@ bind_views(const struct api_msgs *am)
 		struct proto_message	*pm = &am->am_pm[i];
 		struct api_store	*s = &am->am_store[i];
 
-		pm->role = str_from(s->as_role);
-		pm->content = str_from(s->as_content);
-		pm->name = str_from(s->as_name);
-		pm->tool_call_id = str_from(s->as_tcid);
 		pm->tool_calls = str_from(s->as_tool_calls);
 		free(pm->images);
 		pm->images = NULL;
@@ -223,6 +249,29 @@ bind_views(const struct api_msgs *am)
 		for (j = 0; j < s->as_nimages; j++)
 			pm->images[j] = str_from(s->as_images[j]);
 	}
+}
+
+/* About how long REQ_START will be, so the frame is allocated once:
+ * the strings, and a generous allowance for keys and headers. */
+static size_t
+frame_size(const struct api_req *out, const struct api_msgs *am,
+    const struct api_limits *lim)
+{
+	const struct proto_message	*pm;
+	size_t				 i, j, n = 512;
+
+	for (i = 0; i < am->am_n; i++) {
+		pm = &am->am_pm[i];
+		n += 64 + pm->role.n + pm->content.n + pm->name.n +
+		    pm->tool_call_id.n + pm->tool_calls.n;
+		for (j = 0; j < pm->nimages; j++)
+			n += 8 + pm->images[j].n;
+	}
+	if (out->ar_model != NULL)
+		n += strlen(out->ar_model);
+	if (lim->api_key != NULL)
+		n += strlen(lim->api_key);
+	return n;
 }
 
 static char *
@@ -244,6 +293,9 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 	if (opts != NULL && json_object_size(opts) > 0)
 		o = dump_opt(opts);
 	bind_views(am);
+	out->ar_secret = lim->api_key != NULL;
+	buf_reserve(&out->ar_start, frame_size(out, am, lim) + (o ? strlen(o) :
+	    0) + (t ? strlen(t) : 0) + (tc ? strlen(tc) : 0));
 	proto_msg_init(&m, PROTO_REQ_START, rqid);
 	m.m_u.req_start = (struct proto_req_start){ (uint32_t)out->ar_api,
 	    out->ar_stream, str_from(out->ar_model), am->am_pm, am->am_n,
@@ -362,10 +414,11 @@ api_req_clear(struct api_req *a)
 {
 	free(a->ar_model);
 	free(a->ar_think);
-	if (a->ar_start.b_data != NULL)	/* it may hold the API key */
+	if (a->ar_secret && a->ar_start.b_data != NULL)	/* the API key */
 		explicit_bzero(a->ar_start.b_data, a->ar_start.b_len);
 	buf_free(&a->ar_start);
 	a->ar_model = a->ar_think = NULL;
+	a->ar_secret = false;
 }
 
 bool

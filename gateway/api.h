@@ -22,6 +22,8 @@ struct api_req {
 						   (true, false, "high", ...),
 						   NULL when not sent */
 	struct buf	 ar_start;		/* encoded REQ_START frame */
+	bool		 ar_secret;		/* ar_start holds the API key:
+						   wiped when cleared */
 };
 
 /* What the gateway's settings add to every REQ_START. */
@@ -69,8 +71,9 @@ const char *api_model(json_t *root);
  */
 struct api_body;
 
-/* Parse body[0..len). Returns 0 with *out (api_body_free), or -1 with
- * status 400 and err as api_load words it. */
+/* Parse body[0..len), which must outlive *out (views of it are kept).
+ * Returns 0 with *out (api_body_free), or -1 with status 400 and err
+ * as api_load words it. */
 int	api_body_load(const char *body, size_t len, struct api_body **out,
 	    int *status, char err[API_ERRLEN]);
 
@@ -97,7 +100,8 @@ enum { AMF_ROLE, AMF_CONTENT, AMF_TOOL_CALLS, AMF_NAME, AMF_TCID,
 
 struct api_mfield {
 	int		 mf_type;	/* json_type, or -1 when absent */
-	struct str	 mf_str;	/* JSON_STRING: its text, NUL-terminated */
+	struct str	 mf_str;	/* JSON_STRING: its text (not always
+					   NUL-terminated) */
 	json_t		*mf_json;	/* arrays and objects: the value (an
 					   owned reference) */
 };
@@ -139,13 +143,19 @@ struct api_msgs {
  * index. */
 size_t	api_msgs_add(struct api_msgs *, const char *role, const char *content,
 	    size_t len);
+/* The same with role and content borrowed: they must outlive
+ * api_encode (a NULL content.p reads as ""). */
+size_t	api_msgs_view(struct api_msgs *, struct str role, struct str content);
+/* A message's name and tool_call_id, borrowed likewise (NULL .p: none). */
+void	api_msgs_extra_view(struct api_msgs *, size_t i, struct str name,
+	    struct str tool_call_id);
 void	api_msgs_content(struct api_msgs *, size_t i, const char *content,
 	    size_t len);
 void	api_msgs_image(struct api_msgs *, size_t i, const char *uri);
 void	api_msgs_tool_calls(struct api_msgs *, size_t i, const json_t *calls);
 void	api_msgs_extra(struct api_msgs *, size_t i, const char *name,
 	    const char *tool_call_id);
-const char *api_msgs_role(const struct api_msgs *, size_t i);
+struct str api_msgs_role(const struct api_msgs *, size_t i);
 void	api_msgs_free(struct api_msgs *);
 
 /* Encode REQ_START for out->ar_* and msgs, with the request's optional

@@ -12,11 +12,11 @@
  * and a copy of every string, which for a 1,000-message conversation
  * was 43% of the gateway's time (bench/PROFILE.md). Here the body is
  * scanned once; each message keeps views of the members the gateway
- * reads (strings unescaped into one arena), and only the rare arrays
- * and objects among them (content parts, tool calls, images) become
- * jansson values, parsed from their own text when asked for. The
- * other top-level members are small and become jansson values as
- * before. jscan accepts only what jansson accepts, with the same
+ * reads (strings viewed in the body, or unescaped when they have
+ * escapes), and only the rare arrays and objects among them (content
+ * parts, tool calls, images) become jansson values, parsed from their
+ * own text when asked for. The other top-level members are small and
+ * become jansson values as before. jscan accepts only what jansson accepts, with the same
  * values; anything it refuses goes through jansson whole, so errors
  * and the odd cases it leaves to jansson (numbers too long for it,
  * very deep nesting, a repeated "messages") behave as before.
@@ -40,7 +40,8 @@ struct api_body {
 	struct smsg	*ab_msgs;
 	size_t		 ab_n;
 	size_t		 ab_cap;
-	char		*ab_arena;	/* the scanned strings */
+	struct jscan	 ab_js;		/* holds the strings that had
+					   escapes */
 };
 
 static const char *const field_names[AMF_N] = {
@@ -165,34 +166,34 @@ value_json(struct jscan *js, struct jscan_val *v)
 static int
 scan_body(struct api_body *ab, const char *body, size_t len)
 {
-	struct jscan		 js;
+	struct jscan		*js = &ab->ab_js;
 	struct jscan_val	 v;
 	struct str		 key;
 	json_t			*jv;
 	bool			 seen = false, is_msgs;
 	int			 r;
 
-	jscan_init(&js, body, len, ab->ab_arena);
-	if (jscan_value(&js, &v) == -1 || v.jv_type != JS_OBJECT)
+	jscan_init(js, body, len);
+	if (jscan_value(js, &v) == -1 || v.jv_type != JS_OBJECT)
 		return -1;
-	while ((r = jscan_member(&js, &key)) == 1) {
+	while ((r = jscan_member(js, &key)) == 1) {
 		if ((is_msgs = str_eq(key, "messages"))) {
 			if (seen)	/* jansson keeps the last */
 				return -1;
 			seen = true;
 		}
-		if (jscan_value(&js, &v) == -1)
+		if (jscan_value(js, &v) == -1)
 			return -1;
 		if (is_msgs && v.jv_type == JS_ARRAY) {
-			if (scan_msgs(ab, &js) == -1)
+			if (scan_msgs(ab, js) == -1)
 				return -1;
 			continue;
 		}
-		if ((jv = value_json(&js, &v)) == NULL)
+		if ((jv = value_json(js, &v)) == NULL)
 			return -1;
-		json_object_set_new_nocheck(ab->ab_root, key.p, jv);
+		json_object_setn_new_nocheck(ab->ab_root, key.p, key.n, jv);
 	}
-	return r == 0 ? jscan_finish(&js) : -1;
+	return r == 0 ? jscan_finish(js) : -1;
 }
 
 static struct api_body *
@@ -221,7 +222,6 @@ api_body_load(const char *body, size_t len, struct api_body **out,
 {
 	struct api_body	*ab = body_new();
 
-	ab->ab_arena = xmalloc(len + 1);
 	ab->ab_root = json_object();
 	if (scan_body(ab, body, len) == 0) {
 		*out = ab;
@@ -238,7 +238,7 @@ api_body_free(struct api_body *ab)
 		return;
 	json_decref(ab->ab_root);
 	free(ab->ab_msgs);
-	free(ab->ab_arena);
+	jscan_clear(&ab->ab_js);
 	free(ab);
 }
 

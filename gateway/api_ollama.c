@@ -92,8 +92,7 @@ chat_message(struct api_msgs *am, const struct api_mview *mv, size_t n,
 
 	if (api_msg_check(mv, n, API_OLLAMA_CHAT, status, err) == -1)
 		return -1;
-	i = api_msgs_add(am, mv->mv_f[AMF_ROLE].mf_str.p, c->mf_str.p,
-	    c->mf_str.n);
+	i = api_msgs_view(am, mv->mv_f[AMF_ROLE].mf_str, c->mf_str);
 	json_array_foreach(mv->mv_f[AMF_IMAGES].mf_json, k, img)
 		api_msgs_image(am, i, json_string_value(img));
 	if (json_is_array(tc) && json_array_size(tc) > 0) {
@@ -102,8 +101,8 @@ chat_message(struct api_msgs *am, const struct api_mview *mv, size_t n,
 		api_msgs_tool_calls(am, i, oc);
 		json_decref(oc);
 	}
-	api_msgs_extra(am, i, mv->mv_f[AMF_NAME].mf_str.p,
-	    mv->mv_f[AMF_TCID].mf_str.p);
+	api_msgs_extra_view(am, i, mv->mv_f[AMF_NAME].mf_str,
+	    mv->mv_f[AMF_TCID].mf_str);
 	return 0;
 }
 
@@ -161,7 +160,7 @@ generate_images(struct api_msgs *am, json_t *images)
 	if (!json_is_array(images) || json_array_size(images) == 0)
 		return;
 	for (i = am->am_n; i > 0; i--)
-		if (strcmp(api_msgs_role(am, i - 1), "user") == 0) {
+		if (str_eq(api_msgs_role(am, i - 1), "user")) {
 			k = i - 1;
 			break;
 		}

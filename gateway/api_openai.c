@@ -101,8 +101,7 @@ chat_message(struct api_msgs *am, const struct api_mview *mv, size_t k,
 
 	if (api_msg_check(mv, k, API_OPENAI_CHAT, status, err) == -1)
 		return -1;
-	i = api_msgs_add(am, mv->mv_f[AMF_ROLE].mf_str.p, c->mf_str.p,
-	    c->mf_str.n);
+	i = api_msgs_view(am, mv->mv_f[AMF_ROLE].mf_str, c->mf_str);
 	if (json_is_array(c->mf_json)) {
 		content_parts(am, i, c->mf_json, &text);
 		api_msgs_content(am, i, text.b_data, text.b_len);
@@ -110,8 +109,8 @@ chat_message(struct api_msgs *am, const struct api_mview *mv, size_t k,
 	}
 	if (json_is_array(tc) && json_array_size(tc) > 0)
 		api_msgs_tool_calls(am, i, tc);
-	api_msgs_extra(am, i, mv->mv_f[AMF_NAME].mf_str.p,
-	    mv->mv_f[AMF_TCID].mf_str.p);
+	api_msgs_extra_view(am, i, mv->mv_f[AMF_NAME].mf_str,
+	    mv->mv_f[AMF_TCID].mf_str);
 	return 0;
 }
 

@@ -33,7 +33,8 @@ owui_tool_request(int api, const struct api_body *ab)
 		yes = role->mf_type == JSON_STRING &&
 		    str_eq(role->mf_str, "system") &&
 		    c->mf_type == JSON_STRING &&
-		    strstr(c->mf_str.p, OWUI_SENTENCE) != NULL;
+		    memmem(c->mf_str.p, c->mf_str.n, OWUI_SENTENCE,
+		    strlen(OWUI_SENTENCE)) != NULL;
 		api_mview_clear(&mv);
 	}
 	return yes;

@@ -64,7 +64,7 @@ build(struct jscan *js)
 	case JS_ARRAY:
 		return build_array(js, json_array());
 	case JS_STRING:
-		if (strlen(v.jv_str.p) != v.jv_str.n)
+		if (memchr(v.jv_str.p, '\0', v.jv_str.n) != NULL)
 			return NULL;	/* a NUL got through */
 		return json_stringn(v.jv_str.p, v.jv_str.n);
 	case JS_TRUE:
@@ -82,15 +82,14 @@ json_t *
 jscan_tree(const char *p, size_t n)
 {
 	struct jscan	 js;
-	char		*arena = malloc(n + 1);
 	json_t		*v;
 
-	jscan_init(&js, p, n, arena);
+	jscan_init(&js, p, n);
 	if ((v = build(&js)) != NULL && jscan_finish(&js) == -1) {
 		json_decref(v);
 		v = NULL;
 	}
-	free(arena);
+	jscan_clear(&js);
 	return v;
 }
 

@@ -184,7 +184,6 @@ START_TEST(deep_nesting)
 	json_t		*v;
 	struct jscan	 js;
 	struct jscan_val jv;
-	char		*arena;
 	size_t		 n = 1 << 20;
 
 	s = nested(JSCAN_MAX_DEPTH, "[", "", "]");
@@ -200,11 +199,10 @@ START_TEST(deep_nesting)
 	free(s);
 	s = malloc(n);
 	memset(s, '[', n);
-	arena = malloc(n + 1);
-	jscan_init(&js, s, n, arena);
+	jscan_init(&js, s, n);
 	ck_assert_int_eq(jscan_value(&js, &jv), 0);
 	ck_assert_int_eq(jscan_skip(&js, &jv), -1);
-	free(arena);
+	jscan_clear(&js);
 	free(s);
 }
 END_TEST
@@ -235,43 +233,53 @@ START_TEST(stricter_than_jansson)
 }
 END_TEST
 
-/* Strings come out unescaped and NUL-terminated; jscan_skip gives a
- * container's whole text and keeps none of its strings. */
+/* Strings come out unescaped: a view of the input when they have no
+ * escapes, else of the arena; jscan_skip gives a container's whole text
+ * and keeps none of its strings. */
 START_TEST(values_and_spans)
 {
 	const char		*doc = " {\"a\\/b\": \"x\\ny\\u00e9\", \"skip\": "
-				    "[\"long string\", {\"k\": \"v\"}], \"n\": -1.5e3} ";
-	char			*arena = malloc(strlen(doc) + 1), *mark;
+				    "[\"lo\\ng\", {\"k\": \"v\\t\"}], \"n\": -1.5e3, "
+				    "\"p\": \"plain\", \"q\": \"\\u0041\"} ";
+	const char		*mark;
 	struct jscan		 js;
 	struct jscan_val	 v;
 	struct str		 k;
 
-	jscan_init(&js, doc, strlen(doc), arena);
+	jscan_init(&js, doc, strlen(doc));
 	ck_assert_int_eq(jscan_value(&js, &v), 0);
 	ck_assert_int_eq(v.jv_type, JS_OBJECT);
 	ck_assert_int_eq(jscan_element(&js), -1);	/* not an array */
 	ck_assert_int_eq(jscan_member(&js, &k), 1);
-	ck_assert(str_eq(k, "a/b") && k.p[k.n] == '\0');
+	ck_assert(str_eq(k, "a/b"));
 	ck_assert_int_eq(jscan_value(&js, &v), 0);
 	ck_assert_int_eq(v.jv_type, JS_STRING);
 	ck_assert(str_eq(v.jv_str, "x\ny\xc3\xa9"));
+	mark = v.jv_str.p + v.jv_str.n;		/* the arena's next byte */
 	ck_assert_int_eq(jscan_member(&js, &k), 1);
+	ck_assert(k.p > doc && k.p < doc + strlen(doc));	/* in place */
 	ck_assert_int_eq(jscan_value(&js, &v), 0);
-	mark = (char *)(uintptr_t)k.p + k.n + 1;
 	ck_assert_int_eq(jscan_skip(&js, &v), 0);
 	ck_assert_int_eq(v.jv_type, JS_ARRAY);
-	ck_assert_uint_eq(v.jv_n, strlen("[\"long string\", {\"k\": \"v\"}]"));
-	ck_assert(memcmp(v.jv_p, "[\"long", 6) == 0);
+	ck_assert_uint_eq(v.jv_n, strlen("[\"lo\\ng\", {\"k\": \"v\\t\"}]"));
+	ck_assert(memcmp(v.jv_p, "[\"lo", 4) == 0);
 	ck_assert_int_eq(jscan_member(&js, &k), 1);
-	ck_assert_ptr_eq(k.p, mark);	/* the skipped strings were dropped */
 	ck_assert_int_eq(jscan_value(&js, &v), 0);
 	ck_assert_int_eq(v.jv_type, JS_REAL);
 	ck_assert_uint_eq(v.jv_n, 6);
+	ck_assert_int_eq(jscan_member(&js, &k), 1);
+	ck_assert_int_eq(jscan_value(&js, &v), 0);
+	ck_assert(str_eq(v.jv_str, "plain"));
+	ck_assert(v.jv_str.p > doc && v.jv_str.p < doc + strlen(doc));
+	ck_assert_int_eq(jscan_member(&js, &k), 1);
+	ck_assert_int_eq(jscan_value(&js, &v), 0);
+	ck_assert(str_eq(v.jv_str, "A"));
+	ck_assert_ptr_eq(v.jv_str.p, mark);	/* the skipped were dropped */
 	ck_assert_int_eq(jscan_finish(&js), -1);	/* '}' not read yet */
 	ck_assert_int_eq(jscan_member(&js, &k), 0);
 	ck_assert_int_eq(jscan_finish(&js), 0);
 	ck_assert_uint_eq(jscan_offset(&js), strlen(doc));
-	free(arena);
+	jscan_clear(&js);
 }
 END_TEST
 
