@@ -1,5 +1,6 @@
 /* api_body.c - a chat body parsed for api_build: "messages" read straight from the text, the rest as jansson values. */
 #include <jansson.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,11 +143,31 @@ scan_msgs(struct api_body *ab, struct jscan *js)
 	return r;
 }
 
+/* A number jscan read, converted as jansson converts it (strtoll;
+ * strtod where the decimal point is '.', which jansson otherwise
+ * swaps in first). jscan has checked the text and its range. */
+static json_t *
+number_json(const struct jscan_val *v)
+{
+	char	 tmp[80];
+
+	if (v->jv_n >= sizeof(tmp) || (v->jv_type == JS_REAL &&
+	    strcmp(localeconv()->decimal_point, ".") != 0))
+		return json_loadb(v->jv_p, v->jv_n, JSON_DECODE_ANY, NULL);
+	memcpy(tmp, v->jv_p, v->jv_n);
+	tmp[v->jv_n] = '\0';
+	return v->jv_type == JS_INTEGER ? json_integer(strtoll(tmp, NULL, 10)) :
+	    json_real(strtod(tmp, NULL));
+}
+
 /* The jansson value of v, which jscan_value has just read. */
 static json_t *
 value_json(struct jscan *js, struct jscan_val *v)
 {
 	switch (v->jv_type) {
+	case JS_INTEGER:
+	case JS_REAL:
+		return number_json(v);
 	case JS_STRING:
 		return json_stringn_nocheck(v->jv_str.p, v->jv_str.n);
 	case JS_TRUE:
