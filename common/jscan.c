@@ -142,6 +142,42 @@ escape(const char *p, const char *end, char **o)
 	return p + 1;
 }
 
+#define ONES	0x0101010101010101ull
+#define HIGHS	0x8080808080808080ull
+
+/* Has the word w a byte below 0x20, a '"', a '\\' or one above 0x7f?
+ * (It may say yes for a clean word past such a byte, never no for a
+ * word that holds one.) */
+static bool
+word_special(uint64_t w)
+{
+	uint64_t	 q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+
+	return ((w | ((w - ONES * 0x20) & ~w) | ((q - ONES) & ~q) |
+	    ((b - ONES) & ~b)) & HIGHS) != 0;
+}
+
+/* The first byte at or after p that is not plain printable ASCII
+ * inside a string ('"', '\\', a control or a byte above 0x7f), or
+ * end: eight bytes a step while they are plain. */
+static const char *
+plain_run(const char *p, const char *end)
+{
+	uint64_t	 w;
+	unsigned char	 c;
+
+	while (end - p >= 8) {
+		memcpy(&w, p, sizeof(w));
+		if (word_special(w))
+			break;
+		p += 8;
+	}
+	while (p < end && (c = (unsigned char)*p) >= 0x20 && c < 0x80 &&
+	    c != '"' && c != '\\')
+		p++;
+	return p;
+}
+
 /* The rest of a string with escapes, from p, unescaped into the arena
  * after the o - js_out bytes already there. */
 static int
@@ -153,9 +189,7 @@ unescape_string(struct jscan *js, const char *p, char *o, struct str *s)
 
 	for (;;) {
 		run = p;
-		while (p < end && (c = (unsigned char)*p) >= 0x20 &&
-		    c < 0x80 && c != '"' && c != '\\')
-			p++;
+		p = plain_run(p, end);
 		memcpy(o, run, (size_t)(p - run));
 		o += p - run;
 		if (p >= end)
@@ -192,9 +226,7 @@ scan_string(struct jscan *js, struct str *s)
 	size_t		 n;
 
 	for (;;) {
-		while (p < end && (c = (unsigned char)*p) >= 0x20 &&
-		    c < 0x80 && c != '"' && c != '\\')
-			p++;
+		p = plain_run(p, end);
 		if (p >= end)
 			return -1;
 		c = (unsigned char)*p;

@@ -135,6 +135,29 @@ START_TEST(utf8_exhaustive)
 }
 END_TEST
 
+/* Strings are read eight bytes a step: a special byte at each place of
+ * a long string, alone or at the end of a word, is seen where it is. */
+START_TEST(long_strings_every_position)
+{
+	static const char *const special[] = { "\"", "\\n", "\\u00e9", "\x01",
+	    "\x1f", "\x7f", "\x80", "\xc3\xa9", "\xc3", "\xe2\x82\xac",
+	    "\xed\xa0\x80", "\xff", " ", "~", "!", "#", "[", "]", "\x5d",
+	    "\x5b" };
+	char		 s[64];
+	size_t		 i, at, n;
+
+	for (i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		for (at = 0; at < 26; at++) {
+			memset(s, 'a', sizeof(s));
+			s[0] = '"';
+			n = strlen(special[i]);
+			memcpy(s + 1 + at, special[i], n);
+			s[40] = '"';
+			agree(s, 41, special[i]);
+		}
+}
+END_TEST
+
 /* Every \u escape of the BMP, and the pairs at the surrogates' edges. */
 START_TEST(unicode_escapes)
 {
@@ -293,6 +316,7 @@ jscan_suite(void)
 	tcase_add_test(tc, truncation_refused);
 	tcase_add_test(tc, utf8_exhaustive);
 	tcase_add_test(tc, unicode_escapes);
+	tcase_add_test(tc, long_strings_every_position);
 	tcase_add_test(tc, deep_nesting);
 	tcase_add_test(tc, stricter_than_jansson);
 	tcase_add_test(tc, values_and_spans);
