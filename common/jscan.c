@@ -1,4 +1,4 @@
-/* jscan.c - a validating JSON scanner: one value at a time, strings unescaped into the caller's arena, no tree. */
+/* jscan.c - a validating JSON scanner: one value at a time, strings viewed in place or unescaped into an arena, no tree. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -129,7 +129,8 @@ unicode_escape(const char *p, const char *end, char **o)
 static const char *
 escape(const char *p, const char *end, char **o)
 {
-	static const char	 from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	static const char	 from[] = "\"\\/bfnrt";
+	static const char	 to[] = "\"\\/\b\f\n\r\t";
 	const char		*c;
 
 	if (p >= end)

@@ -22,11 +22,12 @@ struct jscan {
 	const char	*js_base;
 	const char	*js_p;		/* next byte to read */
 	const char	*js_end;
-	char		*js_arena;	/* strings with escapes, unescaped;
-					   NULL until the first */
+	char		*js_arena;	/* strings with escapes,
+					   unescaped: NULL until the
+					   first */
 	char		*js_out;	/* next free byte of the arena */
 	int		 js_depth;	/* open objects and arrays */
-	unsigned char	 js_stack[JSCAN_MAX_DEPTH];	/* their types */
+	unsigned char	 js_stack[JSCAN_MAX_DEPTH]; /* their types */
 	bool		 js_first;	/* no member read yet in the
 					   innermost open container */
 };
@@ -34,10 +35,11 @@ struct jscan {
 /* One value as jscan_value read it. */
 struct jscan_val {
 	enum jscan_type	 jv_type;
-	const char	*jv_p;		/* its text in the input: a scalar's
-					   whole text, a container's opening
-					   bracket (jscan_skip sets jv_n to
-					   the whole container) */
+	const char	*jv_p;		/* its text in the input: a
+					   scalar's whole text, a
+					   container's opening bracket
+					   (jscan_skip sets jv_n to the
+					   whole container) */
 	size_t		 jv_n;
 	struct str	 jv_str;	/* JS_STRING: the unescaped text (not
 					   NUL-terminated): a view of the

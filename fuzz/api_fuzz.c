@@ -187,7 +187,8 @@ same_as_tree(int api, const char *body, size_t n,
 		y = frame_without_ids(&t.ar_start);
 		if (a->ar_start.b_len != t.ar_start.b_len ||
 		    memcmp(x, y, t.ar_start.b_len) != 0)
-			fuzz_fail("the scanner's frame is not the tree's", NULL);
+			fuzz_fail("the scanner's frame is not the tree's",
+			    NULL);
 		free(x);
 		free(y);
 		api_req_clear(&t);

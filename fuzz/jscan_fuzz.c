@@ -51,7 +51,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char	*p = (const char *)data;
 	json_t		*mine = jscan_tree(p, size);
-	json_t		*theirs = json_loadb(p, size, JSON_DECODE_ANY, NULL);
+	json_t		*theirs = json_loadb(p, size, JSON_DECODE_ANY,
+			    NULL);
 	size_t		 start, span;
 	int		 real = 0, skipped;
 

@@ -22,8 +22,8 @@ struct api_req {
 						   (true, false, "high", ...),
 						   NULL when not sent */
 	struct buf	 ar_start;		/* encoded REQ_START frame */
-	bool		 ar_secret;		/* ar_start holds the API key:
-						   wiped when cleared */
+	bool		 ar_secret;		/* ar_start holds the API
+						   key: wiped when cleared */
 };
 
 /* What the gateway's settings add to every REQ_START. */
@@ -102,8 +102,8 @@ struct api_mfield {
 	int		 mf_type;	/* json_type, or -1 when absent */
 	struct str	 mf_str;	/* JSON_STRING: its text (not always
 					   NUL-terminated) */
-	json_t		*mf_json;	/* arrays and objects: the value (an
-					   owned reference) */
+	json_t		*mf_json;	/* arrays and objects: the
+					   value (an owned reference) */
 };
 
 /* One message as the checks see it. */
@@ -145,7 +145,8 @@ size_t	api_msgs_add(struct api_msgs *, const char *role, const char *content,
 	    size_t len);
 /* The same with role and content borrowed: they must outlive
  * api_encode (a NULL content.p reads as ""). */
-size_t	api_msgs_view(struct api_msgs *, struct str role, struct str content);
+size_t	api_msgs_view(struct api_msgs *, struct str role,
+	    struct str content);
 /* A message's name and tool_call_id, borrowed likewise (NULL .p: none). */
 void	api_msgs_extra_view(struct api_msgs *, size_t i, struct str name,
 	    struct str tool_call_id);

@@ -17,10 +17,11 @@
  * escapes), and only the rare arrays and objects among them (content
  * parts, tool calls, images) become jansson values, parsed from their
  * own text when asked for. The other top-level members are small and
- * become jansson values as before. jscan accepts only what jansson accepts, with the same
- * values; anything it refuses goes through jansson whole, so errors
- * and the odd cases it leaves to jansson (numbers too long for it,
- * very deep nesting, a repeated "messages") behave as before.
+ * become jansson values as before. jscan accepts only what jansson
+ * accepts, with the same values; anything it refuses goes through
+ * jansson whole, so errors and the odd cases it leaves to jansson
+ * (long reals, very deep nesting, a NUL byte, a repeated "messages")
+ * behave as before.
  */
 
 /* A member as scanned: for strings the unescaped text, for other

@@ -87,7 +87,8 @@ chat_message(struct api_msgs *am, const struct api_mview *mv, size_t n,
     int *status, char err[API_ERRLEN])
 {
 	const struct api_mfield	*c = &mv->mv_f[AMF_CONTENT];
-	json_t			*img, *tc = mv->mv_f[AMF_TOOL_CALLS].mf_json;
+	json_t			*tc = mv->mv_f[AMF_TOOL_CALLS].mf_json;
+	json_t			*img;
 	size_t			 i, k;
 
 	if (api_msg_check(mv, n, API_OLLAMA_CHAT, status, err) == -1)

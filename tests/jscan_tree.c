@@ -97,7 +97,8 @@ int
 jscan_tree_depth(const json_t *v, int *real)
 {
 	const char	*k;
-	json_t		*e, *o = (json_t *)(uintptr_t)v;	/* not changed */
+	/* jansson iterates a non-const object; nothing is changed */
+	json_t		*e, *o = (json_t *)(uintptr_t)v;
 	size_t		 i;
 	int		 d, max = 0;
 

@@ -29,8 +29,8 @@ parse(const char *body, int *status, char *err)
 {
 	char	 perr[PROTO_ERRLEN];
 
-	if (api_parse_same(API_OPENAI_CHAT, body, strlen(body), "rq-1", &LIM, &A,
-	    status, err) == -1)
+	if (api_parse_same(API_OPENAI_CHAT, body, strlen(body), "rq-1", &LIM,
+	    &A, status, err) == -1)
 		return -1;
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
 	    A.ar_start.b_len - 4, &M, perr), 0);
@@ -59,8 +59,8 @@ START_TEST(a10_1_api_key_travels)
 	ck_assert_ptr_null(M.m_u.req_start.api_key.p);
 	done();
 	l.api_key = "k1";
-	ck_assert_int_eq(api_parse_same(API_OPENAI_CHAT, body, strlen(body), "rq-1",
-	    &l, &A, &st, err), 0);
+	ck_assert_int_eq(api_parse_same(API_OPENAI_CHAT, body, strlen(body),
+	    "rq-1", &l, &A, &st, err), 0);
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
 	    A.ar_start.b_len - 4, &M, perr), 0);
 	ck_assert(str_eq(M.m_u.req_start.api_key, "k1"));
@@ -131,8 +131,8 @@ bad_api(int api, const char *body, int want_status, const char *want)
 	int	 st = 0;
 	char	 err[API_ERRLEN];
 
-	ck_assert_int_eq(api_parse_same(api, body, strlen(body), "r", &NOLIM, &A,
-	    &st, err), -1);
+	ck_assert_int_eq(api_parse_same(api, body, strlen(body), "r", &NOLIM,
+	    &A, &st, err), -1);
 	ck_assert_int_eq(st, want_status);
 	ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err,
 	    want);
@@ -381,7 +381,8 @@ parse_api(int api, const char *body, int *st, char *err)
 {
 	char	 perr[PROTO_ERRLEN];
 
-	if (api_parse_same(api, body, strlen(body), "rq-2", &NOLIM, &A, st, err) == -1)
+	if (api_parse_same(api, body, strlen(body), "rq-2", &NOLIM, &A, st,
+	    err) == -1)
 		return -1;
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
 	    A.ar_start.b_len - 4, &M, perr), 0);
