@@ -242,8 +242,11 @@ int
 api_body_load(const char *body, size_t len, struct api_body **out,
     int *status, char err[API_ERRLEN])
 {
-	struct api_body	*ab = body_new();
+	struct api_body	*ab;
 
+	if (body == NULL)	/* no body: jansson words the error */
+		return api_body_load_tree(body, len, out, status, err);
+	ab = body_new();
 	ab->ab_root = json_object();
 	if (scan_body(ab, body, len) == 0) {
 		*out = ab;
