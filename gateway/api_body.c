@@ -46,10 +46,10 @@ struct api_body {
 					   escapes */
 };
 
-static const char *const field_names[AMF_N] = {
-	[AMF_ROLE] = "role", [AMF_CONTENT] = "content",
-	[AMF_TOOL_CALLS] = "tool_calls", [AMF_NAME] = "name",
-	[AMF_TCID] = "tool_call_id", [AMF_IMAGES] = "images",
+static const struct str field_names[AMF_N] = {
+	[AMF_ROLE] = STR_LIT("role"), [AMF_CONTENT] = STR_LIT("content"),
+	[AMF_TOOL_CALLS] = STR_LIT("tool_calls"), [AMF_NAME] = STR_LIT("name"),
+	[AMF_TCID] = STR_LIT("tool_call_id"), [AMF_IMAGES] = STR_LIT("images"),
 };
 
 static int
@@ -81,7 +81,8 @@ field_index(struct str key)
 	int	 i;
 
 	for (i = 0; i < AMF_N; i++)
-		if (str_eq(key, field_names[i]))
+		if (key.n == field_names[i].n &&
+		    memcmp(key.p, field_names[i].p, key.n) == 0)
 			return i;
 	return -1;
 }
