@@ -113,6 +113,8 @@ COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   nodetypes.c sha256.c textchunk.c tokens.c utf8.c uuid.c \
 		   xmem.c liveness.c toolcall.c fernet.c logfile.c paths.c) \
 		   $(PYFMT_SRCS)
+# a validating JSON scanner without a tree (the gateway's chat bodies)
+COMMON_SRCS	+= common/jscan.c
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
@@ -129,6 +131,8 @@ GATEWAY_SRCS	+= $(SUP_SRCS)
 GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 # Open WebUI's tool-choosing requests (interceptOpenWebUIToolRequests)
 GATEWAY_SRCS	+= gateway/owui.c
+# chat bodies read without a jansson tree of their messages
+GATEWAY_SRCS	+= gateway/api_body.c
 # the embeddings routes (POST /v1/embeddings, /api/embed, /api/embeddings)
 GATEWAY_SRCS	+= $(addprefix gateway/,api_embed.c resp_embed.c)
 # The worker, one folder per layer, top first (docs/HACKING.md): each
@@ -342,6 +346,7 @@ UNIT_TESTS	+= check_logtext
 UNIT_TESTS	+= check_compactor
 UNIT_TESTS	+= check_seal
 UNIT_TESTS	+= check_embed check_vecmath check_vecembed
+UNIT_TESTS	+= check_jscan
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -375,6 +380,7 @@ check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_openai.c gateway/api_ollama.c \
 			   gateway/begtags.c gateway/owui.c \
 			   gateway/api_embed.c gateway/resp_embed.c)
+check_api_OBJS		+= $(call obj,gateway/api_body.c) $(call u,apisame.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
 			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
@@ -412,6 +418,7 @@ check_pyfmt_OBJS	:=
 check_fernet_OBJS	:=
 check_logfile_OBJS	:= $(call u,scratchdir.c)
 check_logtext_OBJS	:= $(call u,scratchdir.c)
+check_jscan_OBJS	:= $(call obj,tests/jscan_tree.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c vars_jinja.c))
 check_vars_A		:= CORE
@@ -665,7 +672,7 @@ clients-deps:
 # make fuzz for FUZZ_SECONDS each (fuzz/README.md). Crashes are written
 # to $(FUZZ_O)/<name>-crash-<sha1>.
 FUZZ_O		:= $(O)/fuzz
-FUZZ_NAMES	?= clean frame proto http api backend conf vars
+FUZZ_NAMES	?= clean frame proto http api backend conf vars jscan
 FUZZ_SECONDS	?= 60
 FUZZ_RUNS	?= 5000
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -684,6 +691,8 @@ fuzz_http_SRCS	:= gateway/http_parse.c $(FUZZ_BASE) common/uuid.c \
 fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
 		   begtags.c) common/base64.c common/modelsel.c $(PROTO_SRCS) \
 		   $(FUZZ_JSON)
+fuzz_api_SRCS	+= gateway/api_body.c common/jscan.c
+fuzz_jscan_SRCS	:= common/jscan.c tests/jscan_tree.c $(FUZZ_BASE)
 fuzz_backend_SRCS := $(addprefix worker/llm/,sse.c lines.c adapter_openai.c \
 		   adapter_completion.c adapter_ollama.c adapter_kobold.c \
 		   adapter_claude.c gen_input.c adapter.c structured.c) \

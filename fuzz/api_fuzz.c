@@ -25,7 +25,10 @@
  * for the chat APIs one message per element of "messages", each string
  * content passed through unchanged, and for Ollama chat no content
  * that is not a string, null or absent; "think", when accepted, is
- * carried as sent, a boolean or "high", "medium" or "low".
+ * carried as sent, a boolean or "high", "medium" or "low". Either
+ * way, api_parse_tree (the body read by jansson's tree alone, the path
+ * before the scanner) gives the same status, message and frame bytes,
+ * Ollama's random tool-call ids aside.
  */
 
 #define RQID	"rq-fuzz"
@@ -144,6 +147,54 @@ accepted(const struct api_req *a, const struct api_limits *l, int api,
 	proto_msg_free(&m);
 }
 
+/* Ollama tool calls' ids, drawn at random ("call_" and 24 hex digits),
+ * blanked in a copy of frame f. */
+static char *
+frame_without_ids(const struct buf *f)
+{
+	char	*c = malloc(f->b_len + 1), *p = c, *end = c + f->b_len;
+	size_t	 i;
+
+	memcpy(c, f->b_data != NULL ? f->b_data : "", f->b_len);
+	while ((p = memmem(p, (size_t)(end - p), "call_", 5)) != NULL) {
+		p += 5;
+		for (i = 0; i < 24 && p + i < end && strchr("0123456789abcdef",
+		    p[i]) != NULL && p[i] != '\0'; i++)
+			;
+		if (i == 24)
+			memset(p, 'x', 24);
+	}
+	return c;
+}
+
+/* The body through jansson's tree alone gives the same answer as the
+ * scanner's path did (r, status, err, a). */
+static void
+same_as_tree(int api, const char *body, size_t n,
+    const struct api_limits *l, int r, int status, const char *err,
+    const struct api_req *a)
+{
+	struct api_req	 t;
+	char		 terr[API_ERRLEN] = "", *x, *y;
+	int		 tstatus = 0, tr;
+
+	tr = api_parse_tree(api, body, n, RQID, l, &t, &tstatus, terr);
+	if (tr != r || (r == -1 && (tstatus != status ||
+	    strcmp(terr, err) != 0)))
+		fuzz_fail("the scanner and jansson's tree disagree", terr);
+	if (r == 0) {
+		x = frame_without_ids(&a->ar_start);
+		y = frame_without_ids(&t.ar_start);
+		if (a->ar_start.b_len != t.ar_start.b_len ||
+		    memcmp(x, y, t.ar_start.b_len) != 0)
+			fuzz_fail("the scanner's frame is not the tree's",
+			    NULL);
+		free(x);
+		free(y);
+		api_req_clear(&t);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -160,10 +211,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	body = (const char *)data + 1;
 	err[0] = '\0';
 	if (api_parse(api, body, size - 1, RQID, l, &a, &status, err) == 0) {
+		same_as_tree(api, body, size - 1, l, 0, status, err, &a);
 		accepted(&a, l, api, body, size - 1);
 		api_req_clear(&a);
 		return 0;
 	}
+	same_as_tree(api, body, size - 1, l, -1, status, err, &a);
 	if ((status != 400 && status != 413) || err[0] == '\0' ||
 	    memchr(err, '\0', sizeof(err)) == NULL)
 		fuzz_fail("refused without a 400/413 and a message", err);

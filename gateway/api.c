@@ -48,51 +48,12 @@ api_failf(int *status, char err[API_ERRLEN], const char *fmt, ...)
 	return -1;
 }
 
-/*
- * The members of a message that api_msg_check judges, found in one walk
- * of the object: a two-member message costs a few key comparisons
- * instead of eight hash lookups and a snprintf, which a 1,000-message
- * body pays a thousand times (bench/ab.sh, conv1000).
- */
-struct msg_view {
-	const json_t	*mv_role;
-	const json_t	*mv_content;
-	const json_t	*mv_tool_calls;
-	const json_t	*mv_name;
-	const json_t	*mv_tool_call_id;
-	const json_t	*mv_images;
-};
-
-static void
-msg_view(const json_t *jm, struct msg_view *mv)
-{
-	const char	*k;
-	json_t		*v;
-	/* jansson's iterators take a non-const object; nothing is changed. */
-	json_t		*o = (json_t *)(uintptr_t)jm;
-
-	memset(mv, 0, sizeof(*mv));
-	json_object_foreach(o, k, v) {
-		if (strcmp(k, "role") == 0)
-			mv->mv_role = v;
-		else if (strcmp(k, "content") == 0)
-			mv->mv_content = v;
-		else if (strcmp(k, "tool_calls") == 0)
-			mv->mv_tool_calls = v;
-		else if (strcmp(k, "name") == 0)
-			mv->mv_name = v;
-		else if (strcmp(k, "tool_call_id") == 0)
-			mv->mv_tool_call_id = v;
-		else if (strcmp(k, "images") == 0)
-			mv->mv_images = v;
-	}
-}
-
 /* A member that, when present and not null, must have type t. */
 static bool
-type_ok(const json_t *v, json_type t)
+type_ok(const struct api_mfield *f, json_type t)
 {
-	return v == NULL || json_is_null(v) || json_typeof(v) == t;
+	return f->mf_type == -1 || f->mf_type == JSON_NULL ||
+	    f->mf_type == (int)t;
 }
 
 int
@@ -117,47 +78,46 @@ api_images_check(const json_t *images, const char *what, int *status,
 }
 
 int
-api_msg_check(const json_t *jm, size_t i, int api, int *status,
+api_msg_check(const struct api_mview *mv, size_t i, int api, int *status,
     char err[API_ERRLEN])
 {
-	struct msg_view	 mv;
-	bool		 openai = api == API_OPENAI_CHAT;
-	char		 what[48];
+	const struct api_mfield	*f = mv->mv_f;
+	bool			 openai = api == API_OPENAI_CHAT;
+	char			 what[48];
 
-	if (!json_is_object(jm))
+	if (!mv->mv_object || f[AMF_ROLE].mf_type != JSON_STRING)
 		return api_fail(status, err, 400,	/* WilmerAI's words */
 		    "Each message must have a 'role' field.");
-	msg_view(jm, &mv);
-	if (!json_is_string(mv.mv_role))
-		return api_fail(status, err, 400,
-		    "Each message must have a 'role' field.");
-	if (openai && mv.mv_content == NULL && mv.mv_tool_calls == NULL)
+	if (openai && f[AMF_CONTENT].mf_type == -1 &&
+	    f[AMF_TOOL_CALLS].mf_type == -1)
 		return api_fail(status, err, 400,
 		    "Each message must have 'content' or 'tool_calls'.");
-	if (!type_ok(mv.mv_content, JSON_STRING) &&
-	    !(openai && json_is_array(mv.mv_content)))
+	if (!type_ok(&f[AMF_CONTENT], JSON_STRING) &&
+	    !(openai && f[AMF_CONTENT].mf_type == JSON_ARRAY))
 		return api_failf(status, err, "messages[%zu].content must be "
 		    "%s.", i, openai ? "a string, a list of content parts or "
 		    "null" : "a string");
-	if (!type_ok(mv.mv_tool_calls, JSON_ARRAY))
+	if (!type_ok(&f[AMF_TOOL_CALLS], JSON_ARRAY))
 		return api_failf(status, err, "messages[%zu].tool_calls must "
 		    "be a list.", i);
-	if (!type_ok(mv.mv_name, JSON_STRING) ||
-	    !type_ok(mv.mv_tool_call_id, JSON_STRING))
+	if (!type_ok(&f[AMF_NAME], JSON_STRING) ||
+	    !type_ok(&f[AMF_TCID], JSON_STRING))
 		return api_failf(status, err, "messages[%zu]: 'name' and "
 		    "'tool_call_id' must be strings.", i);
-	if (openai || mv.mv_images == NULL)
+	if (openai || f[AMF_IMAGES].mf_type == -1 ||
+	    f[AMF_IMAGES].mf_type == JSON_NULL)
 		return 0;
 	snprintf(what, sizeof(what), "messages[%zu].images", i);
-	return api_images_check(mv.mv_images, what, status, err);
+	if (f[AMF_IMAGES].mf_type != JSON_ARRAY)
+		return api_failf(status, err, "%s must be a list of base64 "
+		    "strings.", what);
+	return api_images_check(f[AMF_IMAGES].mf_json, what, status, err);
 }
 
-size_t
-api_msgs_add(struct api_msgs *am, const char *role, const char *content,
-    size_t len)
+/* Room for one more message, zeroed; returns its index. */
+static size_t
+msgs_grow(struct api_msgs *am)
 {
-	struct api_store	*s;
-
 	if (am->am_n == am->am_cap) {	/* doubling: linear in messages */
 		am->am_cap = am->am_cap ? am->am_cap * 2 : 8;
 		am->am_pm = xreallocarray(am->am_pm, am->am_cap,
@@ -165,12 +125,33 @@ api_msgs_add(struct api_msgs *am, const char *role, const char *content,
 		am->am_store = xreallocarray(am->am_store, am->am_cap,
 		    sizeof(*am->am_store));
 	}
-	s = &am->am_store[am->am_n];
-	memset(s, 0, sizeof(*s));
-	s->as_role = xstrdup(role);
-	s->as_content = xstrndup(content ? content : "", content ? len : 0);
+	memset(&am->am_store[am->am_n], 0, sizeof(am->am_store[am->am_n]));
 	memset(&am->am_pm[am->am_n], 0, sizeof(am->am_pm[am->am_n]));
 	return am->am_n++;
+}
+
+size_t
+api_msgs_add(struct api_msgs *am, const char *role, const char *content,
+    size_t len)
+{
+	size_t			 i = msgs_grow(am);
+	struct api_store	*s = &am->am_store[i];
+
+	s->as_role = xstrdup(role);
+	s->as_content = xstrndup(content ? content : "", content ? len : 0);
+	am->am_pm[i].role = str_from(s->as_role);
+	am->am_pm[i].content = str_from(s->as_content);
+	return i;
+}
+
+size_t
+api_msgs_view(struct api_msgs *am, struct str role, struct str content)
+{
+	size_t	 i = msgs_grow(am);
+
+	am->am_pm[i].role = role;
+	am->am_pm[i].content = content.p != NULL ? content : STR_LIT("");
+	return i;
 }
 
 void
@@ -179,6 +160,7 @@ api_msgs_content(struct api_msgs *am, size_t i, const char *content,
 {
 	free(am->am_store[i].as_content);
 	am->am_store[i].as_content = xstrndup(content ? content : "", len);
+	am->am_pm[i].content = (struct str){ am->am_store[i].as_content, len };
 }
 
 void
@@ -206,12 +188,22 @@ api_msgs_extra(struct api_msgs *am, size_t i, const char *name,
 		am->am_store[i].as_name = xstrdup(name);
 	if (tcid != NULL)
 		am->am_store[i].as_tcid = xstrdup(tcid);
+	am->am_pm[i].name = str_from(am->am_store[i].as_name);
+	am->am_pm[i].tool_call_id = str_from(am->am_store[i].as_tcid);
 }
 
-const char *
+void
+api_msgs_extra_view(struct api_msgs *am, size_t i, struct str name,
+    struct str tcid)
+{
+	am->am_pm[i].name = name;
+	am->am_pm[i].tool_call_id = tcid;
+}
+
+struct str
 api_msgs_role(const struct api_msgs *am, size_t i)
 {
-	return am->am_store[i].as_role;
+	return am->am_pm[i].role;
 }
 
 void
@@ -237,7 +229,7 @@ api_msgs_free(struct api_msgs *am)
 	memset(am, 0, sizeof(*am));
 }
 
-/* Point every view at its storage, now that nothing moves any more. */
+/* Point the views of tool calls and images at their storage. */
 static void
 bind_views(const struct api_msgs *am)
 {
@@ -247,10 +239,6 @@ bind_views(const struct api_msgs *am)
 		struct proto_message	*pm = &am->am_pm[i];
 		struct api_store	*s = &am->am_store[i];
 
-		pm->role = str_from(s->as_role);
-		pm->content = str_from(s->as_content);
-		pm->name = str_from(s->as_name);
-		pm->tool_call_id = str_from(s->as_tcid);
 		pm->tool_calls = str_from(s->as_tool_calls);
 		free(pm->images);
 		pm->images = NULL;
@@ -261,6 +249,29 @@ bind_views(const struct api_msgs *am)
 		for (j = 0; j < s->as_nimages; j++)
 			pm->images[j] = str_from(s->as_images[j]);
 	}
+}
+
+/* About how long REQ_START will be, so the frame is allocated once:
+ * the strings, and a generous allowance for keys and headers. */
+static size_t
+frame_size(const struct api_req *out, const struct api_msgs *am,
+    const struct api_limits *lim)
+{
+	const struct proto_message	*pm;
+	size_t				 i, j, n = 512;
+
+	for (i = 0; i < am->am_n; i++) {
+		pm = &am->am_pm[i];
+		n += 64 + pm->role.n + pm->content.n + pm->name.n +
+		    pm->tool_call_id.n + pm->tool_calls.n;
+		for (j = 0; j < pm->nimages; j++)
+			n += 8 + pm->images[j].n;
+	}
+	if (out->ar_model != NULL)
+		n += strlen(out->ar_model);
+	if (lim->api_key != NULL)
+		n += strlen(lim->api_key);
+	return n;
 }
 
 static char *
@@ -282,6 +293,9 @@ api_encode(struct api_req *out, const struct api_msgs *am, const char *rqid,
 	if (opts != NULL && json_object_size(opts) > 0)
 		o = dump_opt(opts);
 	bind_views(am);
+	out->ar_secret = lim->api_key != NULL;
+	buf_reserve(&out->ar_start, frame_size(out, am, lim) + (o ? strlen(o) :
+	    0) + (t ? strlen(t) : 0) + (tc ? strlen(tc) : 0));
 	proto_msg_init(&m, PROTO_REQ_START, rqid);
 	m.m_u.req_start = (struct proto_req_start){ (uint32_t)out->ar_api,
 	    out->ar_stream, str_from(out->ar_model), am->am_pm, am->am_n,
@@ -327,7 +341,7 @@ api_model(json_t *root)
 }
 
 int
-api_build(int api, json_t *root, const char *rqid,
+api_build(int api, const struct api_body *root, const char *rqid,
     const struct api_limits *lim, struct api_req *out, int *status,
     char err[API_ERRLEN])
 {
@@ -354,24 +368,45 @@ api_build(int api, json_t *root, const char *rqid,
 	return r;
 }
 
+typedef int (*body_loader)(const char *, size_t, struct api_body **, int *,
+    char[API_ERRLEN]);
+
+static int
+parse_with(body_loader load, int api, const char *body, size_t len,
+    const char *rqid, const struct api_limits *lim, struct api_req *out,
+    int *status, char err[API_ERRLEN])
+{
+	struct api_body	*ab;
+	int		 r;
+
+	memset(out, 0, sizeof(*out));
+	if (load(body, len, &ab, status, err) == -1)
+		return -1;
+	if (modelsel_traversal(api_model(api_body_root(ab))))
+		r = api_fail(status, err, 400, "Invalid model name: a model "
+		    "names a user or workflow, and '.' and '..' are not names.");
+	else
+		r = api_build(api, ab, rqid, lim, out, status, err);
+	api_body_free(ab);
+	return r;
+}
+
 int
 api_parse(int api, const char *body, size_t len, const char *rqid,
     const struct api_limits *lim, struct api_req *out, int *status,
     char err[API_ERRLEN])
 {
-	json_t	*root;
-	int	 r;
+	return parse_with(api_body_load, api, body, len, rqid, lim, out,
+	    status, err);
+}
 
-	memset(out, 0, sizeof(*out));
-	if (api_load(body, len, &root, status, err) == -1)
-		return -1;
-	if (modelsel_traversal(api_model(root)))
-		r = api_fail(status, err, 400, "Invalid model name: a model "
-		    "names a user or workflow, and '.' and '..' are not names.");
-	else
-		r = api_build(api, root, rqid, lim, out, status, err);
-	json_decref(root);
-	return r;
+int
+api_parse_tree(int api, const char *body, size_t len, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
+{
+	return parse_with(api_body_load_tree, api, body, len, rqid, lim, out,
+	    status, err);
 }
 
 void
@@ -379,10 +414,11 @@ api_req_clear(struct api_req *a)
 {
 	free(a->ar_model);
 	free(a->ar_think);
-	if (a->ar_start.b_data != NULL)	/* it may hold the API key */
+	if (a->ar_secret && a->ar_start.b_data != NULL)	/* the API key */
 		explicit_bzero(a->ar_start.b_data, a->ar_start.b_len);
 	buf_free(&a->ar_start);
 	a->ar_model = a->ar_think = NULL;
+	a->ar_secret = false;
 }
 
 bool

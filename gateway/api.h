@@ -22,6 +22,8 @@ struct api_req {
 						   (true, false, "high", ...),
 						   NULL when not sent */
 	struct buf	 ar_start;		/* encoded REQ_START frame */
+	bool		 ar_secret;		/* ar_start holds the API
+						   key: wiped when cleared */
 };
 
 /* What the gateway's settings add to every REQ_START. */
@@ -45,18 +47,79 @@ int	api_parse(int api, const char *body, size_t len, const char *rqid,
 	    const struct api_limits *, struct api_req *out, int *status,
 	    char err[API_ERRLEN]);
 
-/* The three steps of api_parse, for a caller that must look at the
- * model field before the frame is encoded: parse the body into *root (a
- * JSON object; caller decrefs), or -1 with status 400 and err. */
+/* api_parse through jansson's tree alone (api_body_load_tree): the
+ * path before the scanner, for tests that compare the two. */
+int	api_parse_tree(int api, const char *body, size_t len,
+	    const char *rqid, const struct api_limits *, struct api_req *out,
+	    int *status, char err[API_ERRLEN]);
+
+/* Parse the body into *root (a JSON object; caller decrefs), or -1
+ * with status 400 and err (jansson's words). For the bodies that are not
+ * chats (models, embeddings). */
 int	api_load(const char *body, size_t len, json_t **root, int *status,
 	    char err[API_ERRLEN]);
 
 /* The model field, "" when absent or not a string. Borrowed from root. */
 const char *api_model(json_t *root);
 
-/* Check root as a request of kind api and encode its REQ_START. Returns
- * as api_parse. */
-int	api_build(int api, json_t *root, const char *rqid,
+/*
+ * A chat or completion body, parsed for api_build (api_body.c): its
+ * members as jansson values, except a "messages" list, which is read
+ * straight from the text into per-message views (common/jscan.h)
+ * without building a tree. A body the scanner refuses is parsed by
+ * jansson as a whole instead, so errors read as before.
+ */
+struct api_body;
+
+/* Parse body[0..len), which must outlive *out (views of it are kept).
+ * Returns 0 with *out (api_body_free), or -1 with status 400 and err
+ * as api_load words it. */
+int	api_body_load(const char *body, size_t len, struct api_body **out,
+	    int *status, char err[API_ERRLEN]);
+
+/* The same through jansson's tree alone: the path before the scanner,
+ * kept for bodies it refuses and for tests that compare the two. */
+int	api_body_load_tree(const char *body, size_t len,
+	    struct api_body **out, int *status, char err[API_ERRLEN]);
+
+void	api_body_free(struct api_body *);	/* NULL is a no-op */
+
+/* The body's object; "messages" is in it only when it was not scanned.
+ * Borrowed. */
+json_t	*api_body_root(const struct api_body *);
+
+/* The type of "messages" (JSON_ARRAY, ...), or -1 when absent. */
+int	api_body_msgs_type(const struct api_body *);
+
+/* Number of messages (0 unless "messages" is a list). */
+size_t	api_body_nmsgs(const struct api_body *);
+
+/* The members of a message the gateway reads. */
+enum { AMF_ROLE, AMF_CONTENT, AMF_TOOL_CALLS, AMF_NAME, AMF_TCID,
+	AMF_IMAGES, AMF_N };
+
+struct api_mfield {
+	int		 mf_type;	/* json_type, or -1 when absent */
+	struct str	 mf_str;	/* JSON_STRING: its text (not always
+					   NUL-terminated) */
+	json_t		*mf_json;	/* arrays and objects: the
+					   value (an owned reference) */
+};
+
+/* One message as the checks see it. */
+struct api_mview {
+	bool			 mv_object;	/* it is a JSON object */
+	struct api_mfield	 mv_f[AMF_N];
+};
+
+/* View message i (< api_body_nmsgs); strings are borrowed from the
+ * body. Release with api_mview_clear. */
+void	api_body_msg(const struct api_body *, size_t i, struct api_mview *);
+void	api_mview_clear(struct api_mview *);
+
+/* Check the body as a request of kind api and encode its REQ_START.
+ * Returns as api_parse. */
+int	api_build(int api, const struct api_body *, const char *rqid,
 	    const struct api_limits *, struct api_req *out, int *status,
 	    char err[API_ERRLEN]);
 
@@ -80,13 +143,20 @@ struct api_msgs {
  * index. */
 size_t	api_msgs_add(struct api_msgs *, const char *role, const char *content,
 	    size_t len);
+/* The same with role and content borrowed: they must outlive
+ * api_encode (a NULL content.p reads as ""). */
+size_t	api_msgs_view(struct api_msgs *, struct str role,
+	    struct str content);
+/* A message's name and tool_call_id, borrowed likewise (NULL .p: none). */
+void	api_msgs_extra_view(struct api_msgs *, size_t i, struct str name,
+	    struct str tool_call_id);
 void	api_msgs_content(struct api_msgs *, size_t i, const char *content,
 	    size_t len);
 void	api_msgs_image(struct api_msgs *, size_t i, const char *uri);
 void	api_msgs_tool_calls(struct api_msgs *, size_t i, const json_t *calls);
 void	api_msgs_extra(struct api_msgs *, size_t i, const char *name,
 	    const char *tool_call_id);
-const char *api_msgs_role(const struct api_msgs *, size_t i);
+struct str api_msgs_role(const struct api_msgs *, size_t i);
 void	api_msgs_free(struct api_msgs *);
 
 /* Encode REQ_START for out->ar_* and msgs, with the request's optional
@@ -106,8 +176,8 @@ int	api_fail(int *status, char err[API_ERRLEN], int st, const char *msg);
  * and "tool_call_id" strings; on the Ollama route "images" a list of
  * base64 strings (api_images_check). Returns 0, or -1 with status 400
  * and err saying which message is wrong and how. */
-int	api_msg_check(const json_t *jm, size_t i, int api, int *status,
-	    char err[API_ERRLEN]);
+int	api_msg_check(const struct api_mview *, size_t i, int api,
+	    int *status, char err[API_ERRLEN]);
 
 /* Ollama's "images" (absent, null, or a list of base64 strings, as
  * Ollama's server decodes them); what names the field in err
@@ -115,17 +185,17 @@ int	api_msg_check(const json_t *jm, size_t i, int api, int *status,
 int	api_images_check(const json_t *images, const char *what, int *status,
 	    char err[API_ERRLEN]);
 
-/* The per-API parsers; root is the parsed body object. */
-int	api_openai_chat(json_t *root, const char *rqid,
+/* The per-API parsers. */
+int	api_openai_chat(const struct api_body *, const char *rqid,
 	    const struct api_limits *, struct api_req *, int *status,
 	    char err[API_ERRLEN]);
-int	api_openai_completion(json_t *root, const char *rqid,
+int	api_openai_completion(const struct api_body *, const char *rqid,
 	    const struct api_limits *, struct api_req *, int *status,
 	    char err[API_ERRLEN]);
-int	api_ollama_chat(json_t *root, const char *rqid,
+int	api_ollama_chat(const struct api_body *, const char *rqid,
 	    const struct api_limits *, struct api_req *, int *status,
 	    char err[API_ERRLEN]);
-int	api_ollama_generate(json_t *root, const char *rqid,
+int	api_ollama_generate(const struct api_body *, const char *rqid,
 	    const struct api_limits *, struct api_req *, int *status,
 	    char err[API_ERRLEN]);
 

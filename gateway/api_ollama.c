@@ -83,28 +83,27 @@ openai_tool_calls(json_t *calls)
 /* One message, checked as Ollama's server checks it (WilmerAI would
  * str() a content that is not a string; Ollama answers 400). */
 static int
-chat_message(struct api_msgs *am, json_t *jm, size_t n, int *status,
-    char err[API_ERRLEN])
+chat_message(struct api_msgs *am, const struct api_mview *mv, size_t n,
+    int *status, char err[API_ERRLEN])
 {
-	json_t	*c = json_object_get(jm, "content"), *img, *tc;
-	size_t	 i, k;
+	const struct api_mfield	*c = &mv->mv_f[AMF_CONTENT];
+	json_t			*tc = mv->mv_f[AMF_TOOL_CALLS].mf_json;
+	json_t			*img;
+	size_t			 i, k;
 
-	if (api_msg_check(jm, n, API_OLLAMA_CHAT, status, err) == -1)
+	if (api_msg_check(mv, n, API_OLLAMA_CHAT, status, err) == -1)
 		return -1;
-	i = api_msgs_add(am, json_string_value(json_object_get(jm, "role")),
-	    json_string_value(c), json_is_string(c) ? json_string_length(c) :
-	    0);
-	json_array_foreach(json_object_get(jm, "images"), k, img)
+	i = api_msgs_view(am, mv->mv_f[AMF_ROLE].mf_str, c->mf_str);
+	json_array_foreach(mv->mv_f[AMF_IMAGES].mf_json, k, img)
 		api_msgs_image(am, i, json_string_value(img));
-	tc = json_object_get(jm, "tool_calls");
 	if (json_is_array(tc) && json_array_size(tc) > 0) {
 		json_t	*oc = openai_tool_calls(tc);
 
 		api_msgs_tool_calls(am, i, oc);
 		json_decref(oc);
 	}
-	api_msgs_extra(am, i, json_string_value(json_object_get(jm, "name")),
-	    json_string_value(json_object_get(jm, "tool_call_id")));
+	api_msgs_extra_view(am, i, mv->mv_f[AMF_NAME].mf_str,
+	    mv->mv_f[AMF_TCID].mf_str);
 	return 0;
 }
 
@@ -120,23 +119,30 @@ model_field(json_t *root, struct api_req *out)
 }
 
 int
-api_ollama_chat(json_t *root, const char *rqid, const struct api_limits *lim,
-    struct api_req *out, int *status, char err[API_ERRLEN])
+api_ollama_chat(const struct api_body *ab, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
 {
-	json_t		*msgs = json_object_get(root, "messages"), *jm;
+	json_t		*root = api_body_root(ab);
 	struct api_msgs	 am = { NULL, NULL, 0, 0 };
-	size_t		 i;
+	struct api_mview mv;
+	size_t		 i, n = api_body_nmsgs(ab);
 	int		 r = -1;
 
-	if (!json_is_array(msgs) || model_field(root, out) == -1)
+	if (api_body_msgs_type(ab) != JSON_ARRAY ||
+	    model_field(root, out) == -1)
 		return api_fail(status, err, 400,
 		    "Both 'model' and 'messages' fields are required.");
 	if (stream_flag(root, out, status, err) == -1 ||
 	    think_flag(root, out, status, err) == -1)
 		return -1;
-	json_array_foreach(msgs, i, jm)
-		if (chat_message(&am, jm, i, status, err) == -1)
+	for (i = 0; i < n; i++) {
+		api_body_msg(ab, i, &mv);
+		r = chat_message(&am, &mv, i, status, err);
+		api_mview_clear(&mv);
+		if (r == -1)
 			goto out;
+	}
 	r = api_encode(out, &am, rqid, lim, json_object_get(root, "options"),
 	    json_object_get(root, "tools"), NULL, status, err);
 out:
@@ -155,7 +161,7 @@ generate_images(struct api_msgs *am, json_t *images)
 	if (!json_is_array(images) || json_array_size(images) == 0)
 		return;
 	for (i = am->am_n; i > 0; i--)
-		if (strcmp(api_msgs_role(am, i - 1), "user") == 0) {
+		if (str_eq(api_msgs_role(am, i - 1), "user")) {
 			k = i - 1;
 			break;
 		}
@@ -166,9 +172,11 @@ generate_images(struct api_msgs *am, json_t *images)
 }
 
 int
-api_ollama_generate(json_t *root, const char *rqid, const struct api_limits *lim,
-    struct api_req *out, int *status, char err[API_ERRLEN])
+api_ollama_generate(const struct api_body *ab, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
 {
+	json_t		*root = api_body_root(ab);
 	const char	*sys = json_string_value(json_object_get(root, "system"));
 	const char	*prompt = json_string_value(json_object_get(root,
 			    "prompt"));

@@ -91,28 +91,26 @@ content_parts(struct api_msgs *am, size_t i, json_t *c, struct buf *text)
 }
 
 static int
-chat_message(struct api_msgs *am, json_t *jm, size_t k, int *status,
-    char err[API_ERRLEN])
+chat_message(struct api_msgs *am, const struct api_mview *mv, size_t k,
+    int *status, char err[API_ERRLEN])
 {
-	json_t		*c = json_object_get(jm, "content");
-	json_t		*tc = json_object_get(jm, "tool_calls");
-	struct buf	 text = BUF_INIT;
-	size_t		 i;
+	const struct api_mfield	*c = &mv->mv_f[AMF_CONTENT];
+	json_t			*tc = mv->mv_f[AMF_TOOL_CALLS].mf_json;
+	struct buf		 text = BUF_INIT;
+	size_t			 i;
 
-	if (api_msg_check(jm, k, API_OPENAI_CHAT, status, err) == -1)
+	if (api_msg_check(mv, k, API_OPENAI_CHAT, status, err) == -1)
 		return -1;
-	i = api_msgs_add(am, json_string_value(json_object_get(jm, "role")),
-	    json_string_value(c), json_is_string(c) ? json_string_length(c) :
-	    0);
-	if (json_is_array(c)) {
-		content_parts(am, i, c, &text);
+	i = api_msgs_view(am, mv->mv_f[AMF_ROLE].mf_str, c->mf_str);
+	if (json_is_array(c->mf_json)) {
+		content_parts(am, i, c->mf_json, &text);
 		api_msgs_content(am, i, text.b_data, text.b_len);
 		buf_free(&text);
 	}
 	if (json_is_array(tc) && json_array_size(tc) > 0)
 		api_msgs_tool_calls(am, i, tc);
-	api_msgs_extra(am, i, json_string_value(json_object_get(jm, "name")),
-	    json_string_value(json_object_get(jm, "tool_call_id")));
+	api_msgs_extra_view(am, i, mv->mv_f[AMF_NAME].mf_str,
+	    mv->mv_f[AMF_TCID].mf_str);
 	return 0;
 }
 
@@ -139,25 +137,32 @@ flags(json_t *root, bool stream_default, struct api_req *out, int *status,
 }
 
 int
-api_openai_chat(json_t *root, const char *rqid, const struct api_limits *lim,
-    struct api_req *out, int *status, char err[API_ERRLEN])
+api_openai_chat(const struct api_body *ab, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
 {
-	json_t		*msgs = json_object_get(root, "messages"), *jm, *o;
+	json_t		*root = api_body_root(ab), *o;
+	int		 mt = api_body_msgs_type(ab);
 	struct api_msgs	 am = { NULL, NULL, 0, 0 };
-	size_t		 i;
+	struct api_mview mv;
+	size_t		 i, n = api_body_nmsgs(ab);
 	int		 r = -1;
 
-	if (msgs == NULL || json_is_null(msgs))
+	if (mt == -1 || mt == JSON_NULL)
 		return api_fail(status, err, 400,
 		    "The 'messages' field is required.");
-	if (!json_is_array(msgs))
+	if (mt != JSON_ARRAY)
 		return api_fail(status, err, 400,
 		    "The 'messages' field must be a list.");
 	if (flags(root, false, out, status, err) == -1)
 		return -1;
-	json_array_foreach(msgs, i, jm)
-		if (chat_message(&am, jm, i, status, err) == -1)
+	for (i = 0; i < n; i++) {
+		api_body_msg(ab, i, &mv);
+		r = chat_message(&am, &mv, i, status, err);
+		api_mview_clear(&mv);
+		if (r == -1)
 			goto out;
+	}
 	o = options(root);
 	r = api_encode(out, &am, rqid, lim, o, json_object_get(root, "tools"),
 	    json_object_get(root, "tool_choice"), status, err);
@@ -179,9 +184,11 @@ prompt_of(json_t *root)
 }
 
 int
-api_openai_completion(json_t *root, const char *rqid, const struct api_limits *lim,
-    struct api_req *out, int *status, char err[API_ERRLEN])
+api_openai_completion(const struct api_body *ab, const char *rqid,
+    const struct api_limits *lim, struct api_req *out, int *status,
+    char err[API_ERRLEN])
 {
+	json_t		*root = api_body_root(ab);
 	const char	*prompt = prompt_of(root);
 	struct api_msgs	 am = { NULL, NULL, 0, 0 };
 	struct begtags	 bt;

@@ -767,14 +767,16 @@ parse(struct greq *q, const struct http_request *hr, int api,
 	const struct gw_user	*u;
 	char			 wf[NAME_MAX_LEN + 1], ks[FERNET_DIRLEN];
 	char			*key;
+	struct api_body		*ab;
 	json_t			*root;
 	int			 r;
 
-	if (api_load(hr->body, hr->body_len, &root, status, err) == -1)
+	if (api_body_load(hr->body, hr->body_len, &ab, status, err) == -1)
 		return -1;
+	root = api_body_root(ab);
 	if (select_user(g, root, &u, wf, status, err) == -1)
 		r = -1;
-	else if (u->gu_owui && owui_tool_request(api, root)) {
+	else if (u->gu_owui && owui_tool_request(api, ab)) {
 		owui_answer(api, root, u, wf, owui);
 		r = 1;
 	} else {
@@ -787,13 +789,13 @@ parse(struct greq *q, const struct http_request *hr, int api,
 		lim->key_scope = ks[0] != '\0' ? ks : NULL;
 		lim->api_key = u->gu_encrypt ? key : NULL;	/* A10.1 */
 		q->q_redact = lim->api_key != NULL;
-		r = api_build(api, root, q->q_id, lim, &q->q_api, status, err);
+		r = api_build(api, ab, q->q_id, lim, &q->q_api, status, err);
 		lim->api_key = NULL;
 		key_free(key);
 		if (r == 0)
 			setup_ctx(q, u->gu_name, wf);
 	}
-	json_decref(root);
+	api_body_free(ab);
 	return r;
 }
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,22 @@ teardown(struct gw *g)
 	gwconf_free(&g->g_conf);
 }
 
+/*
+ * A large chat body's buffers (the body, its messages, the REQ_START
+ * frame: hundreds of KB each) are above glibc's default mmap threshold
+ * or make the heap's top shrink when freed, so each such request
+ * faulted its memory in afresh: for a 1,000-message body that was more
+ * time than parsing it (bench/PROFILE.md, issue 20). Chunks up to 1 MiB
+ * come from the heap and up to 4 MiB of free top is kept for the next
+ * request.
+ */
+static void
+heap_keep(void)
+{
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	mallopt(M_TRIM_THRESHOLD, 4 << 20);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -276,6 +293,7 @@ main(int argc, char **argv)
 	int		 r;
 
 	memset(&g, 0, sizeof(g));
+	heap_keep();
 	sane_stdio();
 	log_init(LOG_LVL_INFO);
 	log_procinit("gateway");

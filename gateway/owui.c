@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../proto/proto.h"
+#include "api.h"
 #include "owui.h"
 
 /*
@@ -16,21 +17,25 @@
 			"the query"
 
 bool
-owui_tool_request(int api, const json_t *root)
+owui_tool_request(int api, const struct api_body *ab)
 {
-	const json_t	*m, *c, *role;
-	size_t		 i;
+	struct api_mview	 mv;
+	const struct api_mfield	*role, *c;
+	size_t			 i, n = api_body_nmsgs(ab);
+	bool			 yes = false;
 
 	if (api != API_OPENAI_CHAT && api != API_OLLAMA_CHAT)
 		return false;
-	json_array_foreach(json_object_get(root, "messages"), i, m) {
-		role = json_object_get(m, "role");
-		c = json_object_get(m, "content");
-		if (json_is_string(role) &&
-		    strcmp(json_string_value(role), "system") == 0 &&
-		    json_is_string(c) &&
-		    strstr(json_string_value(c), OWUI_SENTENCE) != NULL)
-			return true;
+	for (i = 0; i < n && !yes; i++) {
+		api_body_msg(ab, i, &mv);
+		role = &mv.mv_f[AMF_ROLE];
+		c = &mv.mv_f[AMF_CONTENT];
+		yes = role->mf_type == JSON_STRING &&
+		    str_eq(role->mf_str, "system") &&
+		    c->mf_type == JSON_STRING &&
+		    memmem(c->mf_str.p, c->mf_str.n, OWUI_SENTENCE,
+		    strlen(OWUI_SENTENCE)) != NULL;
+		api_mview_clear(&mv);
 	}
-	return false;
+	return yes;
 }

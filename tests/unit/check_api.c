@@ -1,5 +1,7 @@
 /* check_api.c - OpenAI request parsing into REQ_START and the response builder's shapes (embeddings' too). */
 #include <check.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "../../gateway/resp_embed.h"
 #include "../../proto/proto.h"
 #include "../testmain.h"
+#include "apisame.h"
 
 static struct api_req	 A;
 static struct proto_msg	 M;
@@ -26,8 +29,8 @@ parse(const char *body, int *status, char *err)
 {
 	char	 perr[PROTO_ERRLEN];
 
-	if (api_parse(API_OPENAI_CHAT, body, strlen(body), "rq-1", &LIM, &A,
-	    status, err) == -1)
+	if (api_parse_same(API_OPENAI_CHAT, body, strlen(body), "rq-1", &LIM,
+	    &A, status, err) == -1)
 		return -1;
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
 	    A.ar_start.b_len - 4, &M, perr), 0);
@@ -56,8 +59,8 @@ START_TEST(a10_1_api_key_travels)
 	ck_assert_ptr_null(M.m_u.req_start.api_key.p);
 	done();
 	l.api_key = "k1";
-	ck_assert_int_eq(api_parse(API_OPENAI_CHAT, body, strlen(body), "rq-1",
-	    &l, &A, &st, err), 0);
+	ck_assert_int_eq(api_parse_same(API_OPENAI_CHAT, body, strlen(body),
+	    "rq-1", &l, &A, &st, err), 0);
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
 	    A.ar_start.b_len - 4, &M, perr), 0);
 	ck_assert(str_eq(M.m_u.req_start.api_key, "k1"));
@@ -128,8 +131,8 @@ bad_api(int api, const char *body, int want_status, const char *want)
 	int	 st = 0;
 	char	 err[API_ERRLEN];
 
-	ck_assert_int_eq(api_parse(api, body, strlen(body), "r", &NOLIM, &A,
-	    &st, err), -1);
+	ck_assert_int_eq(api_parse_same(api, body, strlen(body), "r", &NOLIM,
+	    &A, &st, err), -1);
 	ck_assert_int_eq(st, want_status);
 	ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err,
 	    want);
@@ -378,7 +381,8 @@ parse_api(int api, const char *body, int *st, char *err)
 {
 	char	 perr[PROTO_ERRLEN];
 
-	if (api_parse(api, body, strlen(body), "rq-2", &NOLIM, &A, st, err) == -1)
+	if (api_parse_same(api, body, strlen(body), "rq-2", &NOLIM, &A, st,
+	    err) == -1)
 		return -1;
 	ck_assert_int_eq(proto_decode(A.ar_start.b_data + 4,
 	    A.ar_start.b_len - 4, &M, perr), 0);
@@ -837,15 +841,22 @@ START_TEST(owui_tool_request_seen)
 	    { API_OPENAI_CHAT, "{\"messages\": 5}", false },
 	    { API_OPENAI_CHAT, "{}", false },
 	};
-	json_t	*root;
-	size_t	 i;
+	struct api_body	*ab, *tree;
+	char		 err[API_ERRLEN];
+	size_t		 i, n;
+	int		 st;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		root = json_loads(c[i].body, 0, NULL);
-		ck_assert_ptr_nonnull(root);
-		ck_assert_msg(owui_tool_request(c[i].api, root) == c[i].want,
+		n = strlen(c[i].body);
+		ck_assert_int_eq(api_body_load(c[i].body, n, &ab, &st, err), 0);
+		ck_assert_int_eq(api_body_load_tree(c[i].body, n, &tree, &st,
+		    err), 0);
+		ck_assert_msg(owui_tool_request(c[i].api, ab) == c[i].want,
 		    "case %zu", i);
-		json_decref(root);
+		ck_assert_msg(owui_tool_request(c[i].api, tree) == c[i].want,
+		    "case %zu (tree)", i);
+		api_body_free(ab);
+		api_body_free(tree);
 	}
 }
 END_TEST
@@ -949,6 +960,179 @@ START_TEST(embed_answers)
 }
 END_TEST
 
+/*
+ * The scanner's path gives the frames jansson's tree gave (issue 20):
+ * every body of the api fuzz corpus and each below, on the four routes
+ * with and without limits. api_parse_same compares status, message and
+ * frame bytes; the other tests here go through it too.
+ */
+static const char *const same_bodies[] = {
+	"{\"model\": \"m\", \"messages\": [{\"rol\\u0065\": \"us\\u0065r\", "
+	"\"content\": \"a\\\"b\\\\c\\/d\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"}]}",
+	"{\"messages\": [{\"role\": \"user\", \"role\": \"system\", "
+	"\"content\": \"x\", \"content\": \"y\"}], \"model\": \"a\", "
+	"\"model\": \"b\"}",
+	"{\"messages\": [], \"messages\": [{\"role\": \"user\"}]}",
+	"{\"messages\": null}", "{\"messages\": \"x\"}", "{\"messages\": {}}",
+	"{\"messages\": 5}", "{\"model\": \"m\"}", "{}",
+	"{\"model\": \"m\", \"messages\": [\"x\", 1, null, [], true]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": 1}]}",
+	"{\"model\": \"m\", \"messages\": [{\"content\": \"x\"}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\"}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"null, \"tool_calls\": null}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"5}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"{\"a\": 1}}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"[\"plain\", {\"type\": \"text\", \"text\": \"t\\u00e9\"}, {\"type\": "
+	"\"image_url\", \"image_url\": {\"url\": \"data:image/png;base64,"
+	"AAAA\"}}, {\"type\": \"image\", \"source\": {\"type\": \"base64\", "
+	"\"media_type\": \"image/jpeg\", \"data\": \"QUJD\"}}, 7, null]}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"assistant\", "
+	"\"content\": null, \"tool_calls\": [{\"id\": \"c1\", \"type\": "
+	"\"function\", \"function\": {\"name\": \"f\", \"arguments\": "
+	"{\"x\": [1, 2.5, -3e2, true, null, \"\\u00e9\"]}}}]}, {\"role\": "
+	"\"tool\", \"tool_call_id\": \"c1\", \"name\": \"f\", \"content\": "
+	"\"ok\"}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"tool_calls\": []}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"tool_calls\": {}}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"name\": 5}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"tool_call_id\": []}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"images\": [\"QUJD\", \"AAAA\"]}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"images\": [\"data:image/png;base64,AAAA\"]}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"images\": \"QUJD\"}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"images\": null}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"images\": [1]}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"assistant\", "
+	"\"content\": \"\", \"tool_calls\": [{\"function\": {\"name\": \"f\", "
+	"\"arguments\": {\"a\": 1}}}, {\"function\": {\"name\": \"g\", "
+	"\"arguments\": \"{}\"}}, {}]}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"extra\": {\"deep\": [[[{\"a\": \"\\u00e9\"}]]]}, \"n\": "
+	"123456789012345678}]}",
+	" \t\r\n{ \"model\" : \"m\" , \"messages\" : [ { \"role\" : \"user\" , "
+	"\"content\" : \"x\" } ] , \"stream\" : true , \"stream_options\" : "
+	"{ \"include_usage\" : true } } \n",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\"}], \"stream\": \"true\", \"think\": \"high\", \"options\": "
+	"{\"temperature\": 0.5, \"num_ctx\": 4096}, \"temperature\": 0.25, "
+	"\"max_tokens\": 10, \"stop\": [\"a\"], \"seed\": -1, \"user\": \"u\", "
+	"\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\"}}],"
+	" \"tool_choice\": \"auto\"}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\"}], \"stream\": 1}",
+	"{\"model\": 5, \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\"}]}",
+	"{\"model\": \"..\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\"}]}",
+	"{\"model\": \"m\", \"prompt\": \"[Beg_Sys]s[Beg_User]u\", \"system\": "
+	"\"y\", \"images\": [\"QUJD\"]}",
+	"{\"model\": \"m\", \"prompt\": [\"p\"]}",
+	/* numbers and nesting jscan leaves to jansson */
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"n\": 1e-400, \"b\": 12345678901234567890123}]}",
+	"{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": "
+	"\"x\", \"n\": 99999999999999999999}]}",
+	/* malformed: jansson's message, line and column */
+	"", " ", "[]", "\"x\"", "{", "{\"messages\": [", "{\"messages\": [{\"role\"",
+	"{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}]} x",
+	"{\"messages\": [{\"role\": \"user\", \"content\": \"\\ud800\"}]}",
+	"{\"messages\": [{\"role\": \"user\", \"content\": \"\\u0000\"}]}",
+	"{\"messages\": [{\"role\": \"user\", \"content\": \"\xc3\x28\"}]}",
+	"{\"messages\": [{\"role\": \"user\", \"content\": \"a\nb\"}]}",
+	"{\"messages\": [{\"role\": \"user\",}]}",
+	"{\"model\": 1e400, \"messages\": []}",
+};
+
+static void
+parse_same_all(const char *body, size_t n)
+{
+	static const struct api_limits	 lims[2] = {
+		{ 0, 0, 0, NULL, NULL, NULL, NULL },
+		{ 90000, 4, 1500, "alice", "general", "0123456789abcdef",
+		  "k1" },
+	};
+	char	 err[API_ERRLEN];
+	int	 api, l, st;
+
+	for (api = API_OPENAI_CHAT; api <= API_OLLAMA_GENERATE; api++)
+		for (l = 0; l < 2; l++) {
+			api_parse_same(api, body, n, "rq-s", &lims[l], &A, &st,
+			    err);
+			api_req_clear(&A);
+		}
+}
+
+/* A body of the conversation the bench sends, n messages long. */
+static void
+long_conversation(struct buf *b, int n)
+{
+	int	 i;
+
+	buf_adds(b, "{\"model\": \"m\", \"stream\": false, \"messages\": [");
+	for (i = 0; i < n; i++)
+		buf_printf(b, "%s{\"role\": \"%s\", \"content\": \"Message %d: "
+		    "some text with \\\"quotes\\\", a tab\\t, caf\xc3\xa9 and "
+		    "\\u20ac.\"}", i ? ", " : "", i % 2 ? "assistant" : "user",
+		    i);
+	buf_adds(b, "]}");
+}
+
+START_TEST(scanned_frames_match_the_tree)
+{
+	const char	*src = getenv("SLUICE_SRC");
+	char		 path[4096], *data;
+	struct dirent	*de;
+	struct buf	 b = BUF_INIT;
+	struct api_body	*ab;
+	char		 err[API_ERRLEN];
+	size_t		 i, n, files = 0;
+	int		 st;
+	DIR		*d;
+	FILE		*f;
+
+	for (i = 0; i < sizeof(same_bodies) / sizeof(same_bodies[0]); i++)
+		parse_same_all(same_bodies[i], strlen(same_bodies[i]));
+	long_conversation(&b, 1000);
+	parse_same_all(b.b_data, b.b_len);
+	/* and it was the scanner that read it, not the fallback */
+	ck_assert_int_eq(api_body_load(b.b_data, b.b_len, &ab, &st, err), 0);
+	ck_assert_ptr_null(json_object_get(api_body_root(ab), "messages"));
+	ck_assert_uint_eq(api_body_nmsgs(ab), 1000);
+	api_body_free(ab);
+	buf_free(&b);
+	snprintf(path, sizeof(path), "%s/fuzz/corpus/api", src ? src : ".");
+	ck_assert_msg((d = opendir(path)) != NULL, "%s", path);
+	data = malloc(1 << 16);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/fuzz/corpus/api/%s",
+		    src ? src : ".", de->d_name);
+		ck_assert_ptr_nonnull(f = fopen(path, "rb"));
+		n = fread(data, 1, 1 << 16, f);
+		fclose(f);
+		if (n > 1)	/* the harness's header byte first */
+			parse_same_all(data + 1, n - 1);
+		files++;
+	}
+	closedir(d);
+	free(data);
+	ck_assert_uint_gt(files, 5);
+}
+END_TEST
+
 static Suite *
 api_suite(void)
 {
@@ -979,6 +1163,7 @@ api_suite(void)
 	tcase_add_test(tc, generate_and_completion_whole);
 	tcase_add_test(tc, tool_call_deltas_merge);
 	tcase_add_test(tc, owui_tool_request_seen);
+	tcase_add_test(tc, scanned_frames_match_the_tree);
 	tcase_add_test(tc, embed_requests);
 	tcase_add_test(tc, embed_answers);
 	suite_add_tcase(s, tc);

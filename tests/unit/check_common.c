@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../common/base64.h"
@@ -216,6 +217,36 @@ START_TEST(uuids_are_v4_and_distinct)
 	uuid_new_hex(h);
 	ck_assert_uint_eq(strlen(h), 32);
 	ck_assert_uint_eq(strspn(h, "0123456789abcdef"), 32);
+}
+END_TEST
+
+/* Ids come from a pool of random bytes: across its refills they stay
+ * distinct, and a forked child does not draw its parent's next ones. */
+START_TEST(uuids_distinct_across_the_pool_and_fork)
+{
+	char	 ids[40][UUID_BUFLEN], child[UUID_BUFLEN], mine[UUID_BUFLEN];
+	int	 fd[2], i, j, st;
+	pid_t	 pid;
+
+	for (i = 0; i < 40; i++) {
+		uuid_new(ids[i]);
+		ck_assert_uint_eq(strspn(ids[i], "0123456789abcdef-"), 36);
+		for (j = 0; j < i; j++)
+			ck_assert_str_ne(ids[i], ids[j]);
+	}
+	ck_assert_int_eq(pipe(fd), 0);
+	if ((pid = fork()) == 0) {
+		uuid_new(child);
+		_exit(write(fd[1], child, sizeof(child)) == sizeof(child) ? 0 :
+		    1);
+	}
+	ck_assert_int_eq((int)read(fd[0], child, sizeof(child)),
+	    (int)sizeof(child));
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	uuid_new(mine);
+	ck_assert_str_ne(mine, child);
+	close(fd[0]);
+	close(fd[1]);
 }
 END_TEST
 
@@ -563,6 +594,7 @@ common_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("uuid");
 	tcase_add_test(tc, uuids_are_v4_and_distinct);
+	tcase_add_test(tc, uuids_distinct_across_the_pool_and_fork);
 	suite_add_tcase(s, tc);
 	test_case(s, "utf8", utf8_points_and_lower, 0);
 	test_case(s, "liveness", liveness_settings_and_call, 0);
