@@ -25,17 +25,6 @@ struct exp_total {
 	int	t_status;
 };
 
-/* A token of any sealed row of discussion ?, or no row. */
-static const char probe_sql[] =
-	"SELECT text FROM memories WHERE discussion = ?1 AND text GLOB "
-	"'gAAAAA*' UNION ALL SELECT text FROM summaries WHERE discussion = ?1 "
-	"AND text GLOB 'gAAAAA*' UNION ALL SELECT text FROM state_documents "
-	"WHERE discussion = ?1 AND text GLOB 'gAAAAA*' UNION ALL SELECT stamp "
-	"FROM timestamps WHERE discussion = ?1 AND stamp GLOB 'gAAAAA*' UNION "
-	"ALL SELECT text FROM compactor_sections WHERE discussion = ?1 AND "
-	"text GLOB 'gAAAAA*' UNION ALL SELECT text FROM vision_responses "
-	"WHERE discussion = ?1 AND text GLOB 'gAAAAA*' LIMIT 1";
-
 /* Is k one for discussion key: its API key's folder is the key's, or
  * the key has none? */
 static bool
@@ -52,19 +41,17 @@ static int
 opening_key(struct store *s, const struct imp_keys *ks, const char *key,
     bool *sealed, const struct imp_key **out)
 {
-	sqlite3_stmt	*st;
 	struct buf	 p = BUF_INIT;
-	const char	*tok;
+	char		*tok;
 	size_t		 i;
 	int		 r;
 
 	*out = NULL;
-	if ((st = store_stmt(s, probe_sql)) == NULL ||
-	    store_bind(s, st, "t", key) == -1 || (r = store_step(s, st)) == -1)
+	if ((r = store_seal_token(s, key, &tok)) == -1)
 		return -1;
-	if ((*sealed = r == 1) == false)
+	*sealed = r == 1;
+	if (!*sealed)
 		return 0;
-	tok = (const char *)sqlite3_column_text(st, 0);
 	for (i = 0; i < ks->ik_n && *out == NULL; i++) {
 		buf_reset(&p);
 		if (fits(&ks->ik_v[i], key) && fernet_decrypt(&ks->ik_v[i].ik_k,
@@ -73,7 +60,7 @@ opening_key(struct store *s, const struct imp_keys *ks, const char *key,
 		if (p.b_data != NULL)
 			explicit_bzero(p.b_data, p.b_len);
 	}
-	sqlite3_reset(st);
+	free(tok);
 	buf_free(&p);
 	return 0;
 }

@@ -183,6 +183,31 @@ seal_plain(struct store *s, const struct sealed *t, const char *d)
 }
 
 int
+store_seal_token(struct store *s, const char *d, char **tok)
+{
+	char		 sql[256];
+	sqlite3_stmt	*st;
+	size_t		 i;
+	int		 r = 0;
+
+	*tok = NULL;
+	for (i = 0; i < NSEALED && r == 0; i++) {
+		snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE discussion "
+		    "= ? AND %s GLOB " TOKEN_GLOB " LIMIT 1", sealed[i].sd_col,
+		    sealed[i].sd_table, sealed[i].sd_col);
+		if ((st = store_stmt(s, sql)) == NULL ||
+		    store_bind(s, st, "t", d) == -1 ||
+		    (r = store_step(s, st)) == -1)
+			return -1;
+		if (r == 1) {
+			*tok = xstrdup((const char *)sqlite3_column_text(st, 0));
+			sqlite3_reset(st);
+		}
+	}
+	return r;
+}
+
+int
 store_seal_prepare(struct store *s, const char *table, const char *d)
 {
 	const struct sealed	*t = find(table);

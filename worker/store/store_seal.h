@@ -39,6 +39,11 @@ char	*store_seal(struct store *, const char *p);
 int	store_unseal(struct store *, const char *d, const char *what,
 	    const char *v, char **out);
 
+/* A token among discussion d's sealed rows (any of the tables above),
+ * into *tok (caller frees): 1 found, 0 none (*tok NULL), -1 with
+ * store_err set. */
+int	store_seal_token(struct store *, const char *d, char **tok);
+
 /* Inside a write transaction, before writing rows of table (one of the
  * sealed tables) for discussion d: when a key is set, refuse (-1, store_err
  * naming d) if a token of d's rows there is one the key does not open,
