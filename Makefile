@@ -122,6 +122,7 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   confcheck_file.c confcheck_keys.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
+		   storehealth.c \
 		   users.c wflags.c)
 # the worker pool's supervisor (gateway/sup_int.h says which calls which)
 SUP_SRCS	:= $(addprefix gateway/,sup.c sup_backoff.c sup_frames.c \

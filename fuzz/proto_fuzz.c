@@ -102,6 +102,10 @@ static const struct hf hf_cache[] = {
 	HF(H_BOOL, proto_cache, hit, 0), HF(H_BOOL, proto_cache, answer, 0),
 	HF(H_I64, proto_cache, entries, 0),
 };
+static const struct hf hf_store[] = {
+	HF(H_U64, proto_store, errors, 0), HF(H_BOOL, proto_store, failing, 0),
+	HF(H_STR, proto_store, why, 0), HF(H_STR, proto_store, discussion, 0),
+};
 static const struct hf hf_heartbeat[] = {
 	HF(H_STR, proto_heartbeat, phase, 0),
 };
@@ -120,6 +124,7 @@ static const struct hf hf_slot[] = {
 #define HB_post_done	hf_post_done, nitems(hf_post_done)
 #define HB_heartbeat	hf_heartbeat, nitems(hf_heartbeat)
 #define HB_cache	hf_cache, nitems(hf_cache)
+#define HB_store	hf_store, nitems(hf_store)
 #define HB_retire	hf_retire, nitems(hf_retire)
 #define HB_slot		hf_slot, nitems(hf_slot)
 #define HB_none		NULL, 0

@@ -7,6 +7,7 @@
 #include <sys/queue.h>
 
 #include "gwconf.h"
+#include "storehealth.h"
 
 struct event_base;
 struct event;
@@ -55,6 +56,7 @@ struct gw {
 	bool			 g_stopping;
 	struct gw_counters	 g_cnt;
 	struct gw_metrics	*g_metrics;
+	struct gw_store		 g_store;	/* the shared database's health */
 	struct event		*g_tick_ev;	/* 1 s supervisor maintenance */
 	struct event		*g_drain_ev;	/* stopping: wait for clients */
 	uint64_t		 g_drain_deadline;

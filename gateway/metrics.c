@@ -649,6 +649,8 @@ struct gw_metrics {
 	int			 gm_cache_hits;
 	int			 gm_cache_misses;
 	int			 gm_cache_entries;
+	int			 gm_store_errors;
+	int			 gm_store_failing;
 };
 
 /* 5 ms to 10 min: cached answers up to long non-streamed generations. */
@@ -741,6 +743,11 @@ gw_declare_cache(struct gw_metrics *gm)
 	    "Response-cache lookups not found in the cache.", NULL);
 	gm->gm_cache_entries = metrics_gauge(m, "sluice_cache_entries",
 	    "Entries in the response cache, as last reported by a worker.",
+	    NULL);
+	gm->gm_store_errors = metrics_counter(m, "sluice_store_errors_total",
+	    "Failed calls to the shared database (state store).", NULL);
+	gm->gm_store_failing = metrics_gauge(m, "sluice_store_failing",
+	    "1 while the shared database's last reported call failed.",
 	    NULL);
 }
 
@@ -860,6 +867,14 @@ gw_metrics_cache_lookup(struct gw_metrics *gm, bool hit, int64_t entries)
 	if (entries >= 0)
 		metrics_set(gm->gm_reg, gm->gm_cache_entries, NULL,
 		    (double)entries);
+}
+
+void
+gw_metrics_store(struct gw_metrics *gm, uint64_t errors, bool failing)
+{
+	if (errors > 0)
+		metrics_inc(gm->gm_reg, gm->gm_store_errors, NULL, errors);
+	metrics_set(gm->gm_reg, gm->gm_store_failing, NULL, failing ? 1 : 0);
 }
 
 void

@@ -159,5 +159,8 @@ void	gw_metrics_cache_lookup(struct gw_metrics *, bool hit,
 	    int64_t entries);
 /* The cache holds n entries now (after DELETE /admin/cache). */
 void	gw_metrics_cache_entries(struct gw_metrics *, uint64_t n);
+/* A worker's store report: errors more failed calls to the shared
+ * database; failing, whether the store's last word was a failure. */
+void	gw_metrics_store(struct gw_metrics *, uint64_t errors, bool failing);
 
 #endif

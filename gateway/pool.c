@@ -24,6 +24,7 @@
 #include "notify.h"
 #include "pool.h"
 #include "stats.h"
+#include "storehealth.h"
 #include "sup.h"
 
 extern char	**environ;
@@ -310,7 +311,7 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 static const struct sup_ops real_ops = {
 	op_spawn, op_kill, op_send, op_close, op_pause, op_now, op_arm,
 	greq_sup_chunk, greq_sup_done, greq_sup_fail, op_event, op_exited,
-	epslots_frame, epslots_freed, greq_sup_cache,
+	epslots_frame, epslots_freed, greq_sup_cache, storehealth_frame,
 };
 
 int

@@ -12,6 +12,7 @@
 #include "greq.h"
 #include "gw.h"
 #include "models.h"
+#include "storehealth.h"
 #include "resp.h"
 #include "route.h"
 #include "stats.h"
@@ -154,6 +155,8 @@ health_status(const struct gw *g, const struct sup_stats *st, int *code)
 	if (st->st_queued > 0 && st->st_count[W_IDLE] == 0 &&
 	    st->st_live >= sup_get_conf(g->g_sup)->max_workers)
 		return "degraded";
+	if (g->g_store.gs_failing)
+		return "degraded";	/* answers, but memories are not kept */
 	return "ok";
 }
 
@@ -178,6 +181,10 @@ health(struct gw *g, struct http_conn *c, const struct http_request *r)
 	    g->g_conf.c_sup.max_workers, st.st_queued,
 	    (unsigned long long)st.st_served,
 	    (unsigned long long)st.st_crashes, (unsigned long long)st.st_hung);
+	b.b_len--;	/* the closing brace */
+	buf_adds(&b, ",");
+	storehealth_json(&g->g_store, clock_mono_ms(), &b);
+	buf_adds(&b, "}");
 	http_reply(c, code, "application/json", NULL, b.b_data, b.b_len);
 	buf_free(&b);
 }

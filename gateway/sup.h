@@ -132,6 +132,9 @@ struct sup_ops {
 	 * or once the request was cancelled. */
 	void		(*cache_frame)(void *arg, struct sup_req *req,
 			    const struct proto_msg *);
+	/* STORE from a worker (checked to name its current request): how
+	 * its calls to the shared database went. NULL: ignored. */
+	void		(*store_frame)(void *arg, const struct proto_msg *);
 };
 
 struct sup_stats {

@@ -207,6 +207,15 @@ on_cache(struct sup *s, struct worker *w, const struct proto_msg *m)
 		    w->w_req : NULL, m);
 }
 
+/* The request's store report: for /health and /metrics, whatever the
+ * state the request is in. */
+static void
+on_store(struct sup *s, struct worker *w, const struct proto_msg *m)
+{
+	if (rq_matches(s, w, m) && s->s_ops.store_frame != NULL)
+		s->s_ops.store_frame(s->s_arg, m);
+}
+
 int
 sup_slot_answer(struct sup *s, unsigned slot, pid_t pid, const char *ep,
     bool granted)
@@ -254,6 +263,7 @@ sup_chan_frame(struct sup *s, unsigned slot, const struct proto_msg *m)
 	case PROTO_SLOT_ACQUIRE:
 	case PROTO_SLOT_RELEASE: on_slot(s, w, m);	break;
 	case PROTO_CACHE:	on_cache(s, w, m);	break;
+	case PROTO_STORE:	on_store(s, w, m);	break;
 	default:		violation(s, w, "unexpected message"); break;
 	}
 	/* A chunk or heartbeat that changed no state only moves the hang

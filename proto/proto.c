@@ -93,6 +93,13 @@ static const struct field fields_cache[] = {
 	FLD("n",	F_I64,	0, proto_cache, entries),
 };
 
+static const struct field fields_store[] = {
+	FLD("n",	F_U64,	0, proto_store, errors),
+	FLD("fail",	F_BOOL,	0, proto_store, failing),
+	FLD("why",	F_STR,	0, proto_store, why),
+	FLD("disc",	F_STR,	0, proto_store, discussion),
+};
+
 static const struct field fields_heartbeat[] = {
 	FLD("ph",	F_STR,	0, proto_heartbeat, phase),
 };
@@ -124,6 +131,7 @@ struct msgdesc {
 #define FIELDS_post_done	fields_post_done, nitems(fields_post_done)
 #define FIELDS_heartbeat	fields_heartbeat, nitems(fields_heartbeat)
 #define FIELDS_cache		fields_cache, nitems(fields_cache)
+#define FIELDS_store		fields_store, nitems(fields_store)
 #define FIELDS_retire		fields_retire, nitems(fields_retire)
 #define FIELDS_slot		fields_slot, nitems(fields_slot)
 #define FIELDS_none		NULL, 0

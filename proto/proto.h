@@ -11,7 +11,7 @@
 
 /* Bump on every incompatible change. A worker with another version is
  * killed and its slot is not respawned. */
-#define PROTO_VERSION	8
+#define PROTO_VERSION	9
 #define PROTO_ERRLEN	256
 #define PROTO_MAX_DEPTH	16	/* deepest MessagePack nesting accepted */
 #define PROTO_MAX_RQID	64	/* longest request id accepted */
@@ -142,6 +142,18 @@ struct proto_cache {
 	int64_t		 entries;	/* entries in the cache now, -1 unknown */
 };
 
+/* What the request's calls to the shared database came to, sent before
+ * REQ_DONE or POST_DONE when it wrote to it or a call failed. */
+struct proto_store {
+	uint64_t	 errors;	/* failed calls during the request */
+	bool		 failing;	/* the last call was a failure, not a
+					   successful write */
+	struct str	 why;		/* the last failure, in the database
+					   engine's words (no path) */
+	struct str	 discussion;	/* the request's discussion id, or
+					   absent */
+};
+
 struct proto_heartbeat {
 	struct str	 phase;		/* "node 2/4: waiting for backend" */
 };
@@ -167,6 +179,7 @@ union proto_body {
 	struct proto_post_done	 post_done;
 	struct proto_heartbeat	 heartbeat;
 	struct proto_cache	 cache;
+	struct proto_store	 store;
 	struct proto_retire	 retire;
 	struct proto_slot	 slot;
 };

@@ -140,6 +140,10 @@ struct rq {
 						   the discussion's rows are
 						   sealed with (the store
 						   has it too), or NULL */
+	char			 rq_discussion[128];	/* the engine's
+						   discussion id, for the
+						   loop's log lines ("" none;
+						   a longer id is cut) */
 };
 
 /* ---- the ops, spelt as calls ---- */

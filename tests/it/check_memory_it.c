@@ -1,8 +1,14 @@
-/* check_memory_it.c - integration: file-style memories, the rolling summary and condensation, written by workers into the shared database and read back by later turns. */
+/* check_memory_it.c - integration: file-style memories, the rolling summary and condensation, written by workers into the shared database and read back by later turns; a full disk under it. */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../common/sha256.h"
 #include "../testmain.h"
@@ -34,8 +40,9 @@ static const char writer[] = "{\"nodes\": ["
     "{\"type\": \"StaticResponse\", \"content\": \"ok\", \"returnToUser\":"
     " true}, {\"type\": \"QualityMemory\"}]}\n";
 
+/* The test's folder, its mock and files; the gateway not yet. */
 static void
-start(const char *main_wf, const char *extra_settings)
+configure(const char *main_wf, const char *extra_settings)
 {
 	char	 s[1024];
 
@@ -46,6 +53,12 @@ start(const char *main_wf, const char *extra_settings)
 	snprintf(s, sizeof(s), settings, extra_settings);
 	it_file(&T, "Workflows/it/MemSettings.json", s);
 	it_file(&T, "Workflows/it/Main.json", main_wf);
+}
+
+static void
+start(const char *main_wf, const char *extra_settings)
+{
+	configure(main_wf, extra_settings);
 	it_gateway_start(&T, NULL);
 }
 
@@ -394,6 +407,150 @@ START_TEST(no_discussion_id)
 }
 END_TEST
 
+/* ---- a full disk under the database ---- */
+
+static char	 state[320];
+
+/*
+ * The state directory on a 4 MiB tmpfs of our own: a mount namespace of
+ * the test process, inherited by the gateway and its workers, gone with
+ * them. False when this process may not make one (not root).
+ */
+static bool
+small_state_dir(void)
+{
+	if (unshare(CLONE_NEWNS) == -1) {
+		fprintf(stderr, "check_storefail_it: SKIPPED, cannot make a "
+		    "mount namespace (%s): run as root to test a full "
+		    "disk\n", strerror(errno));
+		return false;
+	}
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	snprintf(state, sizeof(state), "%s/state", T.it_dir);
+	ck_assert_int_eq(mkdir(state, 0700), 0);
+	ck_assert_msg(mount("sluice-it", state, "tmpfs", 0, "size=4m,mode=0700")
+	    == 0, "mount tmpfs: %s", strerror(errno));
+	return true;
+}
+
+/* Fill the tmpfs to the last byte; the file's path into out. */
+static void
+fill(char *out, size_t outlen)
+{
+	static char	 block[65536];
+	ssize_t		 n;
+	int		 fd;
+
+	snprintf(out, outlen, "%s/filler", state);
+	ck_assert_int_ge(fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600), 0);
+	memset(block, 'x', sizeof(block));
+	while ((n = write(fd, block, sizeof(block))) > 0)
+		;
+	while ((n = write(fd, block, 1)) > 0)	/* the last partial block */
+		;
+	ck_assert_int_eq(errno, ENOSPC);
+	close(fd);
+}
+
+/* /health's status and store member. Caller decrefs *store. */
+static char *
+health(json_t **store)
+{
+	json_t	*h = it_get_json(&T, "/health");
+	char	*status;
+
+	ck_assert_ptr_nonnull(h);
+	status = strdup(json_string_value(json_object_get(h, "status")));
+	*store = json_incref(json_object_get(h, "store"));
+	ck_assert_ptr_nonnull(*store);
+	json_decref(h);
+	return status;
+}
+
+/* Wait until /health's store member says want ("ok", "failing"). */
+static json_t *
+wait_store(const char *want)
+{
+	uint64_t	 end = it_now() + (uint64_t)it_slow(5000);
+	json_t		*st;
+	char		*status;
+
+	for (;;) {
+		status = health(&st);
+		if (strcmp(json_string_value(json_object_get(st, "status")),
+		    want) == 0) {
+			ck_assert_str_eq(status, strcmp(want, "ok") == 0 ?
+			    "ok" : "degraded");
+			free(status);
+			return st;
+		}
+		free(status);
+		json_decref(st);
+		ck_assert_msg(it_now() < end, "/health: store never %s", want);
+		it_sleep(50);
+	}
+}
+
+/* Turn 1 writes three memories. The disk fills: turn 2 still answers,
+ * its memories cannot be written, and that shows everywhere. Room
+ * again: turn 2 once more writes the memories it lost, and /health is
+ * ok. */
+START_TEST(full_disk_degrades_and_recovers)
+{
+	char		 filler[400];
+	json_t		*st;
+	size_t		 from;
+	double		 errors;
+
+	configure(writer, "");
+	if (!small_state_dir()) {
+		it_stop_clean(&T);
+		return;
+	}
+	it_gateway_start(&T, NULL);
+
+	turn_ok("full", 5);
+	wait_count("full", 3);
+	st = wait_store("ok");
+	ck_assert_int_eq(json_integer_value(json_object_get(st, "errors")), 0);
+	json_decref(st);
+	ck_assert(it_metric(&T, "sluice_store_errors_total") == 0);
+
+	fill(filler, sizeof(filler));
+	from = it_log_size(&T);
+	turn_ok("full", 7);		/* the answer does not need the disk */
+	st = wait_store("failing");
+	ck_assert_msg(strstr(json_string_value(json_object_get(st, "reason")),
+	    "full") != NULL, "reason: %s", json_string_value(
+	    json_object_get(st, "reason")));
+	ck_assert_int_gt(json_integer_value(json_object_get(st, "errors")), 0);
+	json_decref(st);
+	ck_assert(it_log_wait(&T, "discussion 'full': ", &from, 5000));
+	ck_assert(it_log_wait(&T, "the shared database is failing", &from,
+	    5000));
+	errors = it_metric(&T, "sluice_store_errors_total");
+	ck_assert(errors >= 1);
+	ck_assert(it_metric(&T, "sluice_store_failing") == 1);
+	it_wait_idle(&T, 2);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories"), 3);
+
+	ck_assert_int_eq(unlink(filler), 0);
+	turn_ok("full", 7);		/* the same turn: made again */
+	wait_count("full", 5);
+	st = wait_store("ok");
+	json_decref(st);
+	ck_assert(it_log_wait(&T, "the shared database works again", &from,
+	    5000));
+	ck_assert(it_metric(&T, "sluice_store_failing") == 0);
+	ck_assert(it_metric(&T, "sluice_store_errors_total") == errors);
+
+	/* Detached now, the tmpfs lives on until the workers close it, and
+	 * the folder under it is removed with the test's. */
+	ck_assert_int_eq(umount2(state, MNT_DETACH), 0);
+	it_stop_clean(&T);
+}
+END_TEST
+
 static Suite *
 memory_it_suite(void)
 {
@@ -409,6 +566,10 @@ memory_it_suite(void)
 	tcase_add_test(tc, full_chat_summary);
 	tcase_add_test(tc, missing_tool_workflow);
 	tcase_add_test(tc, no_discussion_id);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("disk");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, full_disk_degrades_and_recovers);
 	suite_add_tcase(s, tc);
 	return s;
 }

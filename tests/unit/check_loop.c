@@ -159,6 +159,19 @@ expect_done(struct proto_msg *m, const char *rqid, uint32_t status)
 	ck_assert(!m->m_u.req_done.background);
 }
 
+/* The next frame is STORE for rqid: errors failed calls, failing or
+ * not. */
+static void
+expect_store(const char *rqid, uint64_t errors, bool failing)
+{
+	struct proto_msg	 m;
+
+	expect(&m, PROTO_STORE, rqid);
+	ck_assert_uint_eq(m.m_u.store.errors, errors);
+	ck_assert(m.m_u.store.failing == failing);
+	proto_msg_free(&m);
+}
+
 static void
 expect_status(const char *rqid, uint32_t status)
 {
@@ -841,6 +854,7 @@ START_TEST(store_on_first_use)
 	request("r2", "store", "");
 	expect_chunk("r2", "same");
 	expect_chunk("r2", " lock 1");
+	expect_store("r2", 0, false);
 	expect_status("r2", RQ_OK);
 	ck_assert_int_eq(db_exists(), 1);
 	free(path);
@@ -856,6 +870,7 @@ START_TEST(store_on_first_use)
 	request("r3", "store", "");
 	expect_chunk("r3", "same");
 	expect_chunk("r3", " lock 1");
+	expect_store("r3", 0, false);
 	expect_status("r3", RQ_OK);
 }
 END_TEST
@@ -897,6 +912,7 @@ START_TEST(store_wait)
 	request("r1", "store", "");
 	expect_chunk("r1", "same");
 	expect_chunk("r1", " lock 1");
+	expect_store("r1", 0, false);
 	expect_status("r1", RQ_OK);
 	db = db_lock();
 	request("r2", "store", "");
@@ -916,10 +932,12 @@ START_TEST(store_wait)
 	fakegw_send_simple(&t_gw, PROTO_CANCEL, "r3");
 	expect_quiet();
 	db_unlock(db);
+	expect_store("r3", 0, false);
 	expect_status("r3", RQ_CANCELLED);
 	request("r4", "store", "");
 	expect_chunk("r4", "same");
 	expect_chunk("r4", " lock 1");
+	expect_store("r4", 0, false);
 	expect_status("r4", RQ_OK);
 	free(state);
 }

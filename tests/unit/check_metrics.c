@@ -497,8 +497,10 @@ START_TEST(gw_family_order)
 	    "sluice_endpoint_slots_waiting gauge\n"
 	    "sluice_cache_hits_total counter\n"
 	    "sluice_cache_misses_total counter\n"
-	    "sluice_cache_entries gauge\n");
-	ck_assert_uint_eq(count(t, "# HELP sluice_"), 17);
+	    "sluice_cache_entries gauge\n"
+	    "sluice_store_errors_total counter\n"
+	    "sluice_store_failing gauge\n");
+	ck_assert_uint_eq(count(t, "# HELP sluice_"), 19);
 	buf_free(&types);
 	free(t);
 	gw_metrics_free(gm);

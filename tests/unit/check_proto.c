@@ -59,6 +59,10 @@ fill_sample(struct proto_msg *m, uint32_t type)
 	case PROTO_CACHE:
 		m->m_u.cache = (struct proto_cache){ true, true, 999 };
 		break;
+	case PROTO_STORE:
+		m->m_u.store = (struct proto_store){ 3, true,
+		    { "database or disk is full", 24 }, { "d1", 2 } };
+		break;
 	case PROTO_SLOT_ACQUIRE:
 	case PROTO_SLOT_GRANT:
 	case PROTO_SLOT_RELEASE:

@@ -524,6 +524,7 @@ END_TEST
 
 START_TEST(test_busy_gives_up_when_told)
 {
+	struct store_tally t;
 	struct waits	 w = { .w_stop_at = 2 };
 	struct store	*s;
 	pid_t		 pid = hold_lock(2000);
@@ -539,6 +540,8 @@ START_TEST(test_busy_gives_up_when_told)
 	ck_assert(store_gave_up(s));
 	ck_assert_msg(strstr(store_err(s), "stopped") != NULL, "%s",
 	    store_err(s));
+	store_tally(s, &t);
+	ck_assert_uint_eq(t.st_fails, 0);	/* stopped: not a failure */
 	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));
 	store_close(s);
 	reap(pid);
@@ -562,6 +565,53 @@ START_TEST(test_busy_timeout)
 	    store_err(s));
 	store_close(s);
 	reap(pid);
+}
+END_TEST
+
+/* ---- the tally behind /health and /metrics ---------------------------- */
+
+/* A database that may not grow fails the way a full disk does. */
+START_TEST(test_tally)
+{
+	struct store		*s = open_ok(NULL);
+	struct store_tally	 t;
+	char			 big[8192], sql[64];
+	uint64_t		 w0;
+
+	memset(big, 'x', sizeof(big));
+	store_tally(s, &t);
+	ck_assert(t.st_fails == 0 && !t.st_failing);
+	w0 = t.st_writes;	/* the schema's, when the file was new */
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES "
+	    "('a', 0)", ""), 1);
+	ck_assert_int_eq(store_exec(s, "SELECT 1", ""), 0);
+	ck_assert_int_eq(store_begin(s), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES "
+	    "('b', 0)", ""), 1);
+	store_tally(s, &t);
+	ck_assert_uint_eq(t.st_writes, w0 + 1);	/* not committed yet */
+	ck_assert_int_eq(store_commit(s), 0);
+	store_tally(s, &t);
+	ck_assert(t.st_writes == w0 + 2 && t.st_fails == 0 && !t.st_failing);
+
+	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %lld",
+	    (long long)q_int(s, "PRAGMA page_count"));
+	ck_assert_int_ge(store_exec(s, sql, ""), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES "
+	    "(?, 0)", "t", big), -1);
+	store_tally(s, &t);
+	ck_assert(t.st_fails == 1 && t.st_failing);
+	ck_assert_str_eq(t.st_why, "database or disk is full");
+	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));
+	ck_assert_ptr_null(strstr(t.st_why, t_db));
+
+	ck_assert_int_ge(store_exec(s, "PRAGMA max_page_count = 100000", ""),
+	    0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES "
+	    "(?, 0)", "t", big), 1);
+	store_tally(s, &t);
+	ck_assert(t.st_fails == 1 && t.st_writes == w0 + 3 && !t.st_failing);
+	store_close(s);
 }
 END_TEST
 
@@ -841,6 +891,7 @@ store_suite(void)
 	tcase_add_test(tc, test_busy_waits_with_callbacks);
 	tcase_add_test(tc, test_busy_gives_up_when_told);
 	tcase_add_test(tc, test_busy_timeout);
+	tcase_add_test(tc, test_tally);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("crash");

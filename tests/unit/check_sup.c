@@ -41,6 +41,8 @@ static struct fake {
 	int		 ncache;
 	struct sup_req	*cache_req;	/* of the last CACHE frame */
 	struct proto_cache cache_last;
+	int		 nstore;
+	uint64_t	 store_errors;	/* summed over STORE frames */
 } F;
 
 static struct sup	*S;
@@ -149,9 +151,16 @@ f_cache(void *arg, struct sup_req *sr, const struct proto_msg *m)
 	F.cache_last = m->m_u.cache;
 }
 
+static void
+f_store(void *arg, const struct proto_msg *m)
+{
+	F.nstore++;
+	F.store_errors += m->m_u.store.errors;
+}
+
 static const struct sup_ops ops = { f_spawn, f_kill, f_send, f_close,
     f_pause, f_now, f_arm, f_chunk, f_done, f_fail, f_event, f_exited,
-    f_slot_frame, f_freed, f_cache };
+    f_slot_frame, f_freed, f_cache, f_store };
 
 /* ---- helpers ---- */
 
@@ -1412,6 +1421,48 @@ START_TEST(cache_frame_for_another_request_kills)
 }
 END_TEST
 
+/* ---- store reports ---- */
+
+static void
+store_msg(unsigned slot, const char *rqid, uint64_t errors)
+{
+	struct proto_msg m;
+
+	proto_msg_init(&m, PROTO_STORE, rqid);
+	m.m_u.store.errors = errors;
+	m.m_u.store.failing = errors > 0;
+	frame(slot, &m);
+}
+
+/* Before REQ_DONE, after an early answer, while cancelling: passed on.
+ * For another request: a violation, and nothing counted. */
+START_TEST(store_frames_forwarded)
+{
+	struct sup_req	 a, b;
+
+	setup_one();
+	submit(&a, "a1");
+	store_msg(0, "a1", 2);
+	done(0, "a1", RQ_OK);
+	submit(&b, "b2");
+	done_bg(0, "b2", RQ_OK);
+	store_msg(0, "b2", 0);
+	post_done(0, "b2", false, false);
+	submit(&a, "a3");
+	sup_cancel(S, &a);
+	store_msg(0, "a3", 1);
+	done(0, "a3", RQ_CANCELLED);
+	ck_assert_int_eq(F.nstore, 3);
+	ck_assert_uint_eq(F.store_errors, 3);
+	ck_assert_int_eq(F.nkills, 0);
+	submit(&a, "a4");
+	store_msg(0, "other", 5);
+	ck_assert_int_eq(F.nstore, 3);
+	ck_assert_int_eq(last_sig_for(F.pid_of[0]), SIGTERM);
+	teardown();
+}
+END_TEST
+
 /* ---- reload and resize ---- */
 
 static int
@@ -2011,6 +2062,7 @@ sup_suite(void)
 	TC("slots", T(slot_frames_forwarded_and_freed));
 	TC("cache", T(cache_frames_forwarded)
 	    T(cache_frame_for_another_request_kills));
+	TC("store", T(store_frames_forwarded));
 	TC("after", T(early_answer_keeps_worker_busy)
 	    T(early_answer_spawns_for_the_next)
 	    T(early_answer_error_is_plain_done) T(slots_held_after_the_answer)

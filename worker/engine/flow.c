@@ -144,8 +144,11 @@ flow_run(struct rq *rq, const struct proto_req_start *rs,
 	f.f_tool_choice = rs->tool_choice.n > 0 ? str_dup(rs->tool_choice) :
 	    NULL;
 	f.f_think = rs->think.n > 0 ? str_dup(rs->think) : NULL;
-	if (discussion != NULL)
+	if (discussion != NULL) {
 		log_debug("[rq %s] discussion id '%s'", rq->rq_id, discussion);
+		snprintf(rq->rq_discussion, sizeof(rq->rq_discussion), "%s",
+		    discussion);
+	}
 	rq->rq_flow = subflow;
 	rq->rq_engine = &f;
 	run_selected(&f);

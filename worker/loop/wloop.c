@@ -458,6 +458,7 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	    .rq_cache = &wc->wc_cache, .rq_confdir = wc->wc_confdir };
 	memset(&res, 0, sizeof(res));
 	res.r_prompt_tokens = res.r_completion_tokens = -1;
+	wloop_store_begin(wc);
 	if (wc->wc_faults.wf_on_request != NULL)
 		wc->wc_faults.wf_on_request();
 	if (rs->api == API_CACHE_CLEAR)
@@ -467,6 +468,7 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	else if (wloop_store_key(wc, rs, &res) == 0)
 		flow_run(&wc->wc_rq, rs, wc->wc_user, &res);
 	wloop_store_end(wc);	/* WorkflowLock: the run's locks go */
+	wloop_store_report(wc);
 	fault_after(wc, &res);
 	if (wc->wc_answered)
 		send_post_done(wc, &res);

@@ -8,6 +8,7 @@
 #include "../../proto/proto.h"
 #include "../rq.h"
 #include "../store/cache.h"
+#include "../store/store.h"
 #include "slot.h"
 
 struct store;
@@ -56,6 +57,12 @@ struct wctx {
 	struct store	*wc_store;		/* opened on first use */
 	bool		 wc_store_used;		/* ...by the current request */
 	bool		 wc_store_ending;	/* dropping the run's locks */
+	struct store_tally wc_tally0;		/* the store's at the start of
+						   the request */
+	uint64_t	 wc_open_fails;		/* store_open failures during
+						   the request */
+	char		 wc_open_why[128];	/* the last one's reason */
+	char		 wc_open_err[STORE_ERRLEN];	/* ...in full */
 	struct cache_conf wc_cache;		/* the response cache
 						   (--cache-*; off when absent) */
 	struct keycache	*wc_keys;		/* encryptUsingApiKey's keys */

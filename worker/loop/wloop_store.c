@@ -26,6 +26,21 @@ on_wait(void *arg)
 	return stop && !wc->wc_store_ending ? 1 : 0;
 }
 
+/* Counted as a store failure; the reason without "database PATH: ",
+ * as store_tally's are (the full text goes to the log). */
+static void
+open_failed(struct wctx *wc, const char *path, const char *err)
+{
+	size_t	 n = strlen(path);
+
+	wc->wc_open_fails++;
+	if (strncmp(err, "database ", 9) == 0 && strncmp(err + 9, path, n) ==
+	    0 && strncmp(err + 9 + n, ": ", 2) == 0)
+		err += 9 + n + 2;
+	snprintf(wc->wc_open_why, sizeof(wc->wc_open_why), "%s", err);
+	snprintf(wc->wc_open_err, sizeof(wc->wc_open_err), "%s", err);
+}
+
 struct store *
 wloop_store(struct rq *rq, char *err)
 {
@@ -44,6 +59,8 @@ wloop_store(struct rq *rq, char *err)
 		wc->wc_store = store_open(path, &o, err);
 		if (wc->wc_store != NULL)
 			log_debug("[rq %s] database %s open", wc->wc_rqid, path);
+		else
+			open_failed(wc, path, err);
 		free(path);
 		if (wc->wc_store == NULL)
 			return NULL;
@@ -106,4 +123,55 @@ wloop_store_close(struct wctx *wc)
 {
 	store_close(wc->wc_store);
 	wc->wc_store = NULL;
+}
+
+void
+wloop_store_begin(struct wctx *wc)
+{
+	memset(&wc->wc_tally0, 0, sizeof(wc->wc_tally0));
+	if (wc->wc_store != NULL)
+		store_tally(wc->wc_store, &wc->wc_tally0);
+	wc->wc_open_fails = 0;
+}
+
+/* The request's failures, logged with its discussion id. */
+static void
+log_fails(const struct wctx *wc, uint64_t n, const char *last)
+{
+	const char	*d = wc->wc_rq.rq_discussion;
+
+	log_warnx("[rq %s] %s%s%s%llu database error%s in this request, the "
+	    "last: %s", wc->wc_rqid, *d ? "discussion '" : "", d,
+	    *d ? "': " : "", (unsigned long long)n, n == 1 ? "" : "s", last);
+}
+
+void
+wloop_store_report(struct wctx *wc)
+{
+	struct store_tally	 t = { 0 };
+	struct proto_msg	 m;
+	struct proto_store	*p = &m.m_u.store;
+	uint64_t		 fails, writes;
+	bool			 open_last;
+
+	if (wc->wc_store != NULL)
+		store_tally(wc->wc_store, &t);
+	fails = t.st_fails - wc->wc_tally0.st_fails + wc->wc_open_fails;
+	writes = t.st_writes - wc->wc_tally0.st_writes;
+	if (fails == 0 && writes == 0)
+		return;
+	/* An open that failed is the request's last word on the store:
+	 * nothing was written after it. */
+	open_last = wc->wc_open_fails > 0;
+	proto_msg_init(&m, PROTO_STORE, wc->wc_rqid);
+	p->errors = fails;
+	p->failing = open_last || (fails > 0 && t.st_failing);
+	if (fails > 0) {
+		p->why = str_from(open_last ? wc->wc_open_why : t.st_why);
+		log_fails(wc, fails, open_last ? wc->wc_open_err :
+		    store_err(wc->wc_store));
+	}
+	if (wc->wc_rq.rq_discussion[0] != '\0')
+		p->discussion = str_from(wc->wc_rq.rq_discussion);
+	rq_send(&wc->wc_rq, &m);
 }

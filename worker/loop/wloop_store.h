@@ -23,6 +23,15 @@ int	wloop_store_key(struct wctx *, const struct proto_req_start *rs,
  * the store at all (errors are logged). */
 void	wloop_store_end(struct wctx *);
 
+/* A request begins: what the store has seen so far is its baseline. */
+void	wloop_store_begin(struct wctx *);
+
+/* A request's work is over (after wloop_store_end): when it wrote to
+ * the store or a store call failed, log the failures with the
+ * discussion id and send STORE, so the gateway's /health and /metrics
+ * see them. */
+void	wloop_store_report(struct wctx *);
+
 /* Close the store at exit. */
 void	wloop_store_close(struct wctx *);
 

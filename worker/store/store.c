@@ -92,7 +92,26 @@ store_fail(struct store *s, int rc, const char *what)
 	snprintf(s->s_err, sizeof(s->s_err), "database %s: %s: %s%s",
 	    s->s_path, what, msg, why);
 	s->s_wait_end = WAIT_NONE;
+	if (!s->s_gave_up) {
+		s->s_tally.st_fails++;
+		s->s_tally.st_failing = true;
+		snprintf(s->s_tally.st_why, sizeof(s->s_tally.st_why), "%s%s",
+		    msg, why);
+	}
 	return -1;
+}
+
+void
+store_wrote(struct store *s)
+{
+	s->s_tally.st_writes++;
+	s->s_tally.st_failing = false;
+}
+
+void
+store_tally(const struct store *s, struct store_tally *t)
+{
+	*t = s->s_tally;
 }
 
 const char *
@@ -217,8 +236,10 @@ store_commit(struct store *s)
 {
 	char	 err[STORE_ERRLEN];
 
-	if (store_exec(s, "COMMIT", "") != -1)
+	if (store_exec(s, "COMMIT", "") != -1) {
+		store_wrote(s);
 		return 0;
+	}
 	memcpy(err, s->s_err, sizeof(err));
 	(void)store_rollback(s);
 	memcpy(s->s_err, err, sizeof(err));

@@ -40,6 +40,23 @@ const char	*store_err(const struct store *);
  * said so (not a timeout, not an error). */
 bool		 store_gave_up(const struct store *);
 
+/* What a store has seen since it was opened, for /health and /metrics:
+ * its failed calls (a lock wait given up because the request stopped is
+ * not a failure), its successful writes (a COMMIT, or a statement
+ * outside a transaction that changed rows), and which of the two came
+ * last. */
+struct store_tally {
+	uint64_t	 st_fails;
+	uint64_t	 st_writes;
+	bool		 st_failing;	/* the last of them was a failure */
+	char		 st_why[128];	/* the last failure in the database
+					   engine's words, without the path
+					   ("database or disk is full") */
+};
+
+/* Copy the store's tally into *t. */
+void		 store_tally(const struct store *, struct store_tally *t);
+
 /* BEGIN IMMEDIATE (write intent), waiting through the busy handler;
  * COMMIT; ROLLBACK (a no-op when no transaction is open). Each returns
  * 0, or -1 with store_err set. */

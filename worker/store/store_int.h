@@ -32,6 +32,7 @@ struct store {
 	uint64_t		 s_wait_t0;
 	uint64_t		 s_wait_ping;	/* last so_on_wait call */
 	enum store_wait		 s_wait_end;
+	struct store_tally	 s_tally;	/* store_tally() */
 	const struct fernet_key	*s_seal;	/* store_seal.c: the request's
 						   key, or NULL (plain) */
 };
@@ -40,6 +41,9 @@ struct store {
  * lock wait ended, for SQLITE_BUSY). rc is the failing call's result.
  * Returns -1. */
 int	store_fail(struct store *, int rc, const char *what);
+
+/* A write went through: counted, and the store is no longer failing. */
+void	store_wrote(struct store *);
 
 /* store_exec with a va_list. */
 int	store_vexec(struct store *, const char *sql, const char *fmt,

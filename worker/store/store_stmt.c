@@ -164,8 +164,11 @@ store_vexec(struct store *s, const char *sql, const char *fmt, va_list ap)
 		;
 	if (r == -1)
 		return -1;
-	return sqlite3_total_changes(s->s_db) == before ? 0 :
-	    sqlite3_changes(s->s_db);
+	if (sqlite3_total_changes(s->s_db) == before)
+		return 0;
+	if (sqlite3_get_autocommit(s->s_db))
+		store_wrote(s);		/* a write of its own */
+	return sqlite3_changes(s->s_db);
 }
 
 int
