@@ -122,7 +122,7 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   confcheck_file.c confcheck_keys.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
-		   storehealth.c \
+		   storehealth.c peers.c peerurl.c \
 		   users.c wflags.c)
 # the worker pool's supervisor (gateway/sup_int.h says which calls which)
 SUP_SRCS	:= $(addprefix gateway/,sup.c sup_backoff.c sup_frames.c \
@@ -382,7 +382,7 @@ check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/begtags.c gateway/owui.c \
 			   gateway/api_embed.c gateway/resp_embed.c)
 check_api_OBJS		+= $(call obj,gateway/api_body.c) $(call u,apisame.c)
-check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c \
+check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c gateway/peerurl.c \
 			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
 			   worker/llm/gen_input.c worker/llm/adapter.c \

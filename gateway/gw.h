@@ -57,6 +57,7 @@ struct gw {
 	struct gw_counters	 g_cnt;
 	struct gw_metrics	*g_metrics;
 	struct gw_store		 g_store;	/* the shared database's health */
+	struct peers		*g_peers;	/* DELETEs asked of peers */
 	struct event		*g_tick_ev;	/* 1 s supervisor maintenance */
 	struct event		*g_drain_ev;	/* stopping: wait for clients */
 	uint64_t		 g_drain_deadline;

@@ -15,6 +15,7 @@
 #include "../common/xmem.h"
 #include "gwconf.h"
 #include "origin.h"
+#include "peerurl.h"
 
 enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_LIST, S_LEVEL, S_BOOL, S_CLEVEL,
     S_DBSYNC, S_CACHE };
@@ -84,6 +85,8 @@ static const struct setting settings[] = {
 	SET("max_connections",		S_UINT,	c_http.max_conns),
 	SET("max_connections_per_ip",	S_UINT,	c_http.max_conns_per_ip),
 	SET("cache",			S_CACHE, c_cache),
+	SET("node_name",		S_STR,	c_node_name),
+	SET_LIST("peers",		c_peers, peerurl_check_entry),
 };
 #define NSETTINGS	(sizeof(settings) / sizeof(settings[0]))
 
@@ -850,6 +853,8 @@ gwconf_free(struct gw_conf *c)
 	list_clear(c->c_allowed_hosts);
 	list_clear(c->c_allowed_origins);
 	list_clear(c->c_import_keys);
+	list_clear(c->c_peers);
+	free(c->c_node_name);
 	wflags_free(&c->c_wilmer);
 	free(c->c_log_file);
 	memset(c, 0, sizeof(*c));

@@ -13,6 +13,7 @@
 #define GW_MAX_KEYS	32
 #define GW_MAX_USERS	32
 #define GW_MAX_ALLOWED	64	/* allowed_hosts, allowed_origins */
+#define GW_MAX_PEERS	16	/* peers */
 
 /* What --concurrency limits (WilmerAI's --concurrency-level). */
 enum gw_clevel {
@@ -73,6 +74,12 @@ struct gw_conf {
 	char			*c_log_file;	/* --file-logging's file, or NULL */
 	bool			 c_access_log;	/* a line per request */
 	struct gw_cache		 c_cache;	/* response cache */
+	char			*c_node_name;	/* "node_name", or NULL: the
+						   host name (peers.h) */
+	char			*c_peers[GW_MAX_PEERS + 1];	/* other
+						   gateways' http://HOST:PORT,
+						   asked to cancel what does
+						   not run here; NULL-ended */
 };
 
 /* Parse the command line into c (defaults first). Returns 0 to go on,

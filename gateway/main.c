@@ -23,6 +23,7 @@
 #include "gw.h"
 #include "gwimport.h"
 #include "notify.h"
+#include "peers.h"
 #include "pool.h"
 #include "reload.h"
 #include "route.h"
@@ -252,6 +253,7 @@ teardown(struct gw *g)
 
 	if (g->g_http != NULL)
 		http_server_free(g->g_http);
+	peers_free(g);
 	greq_shutdown(g);
 	pool_free(g);
 	stats_free(g);

@@ -12,6 +12,7 @@
 #include "greq.h"
 #include "gw.h"
 #include "models.h"
+#include "peers.h"
 #include "storehealth.h"
 #include "resp.h"
 #include "route.h"
@@ -98,33 +99,43 @@ reply_json(struct http_conn *c, int status, const struct buf *b)
 	http_reply(c, status, "application/json", NULL, b->b_data, b->b_len);
 }
 
+/* The answer to a DELETE by request id, from here or from a peer. */
+static void
+cancel_answer(struct http_conn *c, const char *id, bool cancelled)
+{
+	struct buf	 b = BUF_INIT;
+
+	if (cancelled)
+		buf_adds(&b, "{\"status\":\"cancelled\",\"request_id\":\"");
+	else
+		buf_adds(&b, "{\"error\":\"no request in flight with id ");
+	json_escape(&b, id, strlen(id));
+	buf_adds(&b, "\"}");
+	reply_json(c, cancelled ? 200 : 404, &b);
+	buf_free(&b);
+}
+
 /* DELETE /api/chat or /api/generate {"request_id": ...}: WilmerAI's
  * cancellation; any request's id works (OpenAI clients see it in
- * X-Request-Id). */
+ * X-Request-Id). A request that does not run here is asked of the
+ * peers (peers.h). */
 static void
 cancel(struct gw *g, struct http_conn *c, const struct http_request *r)
 {
 	json_t		*j = json_loadb(r->body, r->body_len, 0, NULL);
 	const char	*id = json_string_value(json_object_get(j, "request_id"));
-	struct buf	 b = BUF_INIT;
 	char		 why[96];
 
-	if (id == NULL || *id == '\0') {
+	if (id == NULL || *id == '\0')
 		http_reply_error(c, 400, "The 'request_id' field is required.",
 		    NULL);
-	} else if (snprintf(why, sizeof(why), "cancelled by DELETE %s",
-	    r->path) > 0 && greq_cancel_id(g, id, why) == -1) {
-		buf_adds(&b, "{\"error\":\"no request in flight with id ");
-		json_escape(&b, id, strlen(id));
-		buf_adds(&b, "\"}");
-		reply_json(c, 404, &b);
-	} else {
-		buf_adds(&b, "{\"status\":\"cancelled\",\"request_id\":\"");
-		json_escape(&b, id, strlen(id));
-		buf_adds(&b, "\"}");
-		reply_json(c, 200, &b);
+	else {
+		snprintf(why, sizeof(why), "cancelled by DELETE %s", r->path);
+		if (greq_cancel_id(g, id, why) == 0)
+			cancel_answer(c, id, true);
+		else if (peers_cancel(g, c, r, id, cancel_answer) == -1)
+			cancel_answer(c, id, false);
 	}
-	buf_free(&b);
 	json_decref(j);
 }
 
@@ -173,7 +184,7 @@ health(struct gw *g, struct http_conn *c, const struct http_request *r)
 	buf_printf(&b, "{\"status\":\"%s\",\"version\":\"%s\","
 	    "\"uptime_s\":%llu,\"workers\":{\"live\":%u,\"idle\":%u,"
 	    "\"busy\":%u,\"spawning\":%u,\"max\":%u},\"queue\":%u,"
-	    "\"served\":%llu,\"crashes\":%llu,\"hung\":%llu}",
+	    "\"served\":%llu,\"crashes\":%llu,\"hung\":%llu,",
 	    status, SLUICE_VERSION, (unsigned long long)
 	    ((clock_mono_ms() - g->g_started_ms) / 1000), st.st_live,
 	    st.st_count[W_IDLE], st.st_count[W_BUSY] + st.st_count[W_AFTER] +
@@ -181,8 +192,6 @@ health(struct gw *g, struct http_conn *c, const struct http_request *r)
 	    g->g_conf.c_sup.max_workers, st.st_queued,
 	    (unsigned long long)st.st_served,
 	    (unsigned long long)st.st_crashes, (unsigned long long)st.st_hung);
-	b.b_len--;	/* the closing brace */
-	buf_adds(&b, ",");
 	storehealth_json(&g->g_store, clock_mono_ms(), &b);
 	buf_adds(&b, "}");
 	http_reply(c, code, "application/json", NULL, b.b_data, b.b_len);
@@ -197,7 +206,9 @@ workers(struct gw *g, struct http_conn *c, const struct http_request *r)
 	struct buf		 b = BUF_INIT;
 	size_t			 n = sup_workers(g->g_sup, wi, 256), i;
 
-	buf_adds(&b, "{\"workers\":[");
+	buf_adds(&b, "{\"node\":\"");
+	json_escape(&b, peers_node_name(g), strlen(peers_node_name(g)));
+	buf_adds(&b, "\",\"workers\":[");
 	for (i = 0; i < n; i++) {
 		buf_printf(&b, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\","
 		    "\"served\":%u,\"age_s\":%.1f,\"request_id\":\"%s\","

@@ -543,6 +543,21 @@ START_TEST(ps_and_show)
 }
 END_TEST
 
+/* An Ollama chat on T that streams until stopped, its first line read
+ * into out and its request id into rid. Returns the connection. */
+static int
+endless_chat(struct buf *out, char rid[64])
+{
+	int	 fd = it_connect(&T);
+
+	it_send_post(fd, "/api/chat", "{\"model\":\"it\",\"messages\":[{\"role\""
+	    ":\"user\",\"content\":\"#mock {\\\"forever\\\": true, "
+	    "\\\"delay_ms\\\": 20}\"}]}", NULL);
+	ck_assert(it_read_until(fd, out, "\"request_id\":\"", 3000));
+	sscanf(strstr(out->b_data, "\"request_id\":\"") + 14, "%63[^\"]", rid);
+	return fd;
+}
+
 START_TEST(delete_cancels_by_request_id)
 {
 	int		 fd;
@@ -554,12 +569,7 @@ START_TEST(delete_cancels_by_request_id)
 	json_t		*j;
 
 	start(NULL);
-	fd = it_connect(&T);
-	it_send_post(fd, "/api/chat", "{\"model\":\"it\",\"messages\":[{\"role\""
-	    ":\"user\",\"content\":\"#mock {\\\"forever\\\": true, "
-	    "\\\"delay_ms\\\": 20}\"}]}", NULL);
-	ck_assert(it_read_until(fd, &out, "\"request_id\":\"", 3000));
-	sscanf(strstr(out.b_data, "\"request_id\":\"") + 14, "%63[^\"]", rid);
+	fd = endless_chat(&out, rid);
 	snprintf(body, sizeof(body), "{\"request_id\":\"%s\"}", rid);
 	ck_assert_int_eq(it_request(&T, "DELETE", "/api/chat", body, &r), 0);
 	ck_assert_int_eq(r.r_status, 200);
@@ -588,6 +598,73 @@ START_TEST(delete_cancels_by_request_id)
 	    "is required."));
 	it_resp_free(&r);
 	buf_free(&out);
+	it_stop_clean(&T);
+}
+END_TEST
+
+/* DELETE sent to gateway `to` for rid: its status, and the time it
+ * took in *ms. */
+static long
+delete_at(struct it *to, const char *rid, long *ms)
+{
+	struct it_resp	 r;
+	char		 body[160];
+	uint64_t	 t0 = it_now();
+	long		 st;
+
+	snprintf(body, sizeof(body), "{\"request_id\":\"%s\"}", rid);
+	ck_assert_int_eq(it_request(to, "DELETE", "/api/chat", body, &r), 0);
+	*ms = (long)(it_now() - t0);
+	st = r.r_status;
+	it_resp_free(&r);
+	return st;
+}
+
+/* Gateway B, whose peers are A, a dead port and one that never answers,
+ * cancels A's stream at once; an id that runs nowhere is 404 once the
+ * silent peer's time is up, and A asking B back makes no loop. */
+START_TEST(delete_reaches_peers)
+{
+	static struct it B;
+	struct it_stuck	 stuck;
+	struct buf	 out = BUF_INIT;
+	char		 rid[64] = "", set[256];
+	json_t		*j;
+	long		 ms;
+	int		 fd;
+
+	start(NULL);
+	memset(&B, 0, sizeof(B));
+	it_mock_start(&B);
+	it_stuck_open(&stuck);
+	snprintf(set, sizeof(set), "\"node_name\": \"b\", \"peers\": "
+	    "[\"http://127.0.0.1:%d\", \"http://127.0.0.1:%d\", "
+	    "\"http://127.0.0.1:%d\"]", T.it_port, it_dead_port(),
+	    stuck.s_port);
+	it_config(&B, set, NULL);
+	it_gateway_start(&B, NULL);
+	fd = endless_chat(&out, rid);
+
+	ck_assert_int_eq(delete_at(&B, rid, &ms), 200);
+	ck_assert_msg(ms < 1000, "answered after %ld ms", ms);
+	ck_assert(it_read_until(fd, &out, "cancelled by DELETE", 2000));
+	close(fd);
+	ck_assert_int_eq(delete_at(&B, "nope", &ms), 404);
+	ck_assert_msg(ms >= 1900 && ms < 3500, "answered after %ld ms", ms);
+	it_stuck_close(&stuck);
+	/* A asks B, B does not ask again: no loop. */
+	snprintf(set, sizeof(set), "\"peers\": [\"http://127.0.0.1:%d\"]",
+	    B.it_port);
+	it_settings(&T, set);
+	kill(T.it_gw, SIGHUP);
+	it_sleep(300);
+	ck_assert_int_eq(delete_at(&T, "nope", &ms), 404);
+	ck_assert_msg(ms < 1000, "answered after %ld ms", ms);
+	j = it_get_json(&B, "/admin/workers");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "node")), "b");
+	json_decref(j);
+	buf_free(&out);
+	it_stop_clean(&B);
 	it_stop_clean(&T);
 }
 END_TEST
@@ -847,6 +924,7 @@ it_api_suite(void)
 	test_case(s, "owui", owui_tool_requests_answered_at_once, 60);
 	test_case(s, "owui_off", owui_tool_requests_run_without_the_flag, 60);
 	test_case(s, "delete", delete_cancels_by_request_id, 60);
+	test_case(s, "peers", delete_reaches_peers, 60);
 	test_case(s, "idempotency", idempotency_key_displaces_older_request, 60);
 	test_case(s, "nonstream_disconnect", nonstream_disconnect_cancels, 60);
 	test_case(s, "silent_disconnect", silent_phase_disconnect_cancels, 60);

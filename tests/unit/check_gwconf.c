@@ -243,6 +243,30 @@ START_TEST(browser_lists)
 }
 END_TEST
 
+/* peers and node_name (cancellation across gateways). */
+START_TEST(peers_list)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN];
+
+	put("sluice.json", "{\"node_name\": \"gw-a\", \"peers\": "
+	    "[\"http://10.0.0.2:5050\", \"http://gw-b.lan:8080/\"]}\n");
+	ck_assert_int_eq(args(&c, "--config-dir", dir, (char *)NULL), 0);
+	ck_assert_int_eq(gwconf_load(&c, err), 0);
+	ck_assert_str_eq(c.c_node_name, "gw-a");
+	ck_assert_str_eq(c.c_peers[0], "http://10.0.0.2:5050");
+	ck_assert_str_eq(c.c_peers[1], "http://gw-b.lan:8080/");
+	ck_assert_ptr_null(c.c_peers[2]);
+	gwconf_free(&c);
+	load_fails("{\"peers\": [\n  \"http://ok:1\",\n  \"https://b:2\"]}",
+	    "sluice.json:3:3: 'peers': \"https://b:2\" ");
+	load_fails("{\"peers\": [\"http://b\"]}", "\"http://b\" is not "
+	    "http://HOST:PORT");
+	load_fails("{\"peers\": [\"http://b:1/api\"]}", "'peers'");
+	load_fails("{\"peers\": [\"http://u@b:1\"]}", "'peers'");
+}
+END_TEST
+
 START_TEST(unknown_user_is_an_error)
 {
 	struct gw_conf	 c;
@@ -542,6 +566,7 @@ gwconf_suite(void)
 	tcase_add_test(tc, bad_settings_are_positioned_errors);
 	tcase_add_test(tc, remote_bind_needs_keys);
 	tcase_add_test(tc, browser_lists);
+	tcase_add_test(tc, peers_list);
 	tcase_add_test(tc, unknown_user_is_an_error);
 	tcase_add_test(tc, concurrency_settings);
 	tcase_add_test(tc, db_synchronous_setting);
