@@ -1,5 +1,6 @@
 /* check_engine.c - the workflow engine: a request's workflow chosen, its nodes run in order, the responder's answer delivered; nested runs, routing, message timestamps. */
 #include <check.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -58,13 +58,13 @@ open_ok(const struct store_opts *o)
 static int64_t
 q_int(struct store *s, const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(s, sql);
+	struct store_q	*st = store_stmt(s, sql);
 	int64_t		 v;
 
 	ck_assert_msg(st != NULL, "%s", store_err(s));
 	ck_assert_int_eq(store_step(s, st), 1);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	v = store_col_int(st, 0);
+	store_end(st);
 	return v;
 }
 
@@ -72,12 +72,12 @@ q_int(struct store *s, const char *sql)
 static char *
 q_text(struct store *s, const char *sql, char *out, size_t outlen)
 {
-	sqlite3_stmt	*st = store_stmt(s, sql);
+	struct store_q	*st = store_stmt(s, sql);
 
 	ck_assert_msg(st != NULL, "%s", store_err(s));
 	ck_assert_int_eq(store_step(s, st), 1);
-	snprintf(out, outlen, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
+	snprintf(out, outlen, "%s", store_col_text(st, 0));
+	store_end(st);
 	return out;
 }
 
@@ -284,31 +284,31 @@ END_TEST
 START_TEST(test_stmt_cache)
 {
 	struct store	*s = open_ok(NULL);
-	sqlite3_stmt	*a, *b;
+	struct store_q	*a, *b;
 	char		 sql[64];
 
 	a = store_stmt(s, "SELECT value FROM json_each('[1,2,3]')");
 	ck_assert_ptr_nonnull(a);
 	ck_assert_int_eq(store_step(s, a), 1);
 	ck_assert_int_eq(store_step(s, a), 1);
-	ck_assert_int_eq(sqlite3_column_int(a, 0), 2);
+	ck_assert_int_eq((int)store_col_int(a, 0), 2);
 	/* The same text (another buffer): the same statement, reset. */
 	snprintf(sql, sizeof(sql), "%s", "SELECT value FROM json_each('[1,2,3]')");
 	b = store_stmt(s, sql);
 	ck_assert_ptr_eq(a, b);
 	ck_assert_int_eq(store_step(s, b), 1);
-	ck_assert_int_eq(sqlite3_column_int(b, 0), 1);
-	sqlite3_reset(b);
+	ck_assert_int_eq((int)store_col_int(b, 0), 1);
+	store_end(b);
 
 	/* Bindings are cleared. */
 	a = store_stmt(s, "SELECT ?");
 	ck_assert_int_eq(store_bind(s, a, "i", (int64_t)5), 0);
 	ck_assert_int_eq(store_step(s, a), 1);
-	ck_assert_int_eq(sqlite3_column_int(a, 0), 5);
+	ck_assert_int_eq((int)store_col_int(a, 0), 5);
 	a = store_stmt(s, "SELECT ?");
 	ck_assert_int_eq(store_step(s, a), 1);
-	ck_assert_int_eq(sqlite3_column_type(a, 0), SQLITE_NULL);
-	sqlite3_reset(a);
+	ck_assert(store_col_null(a, 0));
+	store_end(a);
 
 	/* Errors name the database. */
 	ck_assert_ptr_null(store_stmt(s, "SELEKT 1"));
@@ -325,7 +325,7 @@ START_TEST(test_bind)
 {
 	struct store	*s = open_ok(NULL);
 	const char	*evil = "x'); DROP TABLE memories; --";
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 
 	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES (?, ?)",
 	    "ti", evil, (int64_t)1 << 40), 1);
@@ -335,9 +335,9 @@ START_TEST(test_bind)
 	st = store_stmt(s, "SELECT d.key, d.created_at, m.text FROM "
 	    "discussions d JOIN memories m ON m.discussion = d.key");
 	ck_assert_int_eq(store_step(s, st), 1);
-	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), evil);
-	ck_assert_int_eq(sqlite3_column_int64(st, 1), (int64_t)1 << 40);
-	ck_assert_str_eq((const char *)sqlite3_column_text(st, 2), "it's");
+	ck_assert_str_eq(store_col_text(st, 0), evil);
+	ck_assert_int_eq(store_col_int(st, 1), (int64_t)1 << 40);
+	ck_assert_str_eq(store_col_text(st, 2), "it's");
 	ck_assert_int_eq(store_step(s, st), 0);
 	ck_assert_int_eq(store_exec(s, "INSERT INTO summaries VALUES (?, ?, "
 	    "?, 0)", "tnt", evil, "h"), -1);	/* text NOT NULL */
@@ -718,17 +718,17 @@ struct tally {
 static int
 check_rows(struct store *s, struct tally *t)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT hash, text FROM memories");
+	struct store_q	*st = store_stmt(s, "SELECT hash, text FROM memories");
 	char		 text[3200];
 	const char	*h;
 	int		 w, g, q, r, total = 0;
 
 	while ((r = store_step(s, st)) == 1) {
-		h = (const char *)sqlite3_column_text(st, 0);
+		h = store_col_text(st, 0);
 		ck_assert_int_eq(sscanf(h, "w%d.%d.%d", &w, &g, &q), 3);
 		ck_assert(w >= 0 && w < NWRITERS && g >= 0 && g < MAXGEN);
 		row_text(h, text, sizeof(text));
-		ck_assert_msg(strcmp((const char *)sqlite3_column_text(st, 1),
+		ck_assert_msg(strcmp(store_col_text(st, 1),
 		    text) == 0, "row %s: text does not match its hash", h);
 		t->t_rows[w][g]++;
 		if (q > t->t_maxseq[w][g])
@@ -743,14 +743,14 @@ check_rows(struct store *s, struct tally *t)
 static int
 has_hash(struct store *s, const char *hash)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT count(*) FROM memories "
+	struct store_q	*st = store_stmt(s, "SELECT count(*) FROM memories "
 			    "WHERE discussion = 'X' AND hash = ?");
 	int		 n;
 
 	ck_assert_int_eq(store_bind(s, st, "t", hash), 0);
 	ck_assert_int_eq(store_step(s, st), 1);
-	n = sqlite3_column_int(st, 0);
-	sqlite3_reset(st);
+	n = (int)store_col_int(st, 0);
+	store_end(st);
 	return n;
 }
 
@@ -803,7 +803,7 @@ static int
 verify(struct tally *t)
 {
 	struct store	*s = open_ok(NULL);
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	char		 ok[32];
 	int		 w, g, rows;
 
@@ -816,8 +816,8 @@ verify(struct tally *t)
 	check_tally(t);
 	st = store_stmt(s, "SELECT owner FROM workflow_locks");
 	while (store_step(s, st) == 1)
-		ck_assert_int_eq(sscanf((const char *)sqlite3_column_text(st,
-		    0), "w%d.%d", &w, &g), 2);
+		ck_assert_int_eq(sscanf(store_col_text(st, 0), "w%d.%d", &w,
+		    &g), 2);
 	store_close(s);
 	return rows;
 }

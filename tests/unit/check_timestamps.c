@@ -75,7 +75,7 @@ static char *
 stamp_of(const char *key, const char *content)
 {
 	char		 h[SHA256_HEXLEN];
-	sqlite3_stmt	*st = store_stmt(S, "SELECT stamp FROM timestamps "
+	struct store_q	*st = store_stmt(S, "SELECT stamp FROM timestamps "
 			    "WHERE discussion = ? AND msg_hash = ?");
 	char		*r = NULL;
 
@@ -86,8 +86,8 @@ stamp_of(const char *key, const char *content)
 	ck_assert_ptr_nonnull(st);
 	ck_assert_int_eq(store_bind(S, st, "tt", key, h), 0);
 	if (store_step(S, st) == 1) {
-		r = xstrdup((const char *)sqlite3_column_text(st, 0));
-		sqlite3_reset(st);
+		r = xstrdup(store_col_text(st, 0));
+		store_end(st);
 	}
 	return r;
 }
@@ -122,13 +122,13 @@ stamp_set(const char *content, const char *stamp)
 static long long
 count(const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(S, sql);
+	struct store_q	*st = store_stmt(S, sql);
 	long long	 n;
 
 	ck_assert_ptr_nonnull(st);
 	ck_assert_int_eq(store_step(S, st), 1);
-	n = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	n = store_col_int(st, 0);
+	store_end(st);
 	return n;
 }
 

@@ -44,12 +44,12 @@ J(const char *text)
 static int64_t
 q_int(const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(S, sql);
+	struct store_q	*st = store_stmt(S, sql);
 	int64_t		 v;
 
 	ck_assert_msg(st != NULL, "%s", store_err(S));
 	ck_assert_int_eq(store_step(S, st), 1);
-	v = sqlite3_column_int64(st, 0);
+	v = store_col_int(st, 0);
 	ck_assert_int_eq(store_step(S, st), 0);
 	return v;
 }
@@ -57,12 +57,12 @@ q_int(const char *sql)
 static char *
 q_text(const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(S, sql);
+	struct store_q	*st = store_stmt(S, sql);
 	char		*v;
 
 	ck_assert_msg(st != NULL, "%s", store_err(S));
 	ck_assert_int_eq(store_step(S, st), 1);
-	v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	v = xstrdup(store_col_text(st, 0));
 	ck_assert_int_eq(store_step(S, st), 0);
 	return v;
 }
@@ -149,7 +149,7 @@ static long
 match_count(const char *keywords)
 {
 	char		*q = vecmem_query(keywords);
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	long		 n;
 
 	if (q == NULL)
@@ -162,7 +162,7 @@ match_count(const char *keywords)
 		free(q);
 		return -1;
 	}
-	n = (long)sqlite3_column_int64(st, 0);
+	n = (long)store_col_int(st, 0);
 	ck_assert_int_eq(store_step(S, st), 0);
 	free(q);
 	return n;

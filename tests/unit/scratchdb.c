@@ -22,15 +22,15 @@ scratchdb_open(struct scratchdb *sd, const char *what)
 }
 
 void
-scratchdb_row(struct buf *b, sqlite3_stmt *st)
+scratchdb_row(struct buf *b, struct store_q *st)
 {
 	int	 i;
 
-	for (i = 0; i < sqlite3_column_count(st); i++) {
+	for (i = 0; i < store_col_count(st); i++) {
 		if (i > 0)
 			buf_addc(b, '|');
-		buf_adds(b, sqlite3_column_type(st, i) == SQLITE_NULL ? "NULL" :
-		    (const char *)sqlite3_column_text(st, i));
+		buf_adds(b, store_col_null(st, i) ? "NULL" :
+		    store_col_text(st, i));
 	}
 	buf_addc(b, '\n');
 }
@@ -38,7 +38,7 @@ scratchdb_row(struct buf *b, sqlite3_stmt *st)
 char *
 scratchdb_rows(struct scratchdb *sd, const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(sd->sd_store, sql);
+	struct store_q	*st = store_stmt(sd->sd_store, sql);
 	struct buf	 b = BUF_INIT;
 	int		 rc;
 

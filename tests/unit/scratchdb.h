@@ -22,7 +22,8 @@ char	*scratchdb_rows(struct scratchdb *, const char *sql);
 
 /* Append the row st is on as "a|b|c\n" (NULL as "NULL"). */
 struct buf;
-void	scratchdb_row(struct buf *b, sqlite3_stmt *st);
+struct store_q;
+void	scratchdb_row(struct buf *b, struct store_q *st);
 
 /* Close the store (if open) and remove the folder with everything in
  * it (kept when STORE_KEEP is set in the environment). */
