@@ -1,4 +1,4 @@
-/* check_store.c - the shared SQLite store: schema, statements, locks, lock waits, processes killed mid-write. */
+/* check_store.c - the shared store (SQLite driver): schema, statements, column accessors, locks, lock waits, processes killed mid-write. */
 #include <check.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -343,6 +343,163 @@ START_TEST(test_bind)
 	    "?, 0)", "tnt", evil, "h"), -1);	/* text NOT NULL */
 	ck_assert_ptr_nonnull(strstr(store_err(s), "NOT NULL"));
 	ck_assert_int_eq(store_exec(s, "SELECT ?", "x", 1), -1);
+	store_close(s);
+}
+END_TEST
+
+/* ---- columns (the accessors callers read rows with) ------------------ */
+
+/* Each type of value, and NULL, through its accessor. */
+START_TEST(test_col_types)
+{
+	struct store	*s = open_ok(NULL);
+	struct store_q	*q;
+	const char	 raw[5] = { 'a', '\0', 'b', '\xff', 'c' };
+	const char	*b;
+	size_t		 n = 99;
+
+	q = store_stmt(s, "SELECT NULL, ?, 2.5, 'text', ?, ?, zeroblob(0)");
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(store_bind(s, q, "ibt", (int64_t)-7, raw, sizeof(raw),
+	    (const char *)NULL), 0);
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert_int_eq(store_col_count(q), 7);
+	ck_assert_int_eq(store_col_type(q, 0), STORE_NULL);
+	ck_assert(store_col_null(q, 0));
+	ck_assert_ptr_null(store_col_text(q, 0));
+	ck_assert_int_eq(store_col_int(q, 0), 0);
+	ck_assert_ptr_null(store_col_blob(q, 0, &n));
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(store_col_type(q, 1), STORE_INTEGER);
+	ck_assert_int_eq(store_col_int(q, 1), -7);
+	ck_assert_str_eq(store_col_text(q, 1), "-7");	/* given as text */
+	ck_assert_int_eq(store_col_type(q, 2), STORE_FLOAT);
+	ck_assert(store_col_double(q, 2) == 2.5);
+	ck_assert_int_eq(store_col_type(q, 3), STORE_TEXT);
+	ck_assert(!store_col_null(q, 3));
+	ck_assert_str_eq(store_col_text(q, 3), "text");
+	ck_assert_int_eq(store_col_type(q, 4), STORE_BLOB);
+	b = store_col_blob(q, 4, &n);
+	ck_assert_uint_eq(n, sizeof(raw));
+	ck_assert_mem_eq(b, raw, sizeof(raw));	/* NUL and 0xff kept */
+	ck_assert(store_col_null(q, 5));	/* 't' with NULL binds NULL */
+	ck_assert_int_eq(store_col_type(q, 6), STORE_BLOB);
+	n = 99;
+	ck_assert_ptr_null(store_col_blob(q, 6, &n));
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(store_step(s, q), 0);
+	store_close(s);
+}
+END_TEST
+
+/* Text read after each step is that step's row. */
+START_TEST(test_col_text_per_step)
+{
+	struct store	*s = open_ok(NULL);
+	struct store_q	*q = store_stmt(s, "SELECT value FROM "
+			    "json_each('[\"one\",\"two\",null]')");
+	char		*first;
+
+	ck_assert_int_eq(store_step(s, q), 1);
+	first = xstrdup(store_col_text(q, 0));
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert_str_eq(first, "one");
+	ck_assert_str_eq(store_col_text(q, 0), "two");
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert_ptr_null(store_col_text(q, 0));
+	ck_assert_int_eq(store_step(s, q), 0);
+	free(first);
+	store_close(s);
+}
+END_TEST
+
+/* store_end leaves a query before its last row; the cached query is
+ * used again from its first row, with new bindings. */
+START_TEST(test_end_and_reuse)
+{
+	struct store	*s = open_ok(NULL);
+	const char	*sql = "SELECT value + ? FROM json_each('[1,2,3]')";
+	struct store_q	*q = store_stmt(s, sql), *again;
+
+	ck_assert_int_eq(store_bind(s, q, "i", (int64_t)10), 0);
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert_int_eq(store_col_int(q, 0), 11);
+	store_end(q);
+	store_end(q);		/* twice: a no-op */
+	store_end(NULL);
+	/* A write between, on the same connection, is not held up. */
+	ck_assert_int_eq(store_begin(s), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('d', "
+	    "0)", ""), 1);
+	ck_assert_int_eq(store_commit(s), 0);
+	again = store_stmt(s, sql);
+	ck_assert_ptr_eq(again, q);
+	ck_assert_int_eq(store_bind(s, again, "i", (int64_t)100), 0);
+	ck_assert_int_eq(store_step(s, again), 1);
+	ck_assert_int_eq(store_col_int(again, 0), 101);
+	ck_assert_int_eq(store_step(s, again), 1);
+	ck_assert_int_eq(store_col_int(again, 0), 102);
+	store_end(again);
+	/* Ended, it steps from the first row again (bindings kept). */
+	ck_assert_int_eq(store_step(s, again), 1);
+	ck_assert_int_eq(store_col_int(again, 0), 101);
+	store_end(again);
+	store_close(s);
+}
+END_TEST
+
+/* Failures come back as store_err naming the database and the
+ * statement, with the driver's text; changed-row counts. */
+START_TEST(test_errors_and_changes)
+{
+	struct store	*s = open_ok(NULL);
+	struct store_q	*q;
+
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('a', "
+	    "0), ('b', 0)", ""), 2);
+	ck_assert_int_eq(store_exec(s, "INSERT OR IGNORE INTO discussions "
+	    "VALUES ('a', 0)", ""), 0);
+	ck_assert_int_eq(store_exec(s, "SELECT 1", ""), 0);
+	q = store_stmt(s, "INSERT INTO discussions VALUES (?, 0)");
+	ck_assert_int_eq(store_bind(s, q, "t", "a"), 0);
+	ck_assert_int_eq(store_step(s, q), -1);
+	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));
+	ck_assert_ptr_nonnull(strstr(store_err(s), "INSERT INTO discussions"));
+	ck_assert_ptr_nonnull(strstr(store_err(s), "UNIQUE"));
+	ck_assert(!store_gave_up(s));
+	/* reset after the error: usable again */
+	ck_assert_int_eq(store_bind(s, q, "t", "c"), 0);
+	ck_assert_int_eq(store_step(s, q), 0);
+	ck_assert_int_eq(store_last_rowid(s), 3);
+	/* a parameter that is not there */
+	q = store_stmt(s, "SELECT ?");
+	ck_assert_int_eq(store_bind(s, q, "ii", (int64_t)1, (int64_t)2), -1);
+	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));
+	ck_assert_ptr_nonnull(strstr(store_err(s), "SELECT ?"));
+	store_close(s);
+}
+END_TEST
+
+static double
+t_fn(const char *text, int64_t n)
+{
+	return text == NULL ? -1 : (double)strlen(text) * (double)n;
+}
+
+/* store_func: a C function called from SQL. */
+START_TEST(test_func)
+{
+	struct store	*s = open_ok(NULL);
+	struct store_q	*q;
+
+	ck_assert_ptr_null(store_stmt(s, "SELECT t_fn('abc', 2)"));
+	ck_assert_int_eq(store_func(s, "t_fn", t_fn), 0);
+	q = store_stmt(s, "SELECT t_fn('abc', 2), t_fn(NULL, 2)");
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert(store_col_double(q, 0) == 6.0);
+	ck_assert(store_col_double(q, 1) == -1.0);
+	store_end(q);
 	store_close(s);
 }
 END_TEST
@@ -876,6 +1033,15 @@ store_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_stmt_cache);
 	tcase_add_test(tc, test_bind);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("columns");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_col_types);
+	tcase_add_test(tc, test_col_text_per_step);
+	tcase_add_test(tc, test_end_and_reuse);
+	tcase_add_test(tc, test_errors_and_changes);
+	tcase_add_test(tc, test_func);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("locks");
