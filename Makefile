@@ -192,7 +192,7 @@ W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 		   store_stmt.c cache.c)
 W_STORE	+= worker/store/store_seal.c
-W_STORE	+= worker/store/store_sqlite.c
+W_STORE	+= worker/store/store_sqlite.c worker/store/store_wait.c
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)

@@ -1,57 +1,12 @@
-/* store.c - the shared database: open and close through its driver, wait for locks while heartbeating, errors, transactions. */
-#include <errno.h>
+/* store.c - the shared database: open and close through its driver, errors, transactions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "../../common/clock.h"
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "store_int.h"
 #include "store_stmt.h"
-
-/*
- * Waiting for a lock. A driver that waits (SQLite: its busy handler in
- * store_sqlite.c) does so in short sleeps here, and so_on_wait runs
- * every STORE_WAIT_MS: the worker heartbeats there (the gateway would
- * take a silent worker for hung), and gives up when its request is
- * stopped.
- */
-static const unsigned	 wait_steps[] = { 1, 2, 4, 8, 16, 25, 35, 50 };
-#define NSTEPS		(sizeof(wait_steps) / sizeof(wait_steps[0]))
-
-static void
-sleep_ms(unsigned ms)
-{
-	struct timespec	 ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
-int
-store_wait_more(struct store *s, uint64_t t0, uint64_t *ping, int count)
-{
-	uint64_t	 now = clock_mono_ms(), left;
-	unsigned	 ms;
-
-	if (now - t0 >= s->s_opts.so_busy_ms) {
-		s->s_wait_end = WAIT_TIMEOUT;
-		return 0;
-	}
-	if (s->s_opts.so_on_wait != NULL && now - *ping >= STORE_WAIT_MS) {
-		*ping = now;
-		if (s->s_opts.so_on_wait(s->s_opts.so_arg) != 0) {
-			s->s_wait_end = WAIT_STOPPED;
-			return 0;
-		}
-	}
-	ms = wait_steps[(size_t)count < NSTEPS ? (size_t)count : NSTEPS - 1];
-	left = s->s_opts.so_busy_ms - (now - t0);
-	sleep_ms(left < ms ? (unsigned)left : ms);
-	return 1;
-}
 
 int
 store_fail(struct store *s, int rc, const char *what)
@@ -110,6 +65,7 @@ store_open(const char *path, const struct store_opts *opts,
     char err[STORE_ERRLEN])
 {
 	struct store	*s = xcalloc(1, sizeof(*s));
+	const char	*what = "settings";
 	int		 rc;
 
 	s->s_path = xstrdup(path);
@@ -122,7 +78,12 @@ store_open(const char *path, const struct store_opts *opts,
 		store_fail(s, rc, "cannot open");
 		goto fail;
 	}
-	if (s->s_drv->dr_setup(s) == -1 || store_migrate(s) == -1)
+	if ((rc = s->s_drv->dr_setup(s, &what)) != 0) {
+		if (rc != -1)
+			store_fail(s, rc, what);
+		goto fail;
+	}
+	if (store_migrate(s) == -1)
 		goto fail;
 	return s;
 fail:

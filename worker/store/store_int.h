@@ -31,8 +31,9 @@ enum store_wait {
  * dr_errmsg needs (SQLite: the connection's last error; libpq: the
  * last PGresult's or the connection's message).
  *
- * Statements. SQL uses '?' parameters (SQLite's and the store's
- * dialect; a driver whose server wants $1.. rewrites them at prepare).
+ * Statements. SQL uses '?' and '?N' parameters (SQLite's and the
+ * store's dialect; a driver whose server wants $1.. rewrites them at
+ * prepare, '?N' as $N).
  * Binding happens before the first dr_step; dr_step runs the statement
  * then walks its rows: a driver that fetches a whole result at once
  * (libpq: PQexecPrepared, then the PGresult) runs it at the first
@@ -47,11 +48,14 @@ struct store_driver {
 	 * s->s_conn. On failure s_conn may be set (dr_errmsg then
 	 * explains) or NULL. Then dr_setup: the connection's settings
 	 * (SQLite: WAL, synchronous, foreign keys; it may wait through
-	 * store_wait_more), 0 or -1 with s_err set. */
+	 * store_wait_more). 0, an error code with *what the setting that
+	 * failed, or -1 with s_err set. Drivers call nothing of the store
+	 * but store_wait_more (store_wait.c): the store calls them. */
 	int		(*dr_open)(struct store *, const char *path);
-	int		(*dr_setup)(struct store *);
-	/* Close s_conn (NULL: no-op); an open transaction is lost.
-	 * Returns 0 or an error code. */
+	int		(*dr_setup)(struct store *, const char **what);
+	/* Close s_conn (NULL: no-op) and set it to NULL; an open
+	 * transaction is lost. Returns 0 or an error code (dr_errmsg
+	 * then gives its text without a connection). */
 	int		(*dr_close)(struct store *);
 
 	/* Prepare exactly one statement into *st. Returns 0, an error

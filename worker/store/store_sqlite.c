@@ -64,54 +64,56 @@ sq_open(struct store *s, const char *path)
 /* SQLite-only: WAL is a property of the file, set by the first opener.
  * Switching a new file to it takes an exclusive lock, and SQLite
  * answers SQLITE_BUSY at once (no busy handler: it would deadlock) when
- * another opener holds a shared one: wait here instead, the same way. */
+ * another opener holds a shared one: wait here instead, the same way.
+ * 0, an error code, or -1 with s_err set. */
 static int
 set_wal(struct store *s)
 {
-	struct store_q	*q = store_stmt(s, "PRAGMA journal_mode=WAL");
-	struct sq_st	*ss;
+	sqlite3_stmt	*st;
 	const char	*mode;
 	uint64_t	 t0 = clock_mono_ms(), ping = t0;
 	int		 rc, n = 0;
 
-	if (q == NULL)
-		return -1;
-	ss = q->q_st;
+	if ((rc = sqlite3_prepare_v2(DB(s), "PRAGMA journal_mode=WAL", -1,
+	    &st, NULL)) != SQLITE_OK)
+		return rc;
 	s->s_wait_end = WAIT_NONE;
-	while ((rc = sqlite3_step(ss->ss_st)) != SQLITE_ROW) {
-		sqlite3_reset(ss->ss_st);
+	while ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_reset(st);
 		if ((rc & 0xff) != SQLITE_BUSY ||
-		    !store_wait_more(s, t0, &ping, n++))
-			return store_fail(s, rc, "PRAGMA journal_mode=WAL");
+		    !store_wait_more(s, t0, &ping, n++)) {
+			sqlite3_finalize(st);
+			return rc;
+		}
 	}
-	mode = (const char *)sqlite3_column_text(ss->ss_st, 0);
+	mode = (const char *)sqlite3_column_text(st, 0);
+	rc = 0;
 	if (mode == NULL || strcmp(mode, "wal") != 0) {
 		snprintf(s->s_err, sizeof(s->s_err), "database %s: cannot use "
 		    "WAL mode (journal_mode is %s)", s->s_path,
 		    mode != NULL ? mode : "unknown");
-		sqlite3_reset(ss->ss_st);
-		return -1;
+		rc = -1;
 	}
-	sqlite3_reset(ss->ss_st);
-	return 0;
+	sqlite3_finalize(st);
+	return rc;
 }
 
 /* SQLite-only: the rest of the settings are per connection. */
 static int
-sq_setup(struct store *s)
+sq_setup(struct store *s, const char **what)
 {
 	char	 sql[256];
 	int	 rc;
 
-	if (set_wal(s) == -1)
-		return -1;
+	*what = "PRAGMA journal_mode=WAL";
+	if ((rc = set_wal(s)) != 0)
+		return rc;
 	snprintf(sql, sizeof(sql), "PRAGMA synchronous=%s; "
 	    "PRAGMA journal_size_limit=" JOURNAL_LIMIT "; "
 	    "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;",
 	    s->s_opts.so_sync_full ? "FULL" : "NORMAL");
-	if ((rc = sqlite3_exec(DB(s), sql, NULL, NULL, NULL)) != SQLITE_OK)
-		return store_fail(s, rc, "settings");
-	return 0;
+	*what = "settings";
+	return sqlite3_exec(DB(s), sql, NULL, NULL, NULL);
 }
 
 static int
