@@ -494,6 +494,7 @@ START_TEST(test_func)
 
 	ck_assert_ptr_null(store_stmt(s, "SELECT t_fn('abc', 2)"));
 	ck_assert_int_eq(store_func(s, "t_fn", t_fn), 0);
+	ck_assert_int_eq(store_func(s, "t_fn", t_fn), 0);	/* once */
 	q = store_stmt(s, "SELECT t_fn('abc', 2), t_fn(NULL, 2)");
 	ck_assert_ptr_nonnull(q);
 	ck_assert_int_eq(store_step(s, q), 1);

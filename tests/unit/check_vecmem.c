@@ -634,6 +634,7 @@ END_TEST
 START_TEST(search_recency_order)
 {
 	struct vecmem_search	 q = kw("coffee", 5);
+	struct store_tally	 t;
 
 	add_simple("k", "Drink", "Ann likes coffee",
 	    "2020-01-01T00:00:00+00:00");
@@ -647,6 +648,10 @@ START_TEST(search_recency_order)
 	/* at a time before both dates both count as new: a tie again */
 	q.vs_now = 1546300800;			/* 2019-01-01 */
 	found_is("k", &q, "Ann likes coffee|Bob likes coffee|Cid likes coffee");
+	/* sluice_recency was registered, not found missing: no failure
+	 * for /health to count */
+	store_tally(S, &t);
+	ck_assert_uint_eq(t.st_fails, 0);
 }
 END_TEST
 

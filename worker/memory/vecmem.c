@@ -209,17 +209,13 @@ recency_fn(const char *date, int64_t now)
 	return date == NULL ? 1.0 : vecmem_recency(date, now);
 }
 
-/* The search statement; on a connection that has no sluice_recency
- * yet the first prepare fails, the function is registered and the
- * prepare tried again. */
+/* The search statement, sluice_recency registered first when it is
+ * used (once a connection: store_func). Not a prepare that fails and is
+ * tried again: that failure would count as the store's. */
 static struct store_q *
 search_stmt(struct store *s, const char *sql, bool recency)
 {
-	struct store_q	*st = store_stmt(s, sql);
-
-	if (st != NULL || !recency)
-		return st;
-	if (store_func(s, "sluice_recency", recency_fn) == -1)
+	if (recency && store_func(s, "sluice_recency", recency_fn) == -1)
 		return NULL;
 	return store_stmt(s, sql);
 }

@@ -145,6 +145,8 @@ struct store {
 	bool			 s_gave_up;	/* the last failure was WAIT_STOPPED */
 	struct store_q		**s_stmts;	/* store_stmt's cache */
 	size_t			 s_nstmts;
+	char			**s_funcs;	/* store_func's names */
+	size_t			 s_nfuncs;
 	/* the lock wait under way */
 	uint64_t		 s_wait_t0;
 	uint64_t		 s_wait_ping;	/* last so_on_wait call */
@@ -173,7 +175,8 @@ int	store_wait_more(struct store *, uint64_t t0, uint64_t *ping,
 int	store_vexec(struct store *, const char *sql, const char *fmt,
 	    va_list);
 
-/* Finalise and forget every cached query (store_stmt.c). */
+/* Finalise and forget every cached query, and the names store_func
+ * registered (store_stmt.c). */
 void	store_stmts_free(struct store *);
 
 /* Bring the schema to the current version (store_schema.c). Returns 0

@@ -74,6 +74,11 @@ store_stmts_free(struct store *s)
 		free(s->s_stmts[i]);
 	}
 	s->s_nstmts = 0;
+	for (i = 0; i < s->s_nfuncs; i++)
+		free(s->s_funcs[i]);
+	free(s->s_funcs);
+	s->s_funcs = NULL;
+	s->s_nfuncs = 0;
 }
 
 /* One parameter i of fmt's letter c from ap: the driver's code. */
@@ -239,10 +244,21 @@ store_last_rowid(const struct store *s)
 	return s->s_drv->dr_last_rowid(s);
 }
 
+/* Registered once: again would make the connection prepare its
+ * statements anew. */
 int
 store_func(struct store *s, const char *name, store_fn *fn)
 {
-	int	 rc = s->s_drv->dr_func(s, name, fn);
+	size_t	 i;
+	int	 rc;
 
-	return rc == 0 ? 0 : store_fail(s, rc, name);
+	for (i = 0; i < s->s_nfuncs; i++)
+		if (strcmp(s->s_funcs[i], name) == 0)
+			return 0;
+	if ((rc = s->s_drv->dr_func(s, name, fn)) != 0)
+		return store_fail(s, rc, name);
+	s->s_funcs = xreallocarray(s->s_funcs, s->s_nfuncs + 1,
+	    sizeof(*s->s_funcs));
+	s->s_funcs[s->s_nfuncs++] = xstrdup(name);
+	return 0;
 }

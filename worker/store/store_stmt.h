@@ -70,8 +70,9 @@ int64_t		 store_last_rowid(const struct store *);
 /* A scalar SQL function name(text, integer) for this connection's
  * statements: fn gets the text (NULL for NULL) and the integer, and
  * its result is the function's (a real). Register it before preparing
- * a statement that calls it. Returns 0, or -1 with store_err set (also
- * when the backend cannot call into C). */
+ * a statement that calls it; a name registered already is left as it
+ * is (0). Returns 0, or -1 with store_err set (also when the backend
+ * cannot call into C). */
 typedef double	 store_fn(const char *text, int64_t n);
 int		 store_func(struct store *, const char *name, store_fn *fn);
 
