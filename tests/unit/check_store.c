@@ -736,7 +736,8 @@ START_TEST(test_tally)
 	char			 big[8192], sql[64];
 	uint64_t		 w0;
 
-	memset(big, 'x', sizeof(big));
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
 	store_tally(s, &t);
 	ck_assert(t.st_fails == 0 && !t.st_failing);
 	w0 = t.st_writes;	/* the schema's, when the file was new */
