@@ -534,7 +534,7 @@ check_engine_OBJS	:= $(call obj,$(filter-out %/embed_job.c,$(W_ENGINE)) \
 			   scratchdb.c scratchdir.c)
 check_engine_A		:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_loop_OBJS		:= $(call obj,$(W_LOOP)) \
-			   $(call u,stubs_loop.c fakegw.c scratchdir.c)
+			   $(call u,stubs_loop.c fakegw.c scratchdir.c scratchdb.c)
 check_loop_A		:= STORE
 check_imp_OBJS		:= $(call obj,$(W_IMPORT)) \
 			   $(call u,scratchdb.c scratchdir.c)

@@ -35,6 +35,33 @@ scratchdb_row(struct buf *b, struct store_q *st)
 	buf_addc(b, '\n');
 }
 
+struct store *
+scratchdb_hold(const char *path)
+{
+	char		 err[STORE_ERRLEN];
+	struct store	*s = store_open(path, NULL, err);
+
+	ck_assert_msg(s != NULL, "store_open: %s", err);
+	ck_assert_msg(store_begin(s) == 0, "%s", store_err(s));
+	return s;
+}
+
+int64_t
+scratchdb_int(const char *path, const char *sql)
+{
+	char		 err[STORE_ERRLEN];
+	struct store	*s = store_open(path, NULL, err);
+	struct store_q	*q;
+	int64_t		 v;
+
+	ck_assert_msg(s != NULL, "store_open: %s", err);
+	q = store_stmt(s, sql);
+	ck_assert_msg(q != NULL && store_step(s, q) == 1, "%s", store_err(s));
+	v = store_col_int(q, 0);
+	store_close(s);
+	return v;
+}
+
 char *
 scratchdb_rows(struct scratchdb *sd, const char *sql)
 {
