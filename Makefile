@@ -192,6 +192,7 @@ W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 		   store_stmt.c cache.c)
 W_STORE	+= worker/store/store_seal.c
+W_STORE	+= worker/store/store_sqlite.c worker/store/store_wait.c
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
@@ -533,7 +534,7 @@ check_engine_OBJS	:= $(call obj,$(filter-out %/embed_job.c,$(W_ENGINE)) \
 			   scratchdb.c scratchdir.c)
 check_engine_A		:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_loop_OBJS		:= $(call obj,$(W_LOOP)) \
-			   $(call u,stubs_loop.c fakegw.c scratchdir.c)
+			   $(call u,stubs_loop.c fakegw.c scratchdir.c scratchdb.c)
 check_loop_A		:= STORE
 check_imp_OBJS		:= $(call obj,$(W_IMPORT)) \
 			   $(call u,scratchdb.c scratchdir.c)

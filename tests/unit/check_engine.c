@@ -791,7 +791,7 @@ END_TEST
  * without timestamps. */
 START_TEST(ts_database_errors_are_not_fatal)
 {
-	sqlite3	*db;
+	struct store	*db;
 
 	workflow("main", "[{'addDiscussionIdTimestampsForLLM': true, "
 	    "'show': 'messages'}]");
@@ -799,11 +799,9 @@ START_TEST(ts_database_errors_are_not_fatal)
 	ck_answer("system|sys\nuser|hi\n");
 	again();
 	t_rq.fr_store = t_db.sd_store;
-	ck_assert_int_eq(sqlite3_open(t_db.sd_path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
-	    SQLITE_OK);
+	db = scratchdb_hold(t_db.sd_path);
 	ck_answer("system|sys\nuser|hi\n");
-	sqlite3_close(db);
+	store_close(db);
 	ck_assert_int_eq(count("SELECT count(*) FROM timestamps"), 0);
 }
 END_TEST
@@ -811,15 +809,13 @@ END_TEST
 /* Stopped while waiting for the database: cancelled before any node. */
 START_TEST(ts_cancelled_while_waiting)
 {
-	sqlite3	*db;
+	struct store	*db;
 
 	workflow("main", "[{'addDiscussionIdTimestampsForLLM': true}]");
-	ck_assert_int_eq(sqlite3_open(t_db.sd_path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL),
-	    SQLITE_OK);
+	db = scratchdb_hold(t_db.sd_path);
 	t_give_up = true;
 	run();
-	sqlite3_close(db);
+	store_close(db);
 	ck_assert_uint_eq(t_res.r_status, RQ_CANCELLED);
 	ck_assert_str_eq(trace(), "");
 }

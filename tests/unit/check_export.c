@@ -257,7 +257,22 @@ static const char rows_vec[] =
     "INSERT INTO vector_hash_log (discussion, message_hash, logged_at) "
     "VALUES ('0123456789abcdef/dan', 'mh3', 1758386400);";
 
-/* Every row of sql on the database at rel of t_dir, as "a|b\n" lines. */
+/* The row st of a WilmerAI file is on, as an "a|b\n" line. */
+static void
+vrow(struct buf *b, sqlite3_stmt *st)
+{
+	const char	*v;
+	int		 i, n = sqlite3_column_count(st);
+
+	for (i = 0; i < n; i++) {
+		v = (const char *)sqlite3_column_text(st, i);
+		buf_printf(b, "%s%s", i > 0 ? "|" : "", v != NULL ? v : "NULL");
+	}
+	buf_addc(b, '\n');
+}
+
+/* Every row of sql on the database at rel of t_dir (a WilmerAI file,
+ * read with sqlite3), as "a|b\n" lines. */
 static char *
 vrows(const char *rel, const char *sql)
 {
@@ -272,7 +287,7 @@ vrows(const char *rel, const char *sql)
 	    "%s: %s", sql, sqlite3_errmsg(db));
 	buf_adds(&b, "");
 	while (sqlite3_step(st) == SQLITE_ROW)
-		scratchdb_row(&b, st);
+		vrow(&b, st);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	free(p);

@@ -1,7 +1,6 @@
 /* check_loop.c - the worker's request loop over a socketpair: HELLO, requests, chunks and REQ_DONE, cancel, deadline, heartbeats, shutdown, retirement, early answers, endpoint slots, the store. */
 #include <check.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "../../worker/loop/wloop_store.h"
 #include "../testmain.h"
 #include "fakegw.h"
+#include "scratchdb.h"
 #include "scratchdir.h"
 #include "stubs_loop.h"
 
@@ -841,8 +841,6 @@ db_exists(void)
 START_TEST(store_on_first_use)
 {
 	char	*path;
-	sqlite3	*db;
-	sqlite3_stmt *st;
 
 	scratchdir_mkdir(&t_dir, "state");
 	t_wc.wc_state_dir = path = scratchdir_path(&t_dir, "state");
@@ -859,13 +857,8 @@ START_TEST(store_on_first_use)
 	ck_assert_int_eq(db_exists(), 1);
 	free(path);
 	path = scratchdir_path(&t_dir, "state/sluice.db");
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT count(*) FROM "
-	    "workflow_locks", -1, &st, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-	ck_assert_int_eq(sqlite3_column_int(st, 0), 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+	ck_assert_int_eq(scratchdb_int(path, "SELECT count(*) FROM "
+	    "workflow_locks"), 0);
 	free(path);
 	request("r3", "store", "");
 	expect_chunk("r3", "same");
@@ -876,25 +869,21 @@ START_TEST(store_on_first_use)
 END_TEST
 
 /* Hold the database's write lock, as another worker would. */
-static sqlite3 *
+static struct store *
 db_lock(void)
 {
-	char	*path = scratchdir_path(&t_dir, "state/sluice.db");
-	sqlite3	*db;
+	char		*path = scratchdir_path(&t_dir, "state/sluice.db");
+	struct store	*db = scratchdb_hold(path);
 
-	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL,
-	    NULL), SQLITE_OK);
 	free(path);
 	return db;
 }
 
 static void
-db_unlock(sqlite3 *db)
+db_unlock(struct store *db)
 {
-	ck_assert_int_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL),
-	    SQLITE_OK);
-	sqlite3_close(db);
+	ck_assert_int_eq(store_commit(db), 0);
+	store_close(db);
 }
 
 /* Waiting for another process's write lock heartbeats, and a CANCEL
@@ -903,7 +892,7 @@ db_unlock(sqlite3 *db)
 START_TEST(store_wait)
 {
 	struct proto_msg	 m;
-	sqlite3			*db;
+	struct store		*db;
 	char			*state = scratchdir_path(&t_dir, "state");
 
 	scratchdir_mkdir(&t_dir, "state");

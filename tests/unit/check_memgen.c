@@ -1286,7 +1286,7 @@ vector_settings(void)
 static char *
 facts_of(void)
 {
-	sqlite3_stmt	*st = store_stmt(S, "SELECT memory_text FROM "
+	struct store_q	*st = store_stmt(S, "SELECT memory_text FROM "
 			    "vector_memories WHERE discussion = ? ORDER BY id");
 	struct buf	 b = BUF_INIT;
 	int		 r;
@@ -1296,7 +1296,7 @@ facts_of(void)
 	buf_adds(&b, "");
 	while ((r = store_step(S, st)) == 1)
 		buf_printf(&b, "%s%s", b.b_len > 0 ? "|" : "",
-		    (const char *)sqlite3_column_text(st, 0));
+		    store_col_text(st, 0));
 	ck_assert_int_eq(r, 0);
 	return buf_take(&b);
 }

@@ -1,4 +1,4 @@
-/* check_store.c - the shared SQLite store: schema, statements, locks, lock waits, processes killed mid-write. */
+/* check_store.c - the shared store (SQLite driver): schema, statements, column accessors, locks, lock waits, processes killed mid-write. */
 #include <check.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -58,13 +58,13 @@ open_ok(const struct store_opts *o)
 static int64_t
 q_int(struct store *s, const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(s, sql);
+	struct store_q	*st = store_stmt(s, sql);
 	int64_t		 v;
 
 	ck_assert_msg(st != NULL, "%s", store_err(s));
 	ck_assert_int_eq(store_step(s, st), 1);
-	v = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	v = store_col_int(st, 0);
+	store_end(st);
 	return v;
 }
 
@@ -72,12 +72,12 @@ q_int(struct store *s, const char *sql)
 static char *
 q_text(struct store *s, const char *sql, char *out, size_t outlen)
 {
-	sqlite3_stmt	*st = store_stmt(s, sql);
+	struct store_q	*st = store_stmt(s, sql);
 
 	ck_assert_msg(st != NULL, "%s", store_err(s));
 	ck_assert_int_eq(store_step(s, st), 1);
-	snprintf(out, outlen, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
+	snprintf(out, outlen, "%s", store_col_text(st, 0));
+	store_end(st);
 	return out;
 }
 
@@ -284,31 +284,31 @@ END_TEST
 START_TEST(test_stmt_cache)
 {
 	struct store	*s = open_ok(NULL);
-	sqlite3_stmt	*a, *b;
+	struct store_q	*a, *b;
 	char		 sql[64];
 
 	a = store_stmt(s, "SELECT value FROM json_each('[1,2,3]')");
 	ck_assert_ptr_nonnull(a);
 	ck_assert_int_eq(store_step(s, a), 1);
 	ck_assert_int_eq(store_step(s, a), 1);
-	ck_assert_int_eq(sqlite3_column_int(a, 0), 2);
+	ck_assert_int_eq((int)store_col_int(a, 0), 2);
 	/* The same text (another buffer): the same statement, reset. */
 	snprintf(sql, sizeof(sql), "%s", "SELECT value FROM json_each('[1,2,3]')");
 	b = store_stmt(s, sql);
 	ck_assert_ptr_eq(a, b);
 	ck_assert_int_eq(store_step(s, b), 1);
-	ck_assert_int_eq(sqlite3_column_int(b, 0), 1);
-	sqlite3_reset(b);
+	ck_assert_int_eq((int)store_col_int(b, 0), 1);
+	store_end(b);
 
 	/* Bindings are cleared. */
 	a = store_stmt(s, "SELECT ?");
 	ck_assert_int_eq(store_bind(s, a, "i", (int64_t)5), 0);
 	ck_assert_int_eq(store_step(s, a), 1);
-	ck_assert_int_eq(sqlite3_column_int(a, 0), 5);
+	ck_assert_int_eq((int)store_col_int(a, 0), 5);
 	a = store_stmt(s, "SELECT ?");
 	ck_assert_int_eq(store_step(s, a), 1);
-	ck_assert_int_eq(sqlite3_column_type(a, 0), SQLITE_NULL);
-	sqlite3_reset(a);
+	ck_assert(store_col_null(a, 0));
+	store_end(a);
 
 	/* Errors name the database. */
 	ck_assert_ptr_null(store_stmt(s, "SELEKT 1"));
@@ -325,7 +325,7 @@ START_TEST(test_bind)
 {
 	struct store	*s = open_ok(NULL);
 	const char	*evil = "x'); DROP TABLE memories; --";
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 
 	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES (?, ?)",
 	    "ti", evil, (int64_t)1 << 40), 1);
@@ -335,14 +335,172 @@ START_TEST(test_bind)
 	st = store_stmt(s, "SELECT d.key, d.created_at, m.text FROM "
 	    "discussions d JOIN memories m ON m.discussion = d.key");
 	ck_assert_int_eq(store_step(s, st), 1);
-	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), evil);
-	ck_assert_int_eq(sqlite3_column_int64(st, 1), (int64_t)1 << 40);
-	ck_assert_str_eq((const char *)sqlite3_column_text(st, 2), "it's");
+	ck_assert_str_eq(store_col_text(st, 0), evil);
+	ck_assert_int_eq(store_col_int(st, 1), (int64_t)1 << 40);
+	ck_assert_str_eq(store_col_text(st, 2), "it's");
 	ck_assert_int_eq(store_step(s, st), 0);
 	ck_assert_int_eq(store_exec(s, "INSERT INTO summaries VALUES (?, ?, "
 	    "?, 0)", "tnt", evil, "h"), -1);	/* text NOT NULL */
 	ck_assert_ptr_nonnull(strstr(store_err(s), "NOT NULL"));
 	ck_assert_int_eq(store_exec(s, "SELECT ?", "x", 1), -1);
+	store_close(s);
+}
+END_TEST
+
+/* ---- columns (the accessors callers read rows with) ------------------ */
+
+/* Each type of value, and NULL, through its accessor. */
+START_TEST(test_col_types)
+{
+	struct store	*s = open_ok(NULL);
+	struct store_q	*q;
+	const char	 raw[5] = { 'a', '\0', 'b', '\xff', 'c' };
+	const char	*b;
+	size_t		 n = 99;
+
+	q = store_stmt(s, "SELECT NULL, ?, 2.5, 'text', ?, ?, zeroblob(0)");
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(store_bind(s, q, "ibt", (int64_t)-7, raw, sizeof(raw),
+	    (const char *)NULL), 0);
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert_int_eq(store_col_count(q), 7);
+	ck_assert_int_eq(store_col_type(q, 0), STORE_NULL);
+	ck_assert(store_col_null(q, 0));
+	ck_assert_ptr_null(store_col_text(q, 0));
+	ck_assert_int_eq(store_col_int(q, 0), 0);
+	ck_assert_ptr_null(store_col_blob(q, 0, &n));
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(store_col_type(q, 1), STORE_INTEGER);
+	ck_assert_int_eq(store_col_int(q, 1), -7);
+	ck_assert_str_eq(store_col_text(q, 1), "-7");	/* given as text */
+	ck_assert_int_eq(store_col_type(q, 2), STORE_FLOAT);
+	ck_assert(store_col_double(q, 2) == 2.5);
+	ck_assert_int_eq(store_col_type(q, 3), STORE_TEXT);
+	ck_assert(!store_col_null(q, 3));
+	ck_assert_str_eq(store_col_text(q, 3), "text");
+	ck_assert_int_eq(store_col_type(q, 4), STORE_BLOB);
+	b = store_col_blob(q, 4, &n);
+	ck_assert_uint_eq(n, sizeof(raw));
+	ck_assert_mem_eq(b, raw, sizeof(raw));	/* NUL and 0xff kept */
+	ck_assert(store_col_null(q, 5));	/* 't' with NULL binds NULL */
+	ck_assert_int_eq(store_col_type(q, 6), STORE_BLOB);
+	n = 99;
+	ck_assert_ptr_null(store_col_blob(q, 6, &n));
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(store_step(s, q), 0);
+	store_close(s);
+}
+END_TEST
+
+/* Text read after each step is that step's row. */
+START_TEST(test_col_text_per_step)
+{
+	struct store	*s = open_ok(NULL);
+	struct store_q	*q = store_stmt(s, "SELECT value FROM "
+			    "json_each('[\"one\",\"two\",null]')");
+	char		*first;
+
+	ck_assert_int_eq(store_step(s, q), 1);
+	first = xstrdup(store_col_text(q, 0));
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert_str_eq(first, "one");
+	ck_assert_str_eq(store_col_text(q, 0), "two");
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert_ptr_null(store_col_text(q, 0));
+	ck_assert_int_eq(store_step(s, q), 0);
+	free(first);
+	store_close(s);
+}
+END_TEST
+
+/* store_end leaves a query before its last row; the cached query is
+ * used again from its first row, with new bindings. */
+START_TEST(test_end_and_reuse)
+{
+	struct store	*s = open_ok(NULL);
+	const char	*sql = "SELECT value + ? FROM json_each('[1,2,3]')";
+	struct store_q	*q = store_stmt(s, sql), *again;
+
+	ck_assert_int_eq(store_bind(s, q, "i", (int64_t)10), 0);
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert_int_eq(store_col_int(q, 0), 11);
+	store_end(q);
+	store_end(q);		/* twice: a no-op */
+	store_end(NULL);
+	/* A write between, on the same connection, is not held up. */
+	ck_assert_int_eq(store_begin(s), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('d', "
+	    "0)", ""), 1);
+	ck_assert_int_eq(store_commit(s), 0);
+	again = store_stmt(s, sql);
+	ck_assert_ptr_eq(again, q);
+	ck_assert_int_eq(store_bind(s, again, "i", (int64_t)100), 0);
+	ck_assert_int_eq(store_step(s, again), 1);
+	ck_assert_int_eq(store_col_int(again, 0), 101);
+	ck_assert_int_eq(store_step(s, again), 1);
+	ck_assert_int_eq(store_col_int(again, 0), 102);
+	store_end(again);
+	/* Ended, it steps from the first row again (bindings kept). */
+	ck_assert_int_eq(store_step(s, again), 1);
+	ck_assert_int_eq(store_col_int(again, 0), 101);
+	store_end(again);
+	store_close(s);
+}
+END_TEST
+
+/* Failures come back as store_err naming the database and the
+ * statement, with the driver's text; changed-row counts. */
+START_TEST(test_errors_and_changes)
+{
+	struct store	*s = open_ok(NULL);
+	struct store_q	*q;
+
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('a', "
+	    "0), ('b', 0)", ""), 2);
+	ck_assert_int_eq(store_exec(s, "INSERT OR IGNORE INTO discussions "
+	    "VALUES ('a', 0)", ""), 0);
+	ck_assert_int_eq(store_exec(s, "SELECT 1", ""), 0);
+	q = store_stmt(s, "INSERT INTO discussions VALUES (?, 0)");
+	ck_assert_int_eq(store_bind(s, q, "t", "a"), 0);
+	ck_assert_int_eq(store_step(s, q), -1);
+	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));
+	ck_assert_ptr_nonnull(strstr(store_err(s), "INSERT INTO discussions"));
+	ck_assert_ptr_nonnull(strstr(store_err(s), "UNIQUE"));
+	ck_assert(!store_gave_up(s));
+	/* reset after the error: usable again */
+	ck_assert_int_eq(store_bind(s, q, "t", "c"), 0);
+	ck_assert_int_eq(store_step(s, q), 0);
+	ck_assert_int_eq(store_last_rowid(s), 3);
+	/* a parameter that is not there */
+	q = store_stmt(s, "SELECT ?");
+	ck_assert_int_eq(store_bind(s, q, "ii", (int64_t)1, (int64_t)2), -1);
+	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));
+	ck_assert_ptr_nonnull(strstr(store_err(s), "SELECT ?"));
+	store_close(s);
+}
+END_TEST
+
+static double
+t_fn(const char *text, int64_t n)
+{
+	return text == NULL ? -1 : (double)strlen(text) * (double)n;
+}
+
+/* store_func: a C function called from SQL. */
+START_TEST(test_func)
+{
+	struct store	*s = open_ok(NULL);
+	struct store_q	*q;
+
+	ck_assert_ptr_null(store_stmt(s, "SELECT t_fn('abc', 2)"));
+	ck_assert_int_eq(store_func(s, "t_fn", t_fn), 0);
+	ck_assert_int_eq(store_func(s, "t_fn", t_fn), 0);	/* once */
+	q = store_stmt(s, "SELECT t_fn('abc', 2), t_fn(NULL, 2)");
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(store_step(s, q), 1);
+	ck_assert(store_col_double(q, 0) == 6.0);
+	ck_assert(store_col_double(q, 1) == -1.0);
+	store_end(q);
 	store_close(s);
 }
 END_TEST
@@ -578,7 +736,8 @@ START_TEST(test_tally)
 	char			 big[8192], sql[64];
 	uint64_t		 w0;
 
-	memset(big, 'x', sizeof(big));
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
 	store_tally(s, &t);
 	ck_assert(t.st_fails == 0 && !t.st_failing);
 	w0 = t.st_writes;	/* the schema's, when the file was new */
@@ -718,17 +877,17 @@ struct tally {
 static int
 check_rows(struct store *s, struct tally *t)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT hash, text FROM memories");
+	struct store_q	*st = store_stmt(s, "SELECT hash, text FROM memories");
 	char		 text[3200];
 	const char	*h;
 	int		 w, g, q, r, total = 0;
 
 	while ((r = store_step(s, st)) == 1) {
-		h = (const char *)sqlite3_column_text(st, 0);
+		h = store_col_text(st, 0);
 		ck_assert_int_eq(sscanf(h, "w%d.%d.%d", &w, &g, &q), 3);
 		ck_assert(w >= 0 && w < NWRITERS && g >= 0 && g < MAXGEN);
 		row_text(h, text, sizeof(text));
-		ck_assert_msg(strcmp((const char *)sqlite3_column_text(st, 1),
+		ck_assert_msg(strcmp(store_col_text(st, 1),
 		    text) == 0, "row %s: text does not match its hash", h);
 		t->t_rows[w][g]++;
 		if (q > t->t_maxseq[w][g])
@@ -743,14 +902,14 @@ check_rows(struct store *s, struct tally *t)
 static int
 has_hash(struct store *s, const char *hash)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT count(*) FROM memories "
+	struct store_q	*st = store_stmt(s, "SELECT count(*) FROM memories "
 			    "WHERE discussion = 'X' AND hash = ?");
 	int		 n;
 
 	ck_assert_int_eq(store_bind(s, st, "t", hash), 0);
 	ck_assert_int_eq(store_step(s, st), 1);
-	n = sqlite3_column_int(st, 0);
-	sqlite3_reset(st);
+	n = (int)store_col_int(st, 0);
+	store_end(st);
 	return n;
 }
 
@@ -803,7 +962,7 @@ static int
 verify(struct tally *t)
 {
 	struct store	*s = open_ok(NULL);
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	char		 ok[32];
 	int		 w, g, rows;
 
@@ -816,8 +975,8 @@ verify(struct tally *t)
 	check_tally(t);
 	st = store_stmt(s, "SELECT owner FROM workflow_locks");
 	while (store_step(s, st) == 1)
-		ck_assert_int_eq(sscanf((const char *)sqlite3_column_text(st,
-		    0), "w%d.%d", &w, &g), 2);
+		ck_assert_int_eq(sscanf(store_col_text(st, 0), "w%d.%d", &w,
+		    &g), 2);
 	store_close(s);
 	return rows;
 }
@@ -876,6 +1035,15 @@ store_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_stmt_cache);
 	tcase_add_test(tc, test_bind);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("columns");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_col_types);
+	tcase_add_test(tc, test_col_text_per_step);
+	tcase_add_test(tc, test_end_and_reuse);
+	tcase_add_test(tc, test_errors_and_changes);
+	tcase_add_test(tc, test_func);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("locks");

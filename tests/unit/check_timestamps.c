@@ -1,6 +1,5 @@
 /* check_timestamps.c - message timestamps: stamp text, relative wording, history resolution, placeholder, decoration, time context summary. */
 #include <check.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,7 +74,7 @@ static char *
 stamp_of(const char *key, const char *content)
 {
 	char		 h[SHA256_HEXLEN];
-	sqlite3_stmt	*st = store_stmt(S, "SELECT stamp FROM timestamps "
+	struct store_q	*st = store_stmt(S, "SELECT stamp FROM timestamps "
 			    "WHERE discussion = ? AND msg_hash = ?");
 	char		*r = NULL;
 
@@ -86,8 +85,8 @@ stamp_of(const char *key, const char *content)
 	ck_assert_ptr_nonnull(st);
 	ck_assert_int_eq(store_bind(S, st, "tt", key, h), 0);
 	if (store_step(S, st) == 1) {
-		r = xstrdup((const char *)sqlite3_column_text(st, 0));
-		sqlite3_reset(st);
+		r = xstrdup(store_col_text(st, 0));
+		store_end(st);
 	}
 	return r;
 }
@@ -122,13 +121,13 @@ stamp_set(const char *content, const char *stamp)
 static long long
 count(const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(S, sql);
+	struct store_q	*st = store_stmt(S, sql);
 	long long	 n;
 
 	ck_assert_ptr_nonnull(st);
 	ck_assert_int_eq(store_step(S, st), 1);
-	n = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	n = store_col_int(st, 0);
+	store_end(st);
 	return n;
 }
 
@@ -622,15 +621,12 @@ START_TEST(busy_database)
 				    .so_on_wait = give_up };
 	char			 err[STORE_ERRLEN];
 	struct wmsgs		 l;
-	sqlite3			*db;
-	struct store		*s2, *s3;
+	struct store		*db, *s2, *s3;
 
 	convo(&l, "user", "hi", END);
 	ck_assert_ptr_nonnull(s2 = store_open(D.sd_path, &o, err));
 	ck_assert_ptr_nonnull(s3 = store_open(D.sd_path, &o2, err));
-	ck_assert_int_eq(sqlite3_open(D.sd_path, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL,
-	    NULL), SQLITE_OK);
+	db = scratchdb_hold(D.sd_path);
 	ck_assert_int_eq(ts_resolve(s2, KEY, &l, T0), -1);
 	ck_assert(!store_gave_up(s2));
 	ck_assert_int_eq(ts_placeholder(s3, KEY, T0), -1);
@@ -638,8 +634,7 @@ START_TEST(busy_database)
 	ck_assert_int_eq(ts_commit(s3, KEY, "x", T0), -1);
 	store_close(s2);
 	store_close(s3);
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	sqlite3_close(db);
+	store_close(db);	/* rolled back */
 	ck_assert_int_eq(count("SELECT count(*) FROM timestamps"), 0);
 	wmsgs_free(&l);
 }

@@ -98,12 +98,12 @@ facts(const char *json, int64_t *ids)
 static long long
 q_int(const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(S, sql);
+	struct store_q	*st = store_stmt(S, sql);
 	long long	 v;
 
 	ck_assert_ptr_nonnull(st);
 	ck_assert_int_eq(store_step(S, st), 1);
-	v = sqlite3_column_int64(st, 0);
+	v = store_col_int(st, 0);
 	ck_assert_int_eq(store_step(S, st), 0);
 	return v;
 }

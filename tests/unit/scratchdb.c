@@ -22,23 +22,50 @@ scratchdb_open(struct scratchdb *sd, const char *what)
 }
 
 void
-scratchdb_row(struct buf *b, sqlite3_stmt *st)
+scratchdb_row(struct buf *b, struct store_q *st)
 {
 	int	 i;
 
-	for (i = 0; i < sqlite3_column_count(st); i++) {
+	for (i = 0; i < store_col_count(st); i++) {
 		if (i > 0)
 			buf_addc(b, '|');
-		buf_adds(b, sqlite3_column_type(st, i) == SQLITE_NULL ? "NULL" :
-		    (const char *)sqlite3_column_text(st, i));
+		buf_adds(b, store_col_null(st, i) ? "NULL" :
+		    store_col_text(st, i));
 	}
 	buf_addc(b, '\n');
+}
+
+struct store *
+scratchdb_hold(const char *path)
+{
+	char		 err[STORE_ERRLEN];
+	struct store	*s = store_open(path, NULL, err);
+
+	ck_assert_msg(s != NULL, "store_open: %s", err);
+	ck_assert_msg(store_begin(s) == 0, "%s", store_err(s));
+	return s;
+}
+
+int64_t
+scratchdb_int(const char *path, const char *sql)
+{
+	char		 err[STORE_ERRLEN];
+	struct store	*s = store_open(path, NULL, err);
+	struct store_q	*q;
+	int64_t		 v;
+
+	ck_assert_msg(s != NULL, "store_open: %s", err);
+	q = store_stmt(s, sql);
+	ck_assert_msg(q != NULL && store_step(s, q) == 1, "%s", store_err(s));
+	v = store_col_int(q, 0);
+	store_close(s);
+	return v;
 }
 
 char *
 scratchdb_rows(struct scratchdb *sd, const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(sd->sd_store, sql);
+	struct store_q	*st = store_stmt(sd->sd_store, sql);
 	struct buf	 b = BUF_INIT;
 	int		 rc;
 

@@ -16,13 +16,24 @@ struct scratchdb {
  * test when it cannot. */
 void	scratchdb_open(struct scratchdb *, const char *what);
 
+/* Another store on the database at path, as another worker's, in a
+ * write transaction (BEGIN IMMEDIATE): it holds the write lock until
+ * store_commit, store_rollback or store_close. Fails the test when it
+ * cannot. */
+struct store	*scratchdb_hold(const char *path);
+
+/* The first column of sql's first row on the database at path, read by
+ * a store of its own; fails the test when there is none. */
+int64_t	scratchdb_int(const char *path, const char *sql);
+
 /* Every row sql gives, as "a|b|c\n" lines (NULL as "NULL"); fails the
  * test on an error. Caller frees. */
 char	*scratchdb_rows(struct scratchdb *, const char *sql);
 
 /* Append the row st is on as "a|b|c\n" (NULL as "NULL"). */
 struct buf;
-void	scratchdb_row(struct buf *b, sqlite3_stmt *st);
+struct store_q;
+void	scratchdb_row(struct buf *b, struct store_q *st);
 
 /* Close the store (if open) and remove the folder with everything in
  * it (kept when STORE_KEEP is set in the environment). */

@@ -304,7 +304,7 @@ report_total(const struct exp_total *t)
 static char **
 list_keys(struct store *s, size_t *n)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	char		**v = NULL;
 	int		 r;
 
@@ -314,7 +314,7 @@ list_keys(struct store *s, size_t *n)
 		return NULL;
 	while ((r = store_step(s, st)) == 1) {
 		v = xreallocarray(v, *n + 2, sizeof(*v));
-		v[(*n)++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+		v[(*n)++] = xstrdup(store_col_text(st, 0));
 		v[*n] = NULL;
 	}
 	if (r == -1) {

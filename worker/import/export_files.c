@@ -99,13 +99,13 @@ jstr(const char *s)
  * key opens). */
 static int
 add_row(struct store *s, const struct exp_disc *d, const struct part *p,
-    sqlite3_stmt *st, json_t *j)
+    struct store_q *st, json_t *j)
 {
 	const char	*c[2];
 	char		*plain;
 
-	c[0] = (const char *)sqlite3_column_text(st, 0);
-	c[1] = (const char *)sqlite3_column_text(st, 1);
+	c[0] = store_col_text(st, 0);
+	c[1] = store_col_text(st, 1);
 	if (store_unseal(s, d->e_key, p->p_what, c[p->p_sealed], &plain) == -1)
 		return -1;
 	c[p->p_sealed] = plain;
@@ -123,7 +123,7 @@ add_row(struct store *s, const struct exp_disc *d, const struct part *p,
 static int
 exists_anyway(struct store *s, const struct exp_disc *d, const struct part *p)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int		 r;
 
 	if (p->p_exists == NULL)
@@ -132,7 +132,7 @@ exists_anyway(struct store *s, const struct exp_disc *d, const struct part *p)
 	    store_bind(s, st, "t", d->e_key) == -1 ||
 	    (r = store_step(s, st)) == -1)
 		return -1;
-	sqlite3_reset(st);
+	store_end(st);
 	return r;
 }
 
@@ -142,7 +142,7 @@ static int
 read_part(struct store *s, const struct exp_disc *d, const struct part *p,
     json_t **out, long *n)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	json_t		*j = p->p_list ? json_array() : json_object();
 	int		 r;
 
@@ -156,7 +156,7 @@ read_part(struct store *s, const struct exp_disc *d, const struct part *p,
 	while ((r = store_step(s, st)) == 1 && add_row(s, d, p, st, j) == 0)
 		(*n)++;
 	if (r == 1)
-		sqlite3_reset(st);
+		store_end(st);
 	else if (r == 0 && *n == 0) {
 		/* No row: the file is written only when it exists anyway. */
 		if ((r = exists_anyway(s, d, p)) == 0) {
@@ -232,7 +232,7 @@ one_part(struct store *s, const struct exp_disc *d, const struct part *p,
 static int
 tracker(struct store *s, const struct exp_disc *d, struct imp_res *r)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	json_t		*j;
 	int		 rc;
 
@@ -244,8 +244,8 @@ tracker(struct store *s, const struct exp_disc *d, struct imp_res *r)
 	if (rc == 0)
 		return 0;
 	j = json_pack("{s:o}", "lastCondensationHash",
-	    jstr((const char *)sqlite3_column_text(st, 0)));
-	sqlite3_reset(st);
+	    jstr(store_col_text(st, 0)));
+	store_end(st);
 	rc = write_json(d, "condensation_tracker.json", j, r);
 	json_decref(j);
 	if (rc == 0) {
@@ -275,7 +275,7 @@ markdown(struct store *s, const struct exp_disc *d, const char *name,
 static int
 state_doc(struct store *s, const struct exp_disc *d, struct imp_res *r)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	const char	*prev;
 	int		 rc;
 
@@ -286,11 +286,11 @@ state_doc(struct store *s, const struct exp_disc *d, struct imp_res *r)
 		return db_fail(s, r);
 	if (rc == 0)
 		return 0;
-	prev = (const char *)sqlite3_column_text(st, 1);
+	prev = store_col_text(st, 1);
 	if ((rc = markdown(s, d, "state_document.md",
-	    (const char *)sqlite3_column_text(st, 0), r)) == 0 && prev != NULL)
+	    store_col_text(st, 0), r)) == 0 && prev != NULL)
 		rc = markdown(s, d, "state_document.md.bak", prev, r);
-	sqlite3_reset(st);
+	store_end(st);
 	if (rc == 1)
 		note_sealed(r, "state_document.md");
 	else if (rc == 0) {

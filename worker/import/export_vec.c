@@ -1,4 +1,5 @@
 /* export_vec.c - a discussion's vector memories, keyword index, embeddings and hash log as a WilmerAI vector_memory.db. */
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,11 @@
 #include "../../common/xmem.h"
 #include "../store/store_stmt.h"
 #include "export_int.h"
+
+/*
+ * The file written is WilmerAI's own SQLite format, made with sqlite3
+ * here; the rows come from the shared store through store_stmt.h only.
+ */
 
 /* WilmerAI's schema (vector_db_utils.initialize_vector_db). */
 static const char schema[] =
@@ -71,7 +77,7 @@ db_fail(struct vout *vo)
 static int
 has_rows(struct vout *vo)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int		 r;
 
 	if ((st = store_stmt(vo->vo_s, "SELECT EXISTS (SELECT 1 FROM "
@@ -80,17 +86,48 @@ has_rows(struct vout *vo)
 	    store_bind(vo->vo_s, st, "t", vo->vo_d->e_key) == -1 ||
 	    store_step(vo->vo_s, st) != 1)
 		return -1;
-	r = sqlite3_column_int(st, 0);
-	sqlite3_reset(st);
+	r = (int)store_col_int(st, 0);
+	store_end(st);
 	return r;
+}
+
+/* Bind column col of the store's row q, as the type it has, to
+ * parameter k of the file's statement st. */
+static void
+bind_col(sqlite3_stmt *st, int k, struct store_q *q, int col)
+{
+	const void	*p;
+	size_t		 n;
+
+	switch (store_col_type(q, col)) {
+	case STORE_INTEGER:
+		sqlite3_bind_int64(st, k, store_col_int(q, col));
+		break;
+	case STORE_FLOAT:
+		sqlite3_bind_double(st, k, store_col_double(q, col));
+		break;
+	case STORE_TEXT:
+		sqlite3_bind_text(st, k, store_col_text(q, col), -1,
+		    SQLITE_TRANSIENT);
+		break;
+	case STORE_BLOB:
+		if ((p = store_col_blob(q, col, &n)) == NULL)
+			sqlite3_bind_zeroblob(st, k, 0);
+		else
+			sqlite3_bind_blob64(st, k, p, n, SQLITE_TRANSIENT);
+		break;
+	default:
+		sqlite3_bind_null(st, k);
+		break;
+	}
 }
 
 /* Run sql on the file with the values of row src's columns from ..
  * from + n - 1 bound after the leading ones (id when it is not 0, then
  * the discussion id when did). */
 static int
-put(struct vout *vo, const char *sql, int64_t id, bool did, sqlite3_stmt *src,
-    int from, int n)
+put(struct vout *vo, const char *sql, int64_t id, bool did,
+    struct store_q *src, int from, int n)
 {
 	sqlite3_stmt	*st = NULL;
 	int		 i, k = 1, rc;
@@ -102,7 +139,7 @@ put(struct vout *vo, const char *sql, int64_t id, bool did, sqlite3_stmt *src,
 	if (did)
 		sqlite3_bind_text(st, k++, vo->vo_d->e_id, -1, SQLITE_STATIC);
 	for (i = from; i < from + n; i++)
-		sqlite3_bind_value(st, k++, sqlite3_column_value(src, i));
+		bind_col(st, k++, src, i);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : out_fail(vo, "cannot write it");
@@ -112,7 +149,7 @@ put(struct vout *vo, const char *sql, int64_t id, bool did, sqlite3_stmt *src,
 static int
 copy_extras(struct vout *vo, int64_t old, int64_t id)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int		 r;
 
 	if ((st = store_stmt(vo->vo_s, "SELECT title, summary, entities, "
@@ -124,7 +161,7 @@ copy_extras(struct vout *vo, int64_t old, int64_t id)
 		r = put(vo, "INSERT INTO memories_fts (rowid, title, summary, "
 		    "entities, key_phrases, memory_text_unweighted) VALUES (?, "
 		    "?, ?, ?, ?, ?)", id, false, st, 0, 5);
-		sqlite3_reset(st);
+		store_end(st);
 		if (r == -1)
 			return -1;
 	}
@@ -136,7 +173,7 @@ copy_extras(struct vout *vo, int64_t old, int64_t id)
 		if (put(vo, "INSERT INTO memory_embeddings (memory_id, model, "
 		    "dim, vector) VALUES (?, ?, ?, ?)", id, false, st, 0, 3) ==
 		    -1) {
-			sqlite3_reset(st);
+			store_end(st);
 			return -1;
 		}
 		vo->vo_r->ir_embeddings++;
@@ -148,7 +185,7 @@ copy_extras(struct vout *vo, int64_t old, int64_t id)
 static int
 copy_memories(struct vout *vo)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int64_t		 id = 0;
 	int		 r;
 
@@ -162,8 +199,8 @@ copy_memories(struct vout *vo)
 		if (put(vo, "INSERT INTO memories (id, discussion_id, "
 		    "memory_text, date_added, metadata_json) VALUES (?, ?, ?, ?, "
 		    "?)", id, true, st, 1, 3) == -1 ||
-		    copy_extras(vo, sqlite3_column_int64(st, 0), id) == -1) {
-			sqlite3_reset(st);
+		    copy_extras(vo, store_col_int(st, 0), id) == -1) {
+			store_end(st);
 			return -1;
 		}
 		vo->vo_r->ir_vectors++;
@@ -201,7 +238,8 @@ iso_time(int64_t t, int64_t *last, long *us, char out[40])
 static int
 copy_hash_log(struct vout *vo)
 {
-	sqlite3_stmt	*st, *in = NULL;
+	struct store_q	*st;
+	sqlite3_stmt	*in = NULL;
 	int64_t		 last = INT64_MIN;
 	long		 us = 0;
 	char		 when[40];
@@ -214,17 +252,17 @@ copy_hash_log(struct vout *vo)
 	if (sqlite3_prepare_v2(vo->vo_db, "INSERT INTO vector_memory_hash_log "
 	    "(discussion_id, message_hash, timestamp) VALUES (?, ?, ?)", -1,
 	    &in, NULL) != SQLITE_OK) {
-		sqlite3_reset(st);
+		store_end(st);
 		return out_fail(vo, "cannot write it");
 	}
 	while ((r = store_step(vo->vo_s, st)) == 1) {
-		iso_time(sqlite3_column_int64(st, 1), &last, &us, when);
+		iso_time(store_col_int(st, 1), &last, &us, when);
 		sqlite3_reset(in);
 		sqlite3_bind_text(in, 1, vo->vo_d->e_id, -1, SQLITE_STATIC);
-		sqlite3_bind_value(in, 2, sqlite3_column_value(st, 0));
+		bind_col(in, 2, st, 0);
 		sqlite3_bind_text(in, 3, when, -1, SQLITE_TRANSIENT);
 		if (sqlite3_step(in) != SQLITE_DONE) {
-			sqlite3_reset(st);
+			store_end(st);
 			r = -2;
 			break;
 		}

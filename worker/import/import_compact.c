@@ -26,7 +26,7 @@ static int
 section_state(struct store *s, const char *key, const char *section,
     json_t *arr, size_t *have, bool *same)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT text, hash FROM "
+	struct store_q	*st = store_stmt(s, "SELECT text, hash FROM "
 			    "compactor_sections WHERE discussion = ? AND "
 			    "section = ? ORDER BY pos");
 	const char	*t, *h;
@@ -37,8 +37,8 @@ section_state(struct store *s, const char *key, const char *section,
 	if (st == NULL || store_bind(s, st, "tt", key, section) == -1)
 		return -1;
 	while ((rc = store_step(s, st)) == 1) {
-		t = (const char *)sqlite3_column_text(st, 0);
-		h = (const char *)sqlite3_column_text(st, 1);
+		t = store_col_text(st, 0);
+		h = store_col_text(st, 1);
 		if (*have >= json_array_size(arr) || !imp_same(s, key, t,
 		    field(arr, *have, "text_block")) || strcmp(h, field(arr,
 		    *have, "hash")) != 0)

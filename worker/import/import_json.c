@@ -226,7 +226,7 @@ static int
 ledger_state(struct store *s, const char *key, json_t *arr, long *have,
     bool *same)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT text, hash FROM memories "
+	struct store_q	*st = store_stmt(s, "SELECT text, hash FROM memories "
 			    "WHERE discussion = ? ORDER BY id");
 	json_t		*e;
 	int		 rc;
@@ -237,10 +237,9 @@ ledger_state(struct store *s, const char *key, json_t *arr, long *have,
 		return -1;
 	while ((rc = store_step(s, st)) == 1) {
 		e = json_array_get(arr, (size_t)*have);
-		if (e == NULL || !imp_same(s, key, (const char *)
-		    sqlite3_column_text(st, 0), block_text(e, "text_block")) ||
-		    strcmp((const char *)sqlite3_column_text(st, 1),
-		    block_text(e, "hash")) != 0)
+		if (e == NULL || !imp_same(s, key, store_col_text(st, 0),
+		    block_text(e, "text_block")) ||
+		    strcmp(store_col_text(st, 1), block_text(e, "hash")) != 0)
 			*same = false;
 		(*have)++;
 	}
@@ -352,7 +351,7 @@ write_summary(struct store *s, const struct imp_disc *d,
     const struct imp_json *j, struct imp_res *r)
 {
 	json_t		*arr = j->j_f[IMP_SUMMARY].jf_root, *e;
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	char		*tok;
 	size_t		 n = json_array_size(arr);
 	bool		 same;
@@ -367,11 +366,10 @@ write_summary(struct store *s, const struct imp_disc *d,
 	    (rc = store_step(s, st)) == -1)
 		return -1;
 	if (rc == 1) {
-		same = imp_same(s, d->d_key, (const char *)
-		    sqlite3_column_text(st, 0), block_text(e, "text_block")) &&
-		    strcmp((const char *)sqlite3_column_text(st, 1),
-		    block_text(e, "hash")) == 0;
-		sqlite3_reset(st);
+		same = imp_same(s, d->d_key, store_col_text(st, 0),
+		    block_text(e, "text_block")) &&
+		    strcmp(store_col_text(st, 1), block_text(e, "hash")) == 0;
+		store_end(st);
 		if (same) {
 			imp_sep(&r->ir_parts, ", ");
 			buf_adds(&r->ir_parts, "summary already imported");

@@ -31,15 +31,15 @@ static int
 doc_state(struct store *s, const char *key, const char *text, bool *kept,
     bool *have, bool *same)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT count(*) FROM "
+	struct store_q	*st = store_stmt(s, "SELECT count(*) FROM "
 			    "sqlite_master WHERE type = 'table' AND name = "
 			    "'state_documents'");
 	int		 rc;
 
 	if (st == NULL || store_step(s, st) != 1)
 		return -1;
-	*kept = sqlite3_column_int(st, 0) > 0;
-	sqlite3_reset(st);
+	*kept = (int)store_col_int(st, 0) > 0;
+	store_end(st);
 	*have = *same = false;
 	if (!*kept)
 		return 0;
@@ -49,9 +49,8 @@ doc_state(struct store *s, const char *key, const char *text, bool *kept,
 	    (rc = store_step(s, st)) == -1)
 		return -1;
 	if ((*have = rc == 1)) {
-		*same = imp_same(s, key, (const char *)sqlite3_column_text(st,
-		    0), text);
-		sqlite3_reset(st);
+		*same = imp_same(s, key, store_col_text(st, 0), text);
+		store_end(st);
 	}
 	return 0;
 }

@@ -1,4 +1,5 @@
 /* import_vec.c - a WilmerAI vector_memory.db (memories with their keyword index and embeddings, the hash log) into the store. */
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +18,9 @@
  *   memory_embeddings(memory_id, model, dim, vector): copied with
  *       the memory they belong to, under its new id
  * It is opened read-only and read in one transaction, so a WilmerAI
- * still writing to it is seen at one point in time.
+ * still writing to it is seen at one point in time. That file is
+ * WilmerAI's SQLite format, read with sqlite3 here; the shared store
+ * is reached through store_stmt.h only.
  */
 
 struct vcopy {
@@ -83,14 +86,14 @@ src_count(struct vcopy *vc, const char *sql, const char *arg)
 static long
 store_count(struct vcopy *vc, const char *sql)
 {
-	sqlite3_stmt	*st = store_stmt(vc->vc_s, sql);
+	struct store_q	*st = store_stmt(vc->vc_s, sql);
 	long		 n;
 
 	if (st == NULL || store_bind(vc->vc_s, st, "t",
 	    vc->vc_d->d_key) == -1 || store_step(vc->vc_s, st) != 1)
 		return store_fail(vc);
-	n = (long)sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	n = (long)store_col_int(st, 0);
+	store_end(st);
 	return n;
 }
 

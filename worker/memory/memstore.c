@@ -24,25 +24,25 @@ mem_blocks_free(struct mem_blocks *b)
 }
 
 static char *
-col_dup(sqlite3_stmt *st, int col)
+col_dup(struct store_q *st, int col)
 {
-	const unsigned char	*t = sqlite3_column_text(st, col);
+	const char	*t = store_col_text(st, col);
 
-	return xstrdup(t != NULL ? (const char *)t : "");
+	return xstrdup(t != NULL ? t : "");
 }
 
 /* 1 when the discussion has a ledger, 0 when not, -1 on error. */
 static int
 has_ledger(struct store *s, const char *key)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT 1 FROM memory_ledgers "
+	struct store_q	*st = store_stmt(s, "SELECT 1 FROM memory_ledgers "
 			    "WHERE discussion = ?");
 	int		 r;
 
 	if (st == NULL || store_bind(s, st, "t", key) == -1)
 		return -1;
 	if ((r = store_step(s, st)) == 1)
-		sqlite3_reset(st);
+		store_end(st);
 	return r;
 }
 
@@ -50,7 +50,7 @@ has_ledger(struct store *s, const char *key)
  * error), the texts opened (store_unseal: discussion key's what). 0,
  * or -1. */
 static int
-read_blocks(struct store *s, sqlite3_stmt *st, const char *key,
+read_blocks(struct store *s, struct store_q *st, const char *key,
     const char *what, struct mem_blocks *out)
 {
 	struct mem_block *m;
@@ -59,12 +59,12 @@ read_blocks(struct store *s, sqlite3_stmt *st, const char *key,
 	while ((r = store_step(s, st)) == 1) {
 		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 		m = &out->v[out->n++];
-		m->mb_id = sqlite3_column_int64(st, 0);
+		m->mb_id = store_col_int(st, 0);
 		m->mb_hash = col_dup(st, 2);
 		if (store_unseal(s, key, what,
-		    (const char *)sqlite3_column_text(st, 1),
+		    store_col_text(st, 1),
 		    &m->mb_text) == -1) {
-			sqlite3_reset(st);
+			store_end(st);
 			r = -1;
 			break;
 		}
@@ -78,7 +78,7 @@ int
 memstore_read(struct store *s, const char *key, struct mem_blocks *out,
     bool *ledger)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int		 r;
 
 	memset(out, 0, sizeof(*out));
@@ -144,15 +144,15 @@ memstore_touch_ledger(struct store *s, const char *key, bool *existed)
 static int64_t
 last_id(struct store *s, const char *key)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT coalesce(max(id), 0) FROM "
+	struct store_q	*st = store_stmt(s, "SELECT coalesce(max(id), 0) FROM "
 			    "memories WHERE discussion = ?");
 	int64_t		 id;
 
 	if (st == NULL || store_bind(s, st, "t", key) == -1 ||
 	    store_step(s, st) != 1)
 		return -1;
-	id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	id = store_col_int(st, 0);
+	store_end(st);
 	return id;
 }
 
@@ -192,7 +192,7 @@ static int
 run_intact(struct store *s, const char *key, int64_t first, int64_t last,
     size_t count)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT count(*), min(id), "
+	struct store_q	*st = store_stmt(s, "SELECT count(*), min(id), "
 			    "max(id) FROM memories WHERE discussion = ? AND "
 			    "id BETWEEN ? AND ?");
 	int		 ok;
@@ -200,10 +200,10 @@ run_intact(struct store *s, const char *key, int64_t first, int64_t last,
 	if (st == NULL || store_bind(s, st, "tii", key, first, last) == -1 ||
 	    store_step(s, st) != 1)
 		return -1;
-	ok = (size_t)sqlite3_column_int64(st, 0) == count &&
-	    sqlite3_column_int64(st, 1) == first &&
-	    sqlite3_column_int64(st, 2) == last;
-	sqlite3_reset(st);
+	ok = (size_t)store_col_int(st, 0) == count &&
+	    store_col_int(st, 1) == first &&
+	    store_col_int(st, 2) == last;
+	store_end(st);
 	return ok;
 }
 
@@ -248,27 +248,27 @@ static int
 get_texts(struct store *s, const char *sql, const char *key,
     const char *what, char **a, char **b)
 {
-	sqlite3_stmt	*st = store_stmt(s, sql);
+	struct store_q	*st = store_stmt(s, sql);
 	int		 r;
 
 	if (st == NULL || store_bind(s, st, "t", key) == -1)
 		return -1;
 	if ((r = store_step(s, st)) != 1)
 		return r;
-	if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-		sqlite3_reset(st);
+	if (store_col_null(st, 0)) {
+		store_end(st);
 		return 0;
 	}
 	if (what == NULL)
 		*a = col_dup(st, 0);
 	else if (store_unseal(s, key, what,
-	    (const char *)sqlite3_column_text(st, 0), a) == -1) {
-		sqlite3_reset(st);
+	    store_col_text(st, 0), a) == -1) {
+		store_end(st);
 		return -1;
 	}
 	if (b != NULL)
 		*b = col_dup(st, 1);
-	sqlite3_reset(st);
+	store_end(st);
 	return 1;
 }
 
@@ -371,7 +371,7 @@ int
 memstore_section(struct store *s, const char *key, const char *section,
     struct mem_blocks *out)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 
 	memset(out, 0, sizeof(*out));
 	st = store_stmt(s, "SELECT pos, text, hash FROM compactor_sections "
@@ -427,7 +427,7 @@ int
 memstore_vision(struct store *s, const char *key, const char *msg_key,
     char **text)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT text FROM vision_responses "
+	struct store_q	*st = store_stmt(s, "SELECT text FROM vision_responses "
 			    "WHERE discussion = ? AND message_key = ?");
 	int		 r;
 
@@ -437,8 +437,8 @@ memstore_vision(struct store *s, const char *key, const char *msg_key,
 	if ((r = store_step(s, st)) != 1)
 		return r;
 	r = store_unseal(s, key, "vision responses",
-	    (const char *)sqlite3_column_text(st, 0), text);
-	sqlite3_reset(st);
+	    store_col_text(st, 0), text);
+	store_end(st);
 	return r == -1 ? -1 : 1;
 }
 

@@ -228,7 +228,7 @@ skipped(const struct wmsgs *l, size_t i)
 static int
 stamp_get(struct store *s, const char *key, const char *hash, char **out)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT stamp FROM timestamps "
+	struct store_q	*st = store_stmt(s, "SELECT stamp FROM timestamps "
 			    "WHERE discussion = ? AND msg_hash = ?");
 	int		 r;
 
@@ -238,9 +238,9 @@ stamp_get(struct store *s, const char *key, const char *hash, char **out)
 		return -1;
 	if (r == 1) {
 		if (store_unseal(s, key, "timestamps",
-		    (const char *)sqlite3_column_text(st, 0), out) == -1)
+		    store_col_text(st, 0), out) == -1)
 			r = -1;
-		sqlite3_reset(st);
+		store_end(st);
 	}
 	return r;
 }
@@ -484,7 +484,7 @@ summary_text(int64_t lo, int64_t hi, time_t now)
 int
 ts_summary(struct store *s, const char *key, time_t now, char **out)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT stamp FROM timestamps "
+	struct store_q	*st = store_stmt(s, "SELECT stamp FROM timestamps "
 			    "WHERE discussion = ? AND msg_hash <> ?");
 	int64_t		 w, lo = 0, hi = 0;
 	size_t		 n = 0;
@@ -496,8 +496,8 @@ ts_summary(struct store *s, const char *key, time_t now, char **out)
 		return -1;
 	while ((r = store_step(s, st)) == 1) {
 		if (store_unseal(s, key, "timestamps",
-		    (const char *)sqlite3_column_text(st, 0), &t) == -1) {
-			sqlite3_reset(st);
+		    store_col_text(st, 0), &t) == -1) {
+			store_end(st);
 			return -1;
 		}
 		rc = ts_parse(t, &w);

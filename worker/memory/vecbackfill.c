@@ -125,7 +125,7 @@ batch(struct backfill *bf, const char *key, long *n_key)
 static int
 run_all(struct backfill *bf)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	char		*key;
 	long		 n;
 	int		 r, rc = 0;
@@ -134,7 +134,7 @@ run_all(struct backfill *bf)
 	    "vector_memories ORDER BY discussion")) == NULL)
 		return -1;
 	while (rc >= 0 && (r = store_step(bf->bf_s, st)) == 1) {
-		key = xstrdup((const char *)sqlite3_column_text(st, 0));
+		key = xstrdup(store_col_text(st, 0));
 		n = 0;
 		while ((rc = batch(bf, key, &n)) == 1)
 			;
@@ -145,7 +145,7 @@ run_all(struct backfill *bf)
 		free(key);
 	}
 	if (rc < 0)
-		sqlite3_reset(st);
+		store_end(st);
 	else if (r == -1)
 		rc = -1;
 	return rc;
@@ -156,7 +156,7 @@ run_all(struct backfill *bf)
 static long
 left(struct backfill *bf)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	long		 n;
 
 	if ((st = store_stmt(bf->bf_s, "SELECT count(*) FROM vector_memories "
@@ -164,8 +164,8 @@ left(struct backfill *bf)
 	    "model = ?)")) == NULL || store_bind(bf->bf_s, st, "t",
 	    bf->bf_t.et_ep->e_model) == -1 || store_step(bf->bf_s, st) != 1)
 		return -1;
-	n = (long)sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	n = (long)store_col_int(st, 0);
+	store_end(st);
 	return n;
 }
 

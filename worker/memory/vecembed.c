@@ -1,6 +1,5 @@
 /* vecembed.c - embeddings of vector memories (A9.3-A9.5): kept per model beside the facts, written after each chunk with a backlog, ranked by cosine for semantic and hybrid search. */
 #include <ctype.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,10 +46,10 @@ vecembed_backlog(struct store *s, const char *key, const char *model,
     long limit, const int64_t *skip, size_t nskip, int64_t **ids,
     char ***texts, size_t *n)
 {
-	sqlite3_stmt		*st;
-	const unsigned char	*t;
-	int64_t			 id;
-	int			 r;
+	struct store_q	*st;
+	const char	*t;
+	int64_t		 id;
+	int		 r;
 
 	if ((st = store_stmt(s, "SELECT id, memory_text FROM vector_memories "
 	    "WHERE discussion = ? AND id NOT IN (SELECT memory_id FROM "
@@ -58,14 +57,14 @@ vecembed_backlog(struct store *s, const char *key, const char *model,
 	    NULL || store_bind(s, st, "tti", key, model, (int64_t)limit) == -1)
 		return -1;
 	while ((r = store_step(s, st)) == 1) {
-		id = sqlite3_column_int64(st, 0);
+		id = store_col_int(st, 0);
 		if (has_id(skip, nskip, id))
 			continue;
-		t = sqlite3_column_text(st, 1);
+		t = store_col_text(st, 1);
 		*ids = xreallocarray(*ids, *n + 1, sizeof(**ids));
 		*texts = xreallocarray(*texts, *n + 2, sizeof(**texts));
 		(*ids)[*n] = id;
-		(*texts)[(*n)++] = xstrdup(t != NULL ? (const char *)t : "");
+		(*texts)[(*n)++] = xstrdup(t != NULL ? t : "");
 		(*texts)[*n] = NULL;
 	}
 	return r;
@@ -77,8 +76,9 @@ static int
 load_all(struct store *s, const char *key, const char *model,
     struct vecmath_item **items, size_t *n)
 {
-	sqlite3_stmt	*st;
-	size_t		 dim;
+	struct store_q	*st;
+	const void	*blob;
+	size_t		 dim, len;
 	double		*v;
 	int		 r;
 
@@ -88,12 +88,12 @@ load_all(struct store *s, const char *key, const char *model,
 	    "e.rowid")) == NULL || store_bind(s, st, "tt", key, model) == -1)
 		return -1;
 	while ((r = store_step(s, st)) == 1) {
-		if ((v = vecmath_unblob(sqlite3_column_blob(st, 1),
-		    (size_t)sqlite3_column_bytes(st, 1), &dim)) == NULL)
+		blob = store_col_blob(st, 1, &len);
+		if ((v = vecmath_unblob(blob, len, &dim)) == NULL)
 			continue;	/* an empty or torn blob scores nothing */
 		*items = xreallocarray(*items, *n + 1, sizeof(**items));
 		(*items)[(*n)++] = (struct vecmath_item){
-		    sqlite3_column_int64(st, 0), v, dim, 0 };
+		    store_col_int(st, 0), v, dim, 0 };
 	}
 	return r;
 }

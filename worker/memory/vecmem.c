@@ -1,6 +1,5 @@
 /* vecmem.c - vector memory in the shared database: facts and their FTS5 rows, the chunk hash log, BM25 keyword search with weights, recency and entity expansion. */
 #include <ctype.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,14 +50,14 @@ touch(struct store *s, const char *key)
 
 /* Run an INSERT ... RETURNING id; the id, or -1. */
 static int64_t
-insert_id(struct store *s, sqlite3_stmt *st)
+insert_id(struct store *s, struct store_q *st)
 {
 	int64_t	 id;
 	int	 r;
 
 	if ((r = store_step(s, st)) != 1)
 		return -1;
-	id = sqlite3_column_int64(st, 0);
+	id = store_col_int(st, 0);
 	while ((r = store_step(s, st)) == 1)
 		;
 	return r == -1 ? -1 : id;
@@ -88,7 +87,7 @@ vecmem_add(struct store *s, const char *key, json_t *fact, bool topics,
     const char *date)
 {
 	struct vecmem_fts	 f;
-	sqlite3_stmt		*st;
+	struct store_q		*st;
 	char			*text = vecmem_fact_text(fact), *meta;
 	int64_t			 id = -1;
 
@@ -118,7 +117,7 @@ int64_t
 vecmem_log_hash(struct store *s, const char *key, const char *hash,
     int64_t now)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 
 	if (touch(s, key) == -1 || (st = store_stmt(s, "INSERT INTO "
 	    "vector_hash_log (discussion, message_hash, logged_at) VALUES "
@@ -132,7 +131,7 @@ int
 vecmem_hashes(struct store *s, const char *key, char ***out, size_t *n,
     int64_t *last_id)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int		 r;
 
 	*out = xcalloc(VECMEM_HISTORY + 1, sizeof(**out));
@@ -144,10 +143,9 @@ vecmem_hashes(struct store *s, const char *key, char ***out, size_t *n,
 		return -1;
 	while ((r = store_step(s, st)) == 1) {
 		if (*n == 0)
-			*last_id = sqlite3_column_int64(st, 0);
+			*last_id = store_col_int(st, 0);
 		if (*n < VECMEM_HISTORY)
-			(*out)[(*n)++] = xstrdup((const char *)
-			    sqlite3_column_text(st, 1));
+			(*out)[(*n)++] = xstrdup(store_col_text(st, 1));
 	}
 	return r;
 }
@@ -156,7 +154,7 @@ long
 vecmem_logged_since(struct store *s, const char *key, const char *hash,
     int64_t since)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	long		 c;
 
 	if ((st = store_stmt(s, "SELECT count(*) FROM vector_hash_log WHERE "
@@ -164,7 +162,7 @@ vecmem_logged_since(struct store *s, const char *key, const char *hash,
 	    store_bind(s, st, "tti", key, hash, since) == -1 ||
 	    store_step(s, st) != 1)
 		return -1;
-	c = (long)sqlite3_column_int64(st, 0);
+	c = (long)store_col_int(st, 0);
 	return store_step(s, st) == -1 ? -1 : c;
 }
 
@@ -205,44 +203,34 @@ fail:
 /* ---- search --------------------------------------------------------- */
 
 /* sluice_recency(date_added, now): vecmem_recency in SQL. */
-static void
-recency_fn(sqlite3_context *cx, int argc, sqlite3_value **argv)
+static double
+recency_fn(const char *date, int64_t now)
 {
-	const unsigned char	*d = sqlite3_value_text(argv[0]);
-
-	sqlite3_result_double(cx, d == NULL ? 1.0 :
-	    vecmem_recency((const char *)d, sqlite3_value_int64(argv[1])));
+	return date == NULL ? 1.0 : vecmem_recency(date, now);
 }
 
-/* The search statement; on a connection that has no sluice_recency
- * yet the first prepare fails, the function is registered and the
- * prepare tried again. */
-static sqlite3_stmt *
+/* The search statement, sluice_recency registered first when it is
+ * used (once a connection: store_func). Not a prepare that fails and is
+ * tried again: that failure would count as the store's. */
+static struct store_q *
 search_stmt(struct store *s, const char *sql, bool recency)
 {
-	sqlite3_stmt	*st = store_stmt(s, sql), *one;
-
-	if (st != NULL || !recency)
-		return st;
-	if ((one = store_stmt(s, "SELECT 1")) == NULL ||
-	    sqlite3_create_function_v2(sqlite3_db_handle(one),
-	    "sluice_recency", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-	    recency_fn, NULL, NULL, NULL) != SQLITE_OK)
+	if (recency && store_func(s, "sluice_recency", recency_fn) == -1)
 		return NULL;
 	return store_stmt(s, sql);
 }
 
 static char *
-col_dup(sqlite3_stmt *st, int i)
+col_dup(struct store_q *st, int i)
 {
-	const unsigned char	*t = sqlite3_column_text(st, i);
+	const char	*t = store_col_text(st, i);
 
-	return t != NULL ? xstrdup((const char *)t) : NULL;
+	return t != NULL ? xstrdup(t) : NULL;
 }
 
 /* Step st to the end, appending its (id, text, date, meta) rows. */
 static int
-read_rows(struct store *s, sqlite3_stmt *st, struct vecmem_rows *out)
+read_rows(struct store *s, struct store_q *st, struct vecmem_rows *out)
 {
 	struct vecmem_row	*r;
 	int			 rc;
@@ -250,7 +238,7 @@ read_rows(struct store *s, sqlite3_stmt *st, struct vecmem_rows *out)
 	while ((rc = store_step(s, st)) == 1) {
 		out->v = xreallocarray(out->v, out->n + 1, sizeof(*out->v));
 		r = &out->v[out->n++];
-		r->vr_id = sqlite3_column_int64(st, 0);
+		r->vr_id = store_col_int(st, 0);
 		r->vr_text = col_dup(st, 1);
 		if (r->vr_text == NULL)
 			r->vr_text = xstrdup("");
@@ -261,7 +249,7 @@ read_rows(struct store *s, sqlite3_stmt *st, struct vecmem_rows *out)
 }
 
 static int
-bind_search(struct store *s, sqlite3_stmt *st, const char *match,
+bind_search(struct store *s, struct store_q *st, const char *match,
     const char *key, const struct vecmem_search *q)
 {
 	char	 w[VECMEM_NWEIGHTS][32];
@@ -283,7 +271,7 @@ keyword_pass(struct store *s, const char *key, const struct vecmem_search *q,
     struct vecmem_rows *out)
 {
 	char		*match = vecmem_query(q->vs_keywords);
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int		 rc = -1;
 
 	if (match == NULL)
@@ -341,7 +329,7 @@ int
 vecmem_by_ids(struct store *s, const char *key, const int64_t *ids, size_t n,
     struct vecmem_rows *out)
 {
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	size_t		 i;
 
 	for (i = 0; i < n; i++)

@@ -113,7 +113,7 @@ memory_texts(struct node_ctx *x, const char *key, char ***texts, size_t *n,
     struct wresult *res)
 {
 	struct store	*s = memory_store(x, res);
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int		 r;
 
 	*texts = xcalloc(1, sizeof(**texts));
@@ -125,8 +125,7 @@ memory_texts(struct node_ctx *x, const char *key, char ***texts, size_t *n,
 		return node_fail(x, res, 500, "%s", store_err(s));
 	while ((r = store_step(s, st)) == 1) {
 		*texts = xreallocarray(*texts, *n + 2, sizeof(**texts));
-		(*texts)[(*n)++] = xstrdup((const char *)sqlite3_column_text(st,
-		    0));
+		(*texts)[(*n)++] = xstrdup(store_col_text(st, 0));
 		(*texts)[*n] = NULL;
 	}
 	return r == -1 ? node_fail(x, res, 500, "%s", store_err(s)) : 0;

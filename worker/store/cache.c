@@ -122,18 +122,18 @@ cache_entry_clear(struct cache_entry *e)
 
 /* The row of st as an entry; -1 when its JSON does not parse. */
 static int
-row_entry(sqlite3_stmt *st, struct cache_entry *e)
+row_entry(struct store_q *st, struct cache_entry *e)
 {
-	const char	*chunks = (const char *)sqlite3_column_text(st, 0);
-	const char	*tools = (const char *)sqlite3_column_text(st, 1);
-	const char	*fin = (const char *)sqlite3_column_text(st, 2);
+	const char	*chunks = store_col_text(st, 0);
+	const char	*tools = store_col_text(st, 1);
+	const char	*fin = store_col_text(st, 2);
 
 	memset(e, 0, sizeof(*e));
 	e->ce_chunks = chunks != NULL ? json_loads(chunks, 0, NULL) : NULL;
 	e->ce_tools = tools != NULL ? json_loads(tools, 0, NULL) : NULL;
 	snprintf(e->ce_finish, sizeof(e->ce_finish), "%s", fin ? fin : "");
-	e->ce_prompt_tokens = sqlite3_column_int64(st, 3);
-	e->ce_completion_tokens = sqlite3_column_int64(st, 4);
+	e->ce_prompt_tokens = store_col_int(st, 3);
+	e->ce_completion_tokens = store_col_int(st, 4);
 	if (!json_is_array(e->ce_chunks) ||
 	    (tools != NULL && !json_is_array(e->ce_tools))) {
 		cache_entry_clear(e);
@@ -146,7 +146,7 @@ int
 cache_get(struct store *s, const char *key, int64_t now_ms, int64_t ttl_ms,
     struct cache_entry *out)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT chunks, tool_calls, "
+	struct store_q	*st = store_stmt(s, "SELECT chunks, tool_calls, "
 			    "finish, prompt_tokens, completion_tokens FROM "
 			    "response_cache WHERE key = ? AND created_ms > ?");
 	int		 r;
@@ -156,7 +156,7 @@ cache_get(struct store *s, const char *key, int64_t now_ms, int64_t ttl_ms,
 	if ((r = store_step(s, st)) != 1)
 		return r;
 	r = row_entry(st, out) == 0 ? 1 : 0;	/* a damaged row: a miss */
-	sqlite3_reset(st);
+	store_end(st);
 	return r;
 }
 
@@ -235,13 +235,13 @@ cache_clear(struct store *s)
 int64_t
 cache_count(struct store *s)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT count(*) FROM "
+	struct store_q	*st = store_stmt(s, "SELECT count(*) FROM "
 			    "response_cache");
 	int64_t		 n;
 
 	if (st == NULL || store_step(s, st) != 1)
 		return -1;
-	n = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	n = store_col_int(st, 0);
+	store_end(st);
 	return n;
 }

@@ -1,7 +1,6 @@
-/* store.h - the SQLite database every worker shares: open, migrate, wait for locks, transactions, statements. */
+/* store.h - the database every worker shares (SQLite today, behind a driver): open, migrate, wait for locks, transactions. */
 #ifndef SLUICE_STORE_H
 #define SLUICE_STORE_H
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,7 +22,7 @@ struct store_opts {
 /* Open (creating it if needed) the database at path, in WAL mode, and
  * bring its schema to the current version inside one BEGIN IMMEDIATE
  * transaction. opts may be NULL (defaults). Returns the store, or NULL
- * with err naming the path and SQLite's reason; nothing is ever deleted.
+ * with err naming the path and the database's reason; nothing is ever deleted.
  * Never carry a store across fork(): open it in the process that uses it. */
 struct store	*store_open(const char *path, const struct store_opts *opts,
 		    char err[STORE_ERRLEN]);
@@ -33,7 +32,7 @@ struct store	*store_open(const char *path, const struct store_opts *opts,
 void		 store_close(struct store *);
 
 /* The message of the last failure: names the database, the step and
- * SQLite's error text. Borrowed, valid until the next call. */
+ * database's error text. Borrowed, valid until the next call. */
 const char	*store_err(const struct store *);
 
 /* True when the last failure was a lock wait given up because on_wait

@@ -1,34 +1,153 @@
-/* store_int.h - what the store's files share: the struct and the error helper. */
+/* store_int.h - what the store's files share: the struct, the driver ops table and the error helper. */
 #ifndef SLUICE_STORE_INT_H
 #define SLUICE_STORE_INT_H
 
 #include <stdarg.h>
 
 #include "store.h"
+#include "store_stmt.h"
 
 struct fernet_key;
 
-/* Why the busy handler stopped waiting, if it did. */
+/* Why the wait for a lock stopped, if it did. */
 enum store_wait {
 	WAIT_NONE,
 	WAIT_TIMEOUT,		/* so_busy_ms passed */
 	WAIT_STOPPED,		/* so_on_wait said so */
 };
 
-struct store_ent {
-	char		*se_sql;	/* the cache key: the SQL text */
-	sqlite3_stmt	*se_stmt;
+/*
+ * The driver: the one place that calls a database library. store.c,
+ * store_stmt.c and the files above them (cache, locks, seal, schema)
+ * call these ops and nothing else; store_sqlite.c implements them
+ * with SQLite. A second backend (PostgreSQL with libpq) fills the same
+ * table; what it must honour is written on each op.
+ *
+ * Conventions. A connection is s->s_conn, a statement a void * the
+ * driver made (dr_prepare). An op that can fail returns 0, or an error
+ * code of the driver's own (non-zero, never -1 unless said); the caller
+ * turns it into s_err with store_fail(), which asks dr_errmsg for the
+ * text and dr_busy whether it was a lock wait. The driver keeps what
+ * dr_errmsg needs (SQLite: the connection's last error; libpq: the
+ * last PGresult's or the connection's message).
+ *
+ * Statements. SQL uses '?' and '?N' parameters (SQLite's and the
+ * store's dialect; a driver whose server wants $1.. rewrites them at
+ * prepare, '?N' as $N).
+ * Binding happens before the first dr_step; dr_step runs the statement
+ * then walks its rows: a driver that fetches a whole result at once
+ * (libpq: PQexecPrepared, then the PGresult) runs it at the first
+ * dr_step and walks the fetched rows after. Column accessors read the
+ * current row and must keep working until the next dr_step or
+ * dr_reset; text and blobs they return are the driver's (borrowed).
+ */
+struct store_driver {
+	const char	*dr_name;		/* "sqlite" */
+
+	/* Connect to path (SQLite: a file, created when missing) into
+	 * s->s_conn. On failure s_conn may be set (dr_errmsg then
+	 * explains) or NULL. Then dr_setup: the connection's settings
+	 * (SQLite: WAL, synchronous, foreign keys; it may wait through
+	 * store_wait_more). 0, an error code with *what the setting that
+	 * failed, or -1 with s_err set. Drivers call nothing of the store
+	 * but store_wait_more (store_wait.c): the store calls them. */
+	int		(*dr_open)(struct store *, const char *path);
+	int		(*dr_setup)(struct store *, const char **what);
+	/* Close s_conn (NULL: no-op) and set it to NULL; an open
+	 * transaction is lost. Returns 0 or an error code (dr_errmsg
+	 * then gives its text without a connection). */
+	int		(*dr_close)(struct store *);
+
+	/* Prepare exactly one statement into *st. Returns 0, an error
+	 * code, or STORE_NOT_ONE when sql holds no statement or more
+	 * than one. */
+	int		(*dr_prepare)(struct store *, const char *sql, void **st);
+	void		(*dr_finalize)(void *st);
+	/* Back to before the first step (libpq: the fetched result
+	 * freed); clear: the bindings too. Never fails. */
+	void		(*dr_reset)(void *st, bool clear);
+
+	/* Bind parameter i (from 1). Text and blobs are copied. Return
+	 * 0 or an error code. */
+	int		(*dr_bind_text)(void *st, int i, const char *t);
+	int		(*dr_bind_int)(void *st, int i, int64_t v);
+	int		(*dr_bind_null)(void *st, int i);
+	int		(*dr_bind_blob)(void *st, int i, const void *p,
+			    size_t n);
+
+	/* 1 a row is current, 0 done, -1 error with *rc the code. The
+	 * caller resets after 0 or -1. Waiting for a lock happens in
+	 * here (SQLite: its busy handler, store_wait_more). */
+	int		(*dr_step)(void *st, int *rc);
+
+	/* The current row's columns, as store_col_* (store_stmt.h). */
+	int		(*dr_col_count)(void *st);
+	enum store_type	(*dr_col_type)(void *st, int col);
+	const char	*(*dr_col_text)(void *st, int col);
+	int64_t		(*dr_col_int)(void *st, int col);
+	double		(*dr_col_double)(void *st, int col);
+	const void	*(*dr_col_blob)(void *st, int col, size_t *len);
+
+	/* Rows st's last run itself inserted, updated or deleted, once
+	 * it is done; 0 for a statement that is no INSERT, UPDATE or
+	 * DELETE, or changed nothing (libpq: PQcmdTuples). */
+	int		(*dr_changes)(struct store *, void *st);
+	/* The rowid of the connection's last insert (0: none). A driver
+	 * without rowids may answer 0: callers that need an id should
+	 * ask with INSERT ... RETURNING, which both backends have. */
+	int64_t		(*dr_last_rowid)(const struct store *);
+
+	/* The message for error code rc (the connection's last error
+	 * when it has one). Borrowed, valid until the next op. */
+	const char	*(*dr_errmsg)(const struct store *, int rc);
+	/* Whether rc means a lock wait failed (SQLite: SQLITE_BUSY;
+	 * libpq: lock_not_available). store_fail then says how the
+	 * wait ended. */
+	bool		(*dr_busy)(int rc);
+	/* Whether a transaction is open on the connection. */
+	bool		(*dr_in_tx)(const struct store *);
+
+	/* Run a script of statements without parameters or rows wanted
+	 * (the schema's migration steps, ROLLBACK at close). 0 or an
+	 * error code. */
+	int		(*dr_script)(struct store *, const char *sql);
+	/* The schema version the database says it has (0: new), and
+	 * setting it, inside the migration's transaction (SQLite: PRAGMA
+	 * user_version; libpq: a one-row table). 0 or an error code. */
+	int		(*dr_version)(struct store *, int *v);
+	int		(*dr_set_version)(struct store *, int v);
+	/* store_func: register fn as SQL function name(text, integer).
+	 * 0 or an error code (a driver that cannot call into C returns
+	 * one). */
+	int		(*dr_func)(struct store *, const char *name,
+			    store_fn *fn);
+};
+
+#define STORE_NOT_ONE	(-1)	/* dr_prepare: not exactly one statement */
+
+extern const struct store_driver	store_sqlite;
+
+/* A cached query (store_stmt): its SQL text (the cache key) and the
+ * driver's statement. Each is allocated alone, so a query stays put
+ * while the cache grows. */
+struct store_q {
+	struct store	*q_s;
+	char		*q_sql;
+	void		*q_st;
 };
 
 struct store {
-	sqlite3			*s_db;
+	const struct store_driver *s_drv;
+	void			*s_conn;	/* the driver's connection */
 	char			*s_path;
 	struct store_opts	 s_opts;
 	char			 s_err[STORE_ERRLEN];
 	bool			 s_gave_up;	/* the last failure was WAIT_STOPPED */
-	struct store_ent	*s_stmts;	/* store_stmt's cache */
+	struct store_q		**s_stmts;	/* store_stmt's cache */
 	size_t			 s_nstmts;
-	/* the lock wait under way (busy handler) */
+	char			**s_funcs;	/* store_func's names */
+	size_t			 s_nfuncs;
+	/* the lock wait under way */
 	uint64_t		 s_wait_t0;
 	uint64_t		 s_wait_ping;	/* last so_on_wait call */
 	enum store_wait		 s_wait_end;
@@ -37,19 +156,27 @@ struct store {
 						   key, or NULL (plain) */
 };
 
-/* Fill s_err with "database PATH: what: SQLite's message" (plus how a
- * lock wait ended, for SQLITE_BUSY). rc is the failing call's result.
- * Returns -1. */
+/* Fill s_err with "database PATH: what: the driver's message" (plus how
+ * a lock wait ended, when rc is a lock wait's). rc is the failing
+ * op's error code. Returns -1. */
 int	store_fail(struct store *, int rc, const char *what);
 
 /* A write went through: counted, and the store is no longer failing. */
 void	store_wrote(struct store *);
 
+/* One more round of a lock wait that began at t0 (count: the rounds
+ * before): 1 after a short sleep, 0 when it must end (s_wait_end says
+ * why: so_busy_ms passed, or so_on_wait said stop; so_on_wait runs
+ * every STORE_WAIT_MS, *ping the last time). For drivers that wait. */
+int	store_wait_more(struct store *, uint64_t t0, uint64_t *ping,
+	    int count);
+
 /* store_exec with a va_list. */
 int	store_vexec(struct store *, const char *sql, const char *fmt,
 	    va_list);
 
-/* Finalise and forget every cached statement (store_stmt.c). */
+/* Finalise and forget every cached query, and the names store_func
+ * registered (store_stmt.c). */
 void	store_stmts_free(struct store *);
 
 /* Bring the schema to the current version (store_schema.c). Returns 0

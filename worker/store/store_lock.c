@@ -101,7 +101,7 @@ write1(struct store *s, const char *sql, const char *fmt, ...)
 static int
 free_orphan(struct store *s, const char *name, const char *owner)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT pid, pid_start FROM "
+	struct store_q	*st = store_stmt(s, "SELECT pid, pid_start FROM "
 			    "workflow_locks WHERE lock_id = ? AND owner <> ?");
 	int64_t		 pid, start;
 	int		 r;
@@ -110,9 +110,9 @@ free_orphan(struct store *s, const char *name, const char *owner)
 		return -1;
 	if ((r = store_step(s, st)) != 1)
 		return r;
-	pid = sqlite3_column_int64(st, 0);
-	start = sqlite3_column_int64(st, 1);
-	sqlite3_reset(st);
+	pid = store_col_int(st, 0);
+	start = store_col_int(st, 1);
+	store_end(st);
 	if (!holder_gone(pid, start))
 		return 0;
 	log_info("lock '%s' was held by process %lld, which is gone; taken "
@@ -158,7 +158,7 @@ store_unlock(struct store *s, const char *name, const char *owner)
 int
 store_unlock_owner(struct store *s, const char *owner)
 {
-	sqlite3_stmt	*st = store_stmt(s, "SELECT 1 FROM workflow_locks "
+	struct store_q	*st = store_stmt(s, "SELECT 1 FROM workflow_locks "
 			    "WHERE owner = ? LIMIT 1");
 	int		 r;
 
@@ -167,7 +167,7 @@ store_unlock_owner(struct store *s, const char *owner)
 		return -1;
 	if (r == 0)
 		return 0;
-	sqlite3_reset(st);
+	store_end(st);
 	return write1(s, "DELETE FROM workflow_locks WHERE owner = ?", "t",
 	    owner);
 }

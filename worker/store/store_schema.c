@@ -1,4 +1,4 @@
-/* store_schema.c - the database schema as numbered migration steps, applied at open under PRAGMA user_version. */
+/* store_schema.c - the database schema as numbered migration steps (SQLite's dialect), applied at open under the driver's schema version. */
 #include <stdio.h>
 
 #include "../../common/log.h"
@@ -7,6 +7,11 @@
 #include "store_stmt.h"
 
 /*
+ * SQLite-only: the steps are in SQLite's dialect (FTS5, INTEGER PRIMARY
+ * KEY rowids, AUTOINCREMENT); the driver runs them (dr_script) and
+ * keeps the version (dr_version: PRAGMA user_version). A second driver
+ * brings a list of its own, in step with this one.
+ *
  * steps[N - 1] takes the schema from version N - 1 to N. A step is never
  * edited once released: a change is a new step at the end. Every worker
  * migrates at open, inside one BEGIN IMMEDIATE transaction, so when
@@ -177,12 +182,10 @@ store_schema_version(void)
 static int
 user_version(struct store *s, int *v)
 {
-	sqlite3_stmt	*st = store_stmt(s, "PRAGMA user_version");
+	int	 rc;
 
-	if (st == NULL || store_step(s, st) != 1)
-		return -1;
-	*v = sqlite3_column_int(st, 0);
-	sqlite3_reset(st);
+	if ((rc = s->s_drv->dr_version(s, v)) != 0)
+		return store_fail(s, rc, "PRAGMA user_version");
 	if (*v > STORE_VERSION) {
 		snprintf(s->s_err, sizeof(s->s_err), "database %s: schema "
 		    "version %d is newer than this sluice-worker knows (%d): "
@@ -197,20 +200,22 @@ user_version(struct store *s, int *v)
 static int
 apply_steps(struct store *s, int v)
 {
-	char	 what[64], sql[64];
+	char	 what[64];
 	int	 rc;
 
 	for (; v < STORE_VERSION; v++) {
-		rc = sqlite3_exec(s->s_db, steps[v], NULL, NULL, NULL);
-		if (rc != SQLITE_OK) {
+		if ((rc = s->s_drv->dr_script(s, steps[v])) != 0) {
 			snprintf(what, sizeof(what), "migration to schema "
 			    "version %d", v + 1);
 			return store_fail(s, rc, what);
 		}
 	}
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_VERSION);
-	rc = sqlite3_exec(s->s_db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? 0 : store_fail(s, rc, sql);
+	if ((rc = s->s_drv->dr_set_version(s, STORE_VERSION)) != 0) {
+		snprintf(what, sizeof(what), "PRAGMA user_version = %d",
+		    STORE_VERSION);
+		return store_fail(s, rc, what);
+	}
+	return 0;
 }
 
 int

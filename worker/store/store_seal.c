@@ -121,7 +121,7 @@ static int
 check_tokens(struct store *s, const struct sealed *t, const char *d)
 {
 	char		 sql[256], *plain;
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int		 r;
 
 	snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE discussion = ? "
@@ -133,8 +133,8 @@ check_tokens(struct store *s, const struct sealed *t, const char *d)
 	if (r == 0)
 		return 0;
 	r = store_unseal(s, d, t->sd_what,
-	    (const char *)sqlite3_column_text(st, 0), &plain);
-	sqlite3_reset(st);
+	    store_col_text(st, 0), &plain);
+	store_end(st);
 	if (plain != NULL)
 		explicit_bzero(plain, strlen(plain));
 	free(plain);
@@ -147,7 +147,7 @@ seal_plain(struct store *s, const struct sealed *t, const char *d)
 {
 	char		 sql[256], *tok;
 	const char	*v;
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	int64_t		*ids = NULL;
 	char		**texts = NULL;
 	size_t		 n = 0, i;
@@ -161,8 +161,8 @@ seal_plain(struct store *s, const struct sealed *t, const char *d)
 	while ((r = store_step(s, st)) == 1) {
 		ids = xreallocarray(ids, n + 1, sizeof(*ids));
 		texts = xreallocarray(texts, n + 1, sizeof(*texts));
-		ids[n] = sqlite3_column_int64(st, 0);
-		v = (const char *)sqlite3_column_text(st, 1);
+		ids[n] = store_col_int(st, 0);
+		v = store_col_text(st, 1);
 		texts[n++] = xstrdup(v != NULL ? v : "");
 	}
 	snprintf(sql, sizeof(sql), "UPDATE %s SET %s = ? WHERE rowid = ?",
@@ -186,7 +186,7 @@ int
 store_seal_token(struct store *s, const char *d, char **tok)
 {
 	char		 sql[256];
-	sqlite3_stmt	*st;
+	struct store_q	*st;
 	size_t		 i;
 	int		 r = 0;
 
@@ -200,8 +200,8 @@ store_seal_token(struct store *s, const char *d, char **tok)
 		    (r = store_step(s, st)) == -1)
 			return -1;
 		if (r == 1) {
-			*tok = xstrdup((const char *)sqlite3_column_text(st, 0));
-			sqlite3_reset(st);
+			*tok = xstrdup(store_col_text(st, 0));
+			store_end(st);
 		}
 	}
 	return r;

@@ -1,5 +1,4 @@
-/* store_stmt.c - the store's prepared statements: cached by SQL text, bound from a format, stepped. */
-#include <ctype.h>
+/* store_stmt.c - the store's queries: cached by SQL text, bound from a format, stepped, their columns read through the driver. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,56 +15,52 @@ what_of(const char *sql, char *out, size_t outlen)
 	return out;
 }
 
-static sqlite3_stmt *
+static void *
 prepare(struct store *s, const char *sql)
 {
-	sqlite3_stmt	*st;
-	const char	*tail = NULL;
-	char		 what[80];
-	int		 rc;
+	void	*st = NULL;
+	char	 what[80];
+	int	 rc;
 
-	rc = sqlite3_prepare_v3(s->s_db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-	    &st, &tail);
-	if (rc != SQLITE_OK) {
-		store_fail(s, rc, what_of(sql, what, sizeof(what)));
-		return NULL;
-	}
-	while (tail != NULL && isspace((unsigned char)*tail))
-		tail++;
-	if (st == NULL || (tail != NULL && *tail != '\0')) {
-		sqlite3_finalize(st);
+	rc = s->s_drv->dr_prepare(s, sql, &st);
+	if (rc == STORE_NOT_ONE) {
 		snprintf(s->s_err, sizeof(s->s_err), "database %s: %s: not "
 		    "exactly one statement", s->s_path,
 		    what_of(sql, what, sizeof(what)));
+		return NULL;
+	}
+	if (rc != 0) {
+		store_fail(s, rc, what_of(sql, what, sizeof(what)));
 		return NULL;
 	}
 	return st;
 }
 
 /* A linear search: a worker uses a few dozen statements at most. */
-sqlite3_stmt *
+struct store_q *
 store_stmt(struct store *s, const char *sql)
 {
-	struct store_ent	*e;
-	sqlite3_stmt		*st;
-	size_t			 i;
+	struct store_q	*q;
+	void		*st;
+	size_t		 i;
 
 	for (i = 0; i < s->s_nstmts; i++) {
-		e = &s->s_stmts[i];
-		if (strcmp(e->se_sql, sql) == 0) {
-			sqlite3_reset(e->se_stmt);
-			sqlite3_clear_bindings(e->se_stmt);
-			return e->se_stmt;
+		q = s->s_stmts[i];
+		if (strcmp(q->q_sql, sql) == 0) {
+			s->s_drv->dr_reset(q->q_st, true);
+			return q;
 		}
 	}
 	if ((st = prepare(s, sql)) == NULL)
 		return NULL;
+	q = xcalloc(1, sizeof(*q));
+	q->q_s = s;
+	q->q_sql = xstrdup(sql);
+	q->q_st = st;
 	s->s_stmts = xreallocarray(s->s_stmts, s->s_nstmts + 1,
 	    sizeof(*s->s_stmts));
-	e = &s->s_stmts[s->s_nstmts++];
-	e->se_sql = xstrdup(sql);
-	e->se_stmt = st;
-	return st;
+	s->s_stmts[s->s_nstmts++] = q;
+	return q;
 }
 
 void
@@ -74,58 +69,73 @@ store_stmts_free(struct store *s)
 	size_t	 i;
 
 	for (i = 0; i < s->s_nstmts; i++) {
-		sqlite3_finalize(s->s_stmts[i].se_stmt);
-		free(s->s_stmts[i].se_sql);
+		s->s_drv->dr_finalize(s->s_stmts[i]->q_st);
+		free(s->s_stmts[i]->q_sql);
+		free(s->s_stmts[i]);
 	}
 	s->s_nstmts = 0;
+	for (i = 0; i < s->s_nfuncs; i++)
+		free(s->s_funcs[i]);
+	free(s->s_funcs);
+	s->s_funcs = NULL;
+	s->s_nfuncs = 0;
+}
+
+/* One parameter i of fmt's letter c from ap: the driver's code. */
+static int
+bind1(const struct store_driver *d, void *st, int i, char c, va_list *ap)
+{
+	const char	*t;
+	size_t		 n;
+
+	switch (c) {
+	case 't':
+		t = va_arg(*ap, const char *);
+		return t != NULL ? d->dr_bind_text(st, i, t) :
+		    d->dr_bind_null(st, i);
+	case 'i':
+		return d->dr_bind_int(st, i, va_arg(*ap, int64_t));
+	case 'n':
+		return d->dr_bind_null(st, i);
+	default:	/* 'b' */
+		t = va_arg(*ap, const char *);
+		n = va_arg(*ap, size_t);
+		return d->dr_bind_blob(st, i, t, n);
+	}
 }
 
 static int
-bindv(struct store *s, sqlite3_stmt *st, const char *fmt, va_list ap)
+bindv(struct store *s, struct store_q *q, const char *fmt, va_list ap)
 {
-	const char	*t;
-	char		 what[80];
-	size_t		 n;
-	int		 i, rc = SQLITE_OK;
+	char	 what[80];
+	int	 i, rc = 0;
+	va_list	 aq;
 
-	for (i = 1; rc == SQLITE_OK && *fmt != '\0'; fmt++, i++) {
-		switch (*fmt) {
-		case 't':
-			t = va_arg(ap, const char *);
-			rc = t != NULL ? sqlite3_bind_text(st, i, t, -1,
-			    SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
-			break;
-		case 'i':
-			rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
-			break;
-		case 'n':
-			rc = sqlite3_bind_null(st, i);
-			break;
-		case 'b':
-			t = va_arg(ap, const char *);
-			n = va_arg(ap, size_t);
-			rc = sqlite3_bind_blob64(st, i, t, n, SQLITE_TRANSIENT);
-			break;
-		default:
+	va_copy(aq, ap);
+	for (i = 1; rc == 0 && *fmt != '\0'; fmt++, i++) {
+		if (strchr("tinb", *fmt) == NULL) {
 			snprintf(s->s_err, sizeof(s->s_err), "database %s: "
 			    "store_bind: unknown format '%c'", s->s_path, *fmt);
+			va_end(aq);
 			return -1;
 		}
+		rc = bind1(s->s_drv, q->q_st, i, *fmt, &aq);
 	}
-	if (rc != SQLITE_OK)
-		return store_fail(s, rc, what_of(sqlite3_sql(st), what,
+	va_end(aq);
+	if (rc != 0)
+		return store_fail(s, rc, what_of(q->q_sql, what,
 		    sizeof(what)));
 	return 0;
 }
 
 int
-store_bind(struct store *s, sqlite3_stmt *st, const char *fmt, ...)
+store_bind(struct store *s, struct store_q *q, const char *fmt, ...)
 {
 	va_list	 ap;
 	int	 r;
 
 	va_start(ap, fmt);
-	r = bindv(s, st, fmt, ap);
+	r = bindv(s, q, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -133,42 +143,87 @@ store_bind(struct store *s, sqlite3_stmt *st, const char *fmt, ...)
 /* Reset at the end, and on an error: a statement left running would
  * hold a read snapshot and keep checkpoints from finishing. */
 int
-store_step(struct store *s, sqlite3_stmt *st)
+store_step(struct store *s, struct store_q *q)
 {
 	char	 what[80];
-	int	 rc = sqlite3_step(st);
+	int	 rc, r = s->s_drv->dr_step(q->q_st, &rc);
 
-	if (rc == SQLITE_ROW)
+	if (r == 1)
 		return 1;
-	if (rc == SQLITE_DONE) {
-		sqlite3_reset(st);
+	if (r == 0) {
+		s->s_drv->dr_reset(q->q_st, false);
 		return 0;
 	}
-	store_fail(s, rc, what_of(sqlite3_sql(st), what, sizeof(what)));
-	sqlite3_reset(st);
+	store_fail(s, rc, what_of(q->q_sql, what, sizeof(what)));
+	s->s_drv->dr_reset(q->q_st, false);
 	return -1;
 }
 
-/* sqlite3_changes() keeps the count of the last INSERT, UPDATE or
- * DELETE: a statement that changed nothing (BEGIN, a PRAGMA, an upsert
- * whose WHERE said no) must not report it. */
+void
+store_end(struct store_q *q)
+{
+	if (q != NULL)
+		q->q_s->s_drv->dr_reset(q->q_st, false);
+}
+
+int
+store_col_count(struct store_q *q)
+{
+	return q->q_s->s_drv->dr_col_count(q->q_st);
+}
+
+enum store_type
+store_col_type(struct store_q *q, int col)
+{
+	return q->q_s->s_drv->dr_col_type(q->q_st, col);
+}
+
+bool
+store_col_null(struct store_q *q, int col)
+{
+	return store_col_type(q, col) == STORE_NULL;
+}
+
+const char *
+store_col_text(struct store_q *q, int col)
+{
+	return q->q_s->s_drv->dr_col_text(q->q_st, col);
+}
+
+int64_t
+store_col_int(struct store_q *q, int col)
+{
+	return q->q_s->s_drv->dr_col_int(q->q_st, col);
+}
+
+double
+store_col_double(struct store_q *q, int col)
+{
+	return q->q_s->s_drv->dr_col_double(q->q_st, col);
+}
+
+const void *
+store_col_blob(struct store_q *q, int col, size_t *len)
+{
+	return q->q_s->s_drv->dr_col_blob(q->q_st, col, len);
+}
+
 int
 store_vexec(struct store *s, const char *sql, const char *fmt, va_list ap)
 {
-	sqlite3_stmt	*st;
-	int		 r, before = sqlite3_total_changes(s->s_db);
+	struct store_q	*q;
+	int		 r, n;
 
-	if ((st = store_stmt(s, sql)) == NULL || bindv(s, st, fmt, ap) == -1)
+	if ((q = store_stmt(s, sql)) == NULL || bindv(s, q, fmt, ap) == -1)
 		return -1;
-	while ((r = store_step(s, st)) == 1)
+	while ((r = store_step(s, q)) == 1)
 		;
 	if (r == -1)
 		return -1;
-	if (sqlite3_total_changes(s->s_db) == before)
-		return 0;
-	if (sqlite3_get_autocommit(s->s_db))
+	if ((n = s->s_drv->dr_changes(s, q->q_st)) > 0 &&
+	    !s->s_drv->dr_in_tx(s))
 		store_wrote(s);		/* a write of its own */
-	return sqlite3_changes(s->s_db);
+	return n;
 }
 
 int
@@ -186,5 +241,24 @@ store_exec(struct store *s, const char *sql, const char *fmt, ...)
 int64_t
 store_last_rowid(const struct store *s)
 {
-	return sqlite3_last_insert_rowid(s->s_db);
+	return s->s_drv->dr_last_rowid(s);
+}
+
+/* Registered once: again would make the connection prepare its
+ * statements anew. */
+int
+store_func(struct store *s, const char *name, store_fn *fn)
+{
+	size_t	 i;
+	int	 rc;
+
+	for (i = 0; i < s->s_nfuncs; i++)
+		if (strcmp(s->s_funcs[i], name) == 0)
+			return 0;
+	if ((rc = s->s_drv->dr_func(s, name, fn)) != 0)
+		return store_fail(s, rc, name);
+	s->s_funcs = xreallocarray(s->s_funcs, s->s_nfuncs + 1,
+	    sizeof(*s->s_funcs));
+	s->s_funcs[s->s_nfuncs++] = xstrdup(name);
+	return 0;
 }
