@@ -1,7 +1,9 @@
 /* check_haproxy.c - deploy/haproxy.cfg as shipped, run by HAProxy in front of two gateways that share one state folder. */
 #include <check.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <jansson.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +90,21 @@ front_wait(void)
 	ck_assert_msg(st == 200, "HAProxy did not come up; see %s", HLOG);
 }
 
+/* Not root: HAProxy cannot become user haproxy, so it stays us. */
+static void
+run_as_self(void)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+
+	if (geteuid() == 0)
+		return;
+	if ((pw = getpwuid(geteuid())) != NULL)
+		setenv("SLUICE_HAPROXY_USER", pw->pw_name, 1);
+	if ((gr = getgrgid(getegid())) != NULL)
+		setenv("SLUICE_HAPROXY_GROUP", gr->gr_name, 1);
+}
+
 /* HAProxy in the foreground (-db) on deploy/haproxy.cfg, its addresses
  * from the environment, its output in HLOG. */
 static void
@@ -114,6 +131,7 @@ haproxy_start(void)
 		setenv("SLUICE_FRONT", front, 1);
 		setenv("SLUICE_A", a, 1);
 		setenv("SLUICE_B", b, 1);
+		run_as_self();
 		execl(bin, "haproxy", "-db", "-f", cfg, (char *)NULL);
 		_exit(127);
 	}
@@ -439,6 +457,7 @@ struct probe {
 	int		 p_on_a;	/* of them served by A */
 	int		 p_during;	/* of them while A's process lived */
 	char		 p_busy[64];	/* the request A ran at the signal */
+	int		 p_signal;	/* SIGTERM or SIGKILL */
 };
 
 /* Reap A once it has gone; note when HAProxy marks it DOWN. */
@@ -489,10 +508,8 @@ busy_on_a(char *id, size_t idlen)
 	json_decref(j);
 }
 
-/* SIGNAL_AT_MS into the streams, send A the signal (arg's first int);
- * after it, until ASK_UNTIL_MS, a whole chat every 150 ms. */
-static int	 probe_signal;
-
+/* SIGNAL_AT_MS into the streams, note what A runs and send it
+ * p_signal; after it, until ASK_UNTIL_MS, a whole chat every 150 ms. */
 static void
 probe_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 {
@@ -503,7 +520,7 @@ probe_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 		if (ms < SIGNAL_AT_MS)
 			return;
 		busy_on_a(p->p_busy, sizeof(p->p_busy));
-		kill(GW[0].it_gw, probe_signal);
+		kill(GW[0].it_gw, p->p_signal);
 		p->p_sig_ms = ms;
 		p->p_next_ms = ms;
 		return;
@@ -525,7 +542,7 @@ probe_run(struct probe *p, struct it_stream *s, struct buf *hd, int sig)
 	memset(p, 0, sizeof(*p));
 	p->p_down_ms = -1;
 	p->p_exit = -1;
-	probe_signal = sig;
+	p->p_signal = sig;
 	streams_init(s, hd, 2, STREAM_BODY);
 	p->p_t0 = it_now();
 	it_streams(&F, s, 2, 10000, probe_tick, p);
