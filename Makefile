@@ -639,6 +639,7 @@ $(CHAOS_BIN): $(call obj,$(CHAOS_SRCS)) $(HARNESS) $(A_PROTO) $(A_COMMON) \
 # another suite (under ASan, on two cores) a stall of a second can fall
 # into their measurement.
 SOLO_BINS	:= $(O)/tests/it/check_hostile
+SOLO_BINS	+= $(O)/tests/it/check_haproxy
 check-run: check-build
 	@$(MAKE) -s --no-print-directory -j$(CHECK_JOBS) --output-sync=target \
 	    $(addsuffix .run,$(filter-out $(SOLO_BINS),$(TEST_BINS)))
