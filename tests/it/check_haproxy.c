@@ -666,6 +666,52 @@ START_TEST(front_survives_kill)
 }
 END_TEST
 
+/* Wait up to timeout_ms for HAProxy to say needle. */
+static bool
+hlog_wait(const char *needle, int timeout_ms)
+{
+	uint64_t	 end = it_now() + (uint64_t)timeout_ms;
+
+	while (!hlog_has(needle)) {
+		if (it_now() >= end)
+			return false;
+		it_sleep(20);
+	}
+	return true;
+}
+
+/* A gateway that answers /health with 503 gets no request: A stopped,
+ * then started again on its port with workers that never become ready
+ * (SLUICE_FAULT=no_hello), so it listens but says "starting". HAProxy's
+ * HTTP check fails on the status, A stays DOWN, and B answers all. */
+START_TEST(front_skips_unready)
+{
+	struct it_resp	 r;
+	char		 id[64];
+	int		 i, st;
+
+	kill(GW[0].it_gw, SIGTERM);
+	ck_assert_int_eq(waitpid(GW[0].it_gw, &st, 0), GW[0].it_gw);
+	GW[0].it_gw = 0;
+	ck_assert(hlog_wait("gateways/a is DOWN", DOWN_BOUND_MS));
+	snprintf(GW[0].it_listen, sizeof(GW[0].it_listen), "127.0.0.1:%d",
+	    GW[0].it_port);
+	unlink(GW[0].it_log);	/* else the old "listening on" may count */
+	it_gateway_start(&GW[0], "SLUICE_FAULT=no_hello");
+	ck_assert_int_eq(it_request(&GW[0], "GET", "/health", NULL, &r), 0);
+	ck_assert_int_eq(r.r_status, 503);
+	ck_assert_ptr_nonnull(strstr(r.r_body.b_data, "\"starting\""));
+	it_resp_free(&r);
+	ck_assert_msg(hlog_wait("Layer7 wrong status, code: 503", 5000),
+	    "HAProxy did not see A's 503; see %s", HLOG);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(front_chat(id, sizeof(id)), 200);
+		ck_assert_int_eq(served_by(id), 1);
+	}
+	ck_assert_msg(!hlog_has("gateways/a is UP"), "A came back unready");
+}
+END_TEST
+
 struct cancels {
 	int	 c_sent;	/* DELETEs sent */
 	int	 c_ok;		/* of them answered 200 */
@@ -751,6 +797,7 @@ main(void)
 		{ "drain", front_respects_drain },
 		{ "kill", front_survives_kill },
 		{ "cancels", front_cancels },
+		{ "unready", front_skips_unready },
 	};
 
 	if (haproxy_bin() == NULL) {
