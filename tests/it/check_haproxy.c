@@ -329,6 +329,7 @@ streams_free(struct it_stream *s, struct buf *hd, size_t n)
 START_TEST(front_spreads)
 {
 	struct it_resp	 r;
+	json_t		*j;
 	char		 id[64], *body, *text;
 	int		 by[2] = { 0, 0 }, i, g;
 	long		 st;
@@ -352,6 +353,16 @@ START_TEST(front_spreads)
 	ck_assert(done);
 	ck_assert_str_eq(text, paced_text());
 	free(text);
+	free(body);
+	it_resp_free(&r);
+	body = it_way_body(IT_OLLAMA, "x", "hi");
+	ck_assert_int_eq(it_request(&F, "POST", "/api/chat", body, &r), 0);
+	ck_assert_int_eq(r.r_status, 200);
+	j = it_json(r.r_body.b_data);
+	ck_assert(json_is_true(json_object_get(j, "done")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
+	    "message"), "content")), paced_text());
+	json_decref(j);
 	free(body);
 	it_resp_free(&r);
 	fprintf(stderr, "haproxy: 6 whole chats: %d on A, %d on B\n", by[0],
@@ -400,6 +411,22 @@ direct_first_word(uint64_t via_ms)
 	streams_free(&s, &hd, 1);
 }
 
+/* A stream's first word came soon after the mock sent it (FIRST_MS),
+ * and long before its end (end_ms): it was not held back. */
+static void
+expect_early(const char *what, uint64_t first_ms, uint64_t end_ms)
+{
+	fprintf(stderr, "haproxy: %s: first word after %llu ms, end after "
+	    "%llu ms\n", what, (unsigned long long)first_ms,
+	    (unsigned long long)end_ms);
+	ck_assert_msg(first_ms > 0 && first_ms < FIRST_MS + 1000,
+	    "%s: first word after %llu ms", what,
+	    (unsigned long long)first_ms);
+	ck_assert_msg(end_ms >= first_ms + (EVENTS - 1) * GAP_MS * 3 / 4,
+	    "%s: the first word came %llu ms before the end: held back",
+	    what, (unsigned long long)(end_ms - first_ms));
+}
+
 /* A paced stream through the front arrives word by word: the first
  * word soon after the mock sends it, long before the stream's end
  * (HAProxy does not hold it back), OpenAI SSE and Ollama NDJSON. */
@@ -430,19 +457,8 @@ START_TEST(front_streams_as_they_come)
 	ck_assert(done);
 	ck_assert_str_eq(text, paced_text());
 	free(text);
-	for (i = 0; i < 2; i++) {
-		fprintf(stderr, "haproxy: %s: first word after %llu ms, end "
-		    "after %llu ms\n", what[i],
-		    (unsigned long long)fw.fw_ms[i],
-		    (unsigned long long)s[i].s_end_ms);
-		ck_assert_msg(fw.fw_ms[i] > 0 && fw.fw_ms[i] < FIRST_MS + 1000,
-		    "%s: first word after %llu ms", what[i],
-		    (unsigned long long)fw.fw_ms[i]);
-		ck_assert_msg(s[i].s_end_ms >= fw.fw_ms[i] + (EVENTS - 1) *
-		    GAP_MS * 3 / 4, "%s: the first word came %llu ms before "
-		    "the end: held back", what[i],
-		    (unsigned long long)(s[i].s_end_ms - fw.fw_ms[i]));
-	}
+	for (i = 0; i < 2; i++)
+		expect_early(what[i], fw.fw_ms[i], s[i].s_end_ms);
 	direct_first_word(fw.fw_ms[0]);
 	streams_free(s, hd, 2);
 	free(ob);
