@@ -363,6 +363,7 @@ IT_TESTS	+= check_crypt_it
 IT_TESTS	+= check_embed_it
 IT_TESTS	+= check_redact_it
 IT_TESTS	+= check_pace
+IT_TESTS	+= check_haproxy
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c)
@@ -578,6 +579,7 @@ check_webfetch_A	:= TOOLS LLM CORE
 $(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
 $(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(MOCK) $(BINS)
 $(O)/tests/it/check_pace: | $(MOCK)
+$(O)/tests/it/check_haproxy: | $(MOCK) $(BINS)
 # MCPToolCall against tests/mcp/fake_server.py (stdio, and as mock-mcp
 # over HTTP) and the npm package @modelcontextprotocol/server-everything.
 check_mcp_OBJS		:= $(call obj,worker/nodes/node_mcp.c $(W_TOOLS)) \
@@ -639,6 +641,7 @@ $(CHAOS_BIN): $(call obj,$(CHAOS_SRCS)) $(HARNESS) $(A_PROTO) $(A_COMMON) \
 # another suite (under ASan, on two cores) a stall of a second can fall
 # into their measurement.
 SOLO_BINS	:= $(O)/tests/it/check_hostile
+SOLO_BINS	+= $(O)/tests/it/check_haproxy
 check-run: check-build
 	@$(MAKE) -s --no-print-directory -j$(CHECK_JOBS) --output-sync=target \
 	    $(addsuffix .run,$(filter-out $(SOLO_BINS),$(TEST_BINS)))

@@ -12,7 +12,8 @@
 #           libraries (node, npm), strace,
 #           curl (the CurlCommand node runs it),
 #           systemd-analyze with what it checks the unit against (the
-#           /bin/kill of ExecReload=, man for Documentation=) and mandoc
+#           /bin/kill of ExecReload=, man for Documentation=) and mandoc,
+#           haproxy (check_haproxy runs deploy/haproxy.cfg)
 #   bench   build plus nginx, the benchmark's backend
 #
 # Exit status 0 when nothing is missing. Otherwise, with --install and
@@ -38,7 +39,7 @@ BUILD="gcc make pkg-config libevent-dev libcurl4-openssl-dev libmsgpack-dev
 libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev
 python3:python3 python3-jinja2:+jinja2"
 CHECK="cppcheck clang libclang-rt-dev nodejs:node npm:npm strace
-curl:curl systemd:systemd-analyze procps man-db:man mandoc"
+curl:curl systemd:systemd-analyze procps man-db:man mandoc haproxy"
 BENCH="nginx-light:nginx curl"
 
 case $set_ in
