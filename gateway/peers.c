@@ -39,7 +39,8 @@ struct fwd {
 	char			*f_peers[GW_MAX_PEERS];
 	struct call		 f_calls[GW_MAX_PEERS];
 	size_t			 f_ncalls;
-	size_t			 f_pending;
+	size_t			 f_pending;	/* calls not done */
+	bool			 f_starting;	/* peers_cancel's loop runs */
 	struct event		*f_reap;	/* frees it, outside evhttp */
 };
 
@@ -108,7 +109,7 @@ call_done(struct evhttp_request *er, void *arg)
 	} else if (code != 200 && code != 404)
 		log_warnx("[cancel %s] peer %s: %s", f->f_id, c->c_peer,
 		    code == 0 ? "no answer" : "unexpected status");
-	if (f->f_pending == 0)
+	if (f->f_pending == 0 && !f->f_starting)
 		event_active(f->f_reap, EV_TIMEOUT, 0);
 }
 
@@ -191,23 +192,27 @@ peers_cancel(struct gw *g, struct http_conn *c, const struct http_request *r,
 	    http_header(r, PEERS_HEADER) != NULL)
 		return -1;
 	f = fwd_new(g, c, answer, id);
+	http_set_owner(c, f, on_gone, NULL);
 	buf_adds(&body, "{\"request_id\":\"");
 	json_escape(&body, id, strlen(id));
 	buf_adds(&body, "\"}");
+	/* libevent may call call_done before evhttp_make_request returns
+	 * (a connection refused at once): counted first, reaped after. */
+	f->f_starting = true;
 	for (i = 0; f->f_peers[i] != NULL; i++) {
 		call = &f->f_calls[f->f_ncalls++];
 		call->c_fwd = f;
 		call->c_peer = f->f_peers[i];
-		if (call_start(f, call, r, &body))
-			f->f_pending++;
-		else {
+		f->f_pending++;
+		if (!call_start(f, call, r, &body) && !call->c_done) {
 			call->c_done = true;
+			f->f_pending--;
 			log_warnx("[cancel %s] peer %s: cannot ask it", id,
 			    call->c_peer);
 		}
 	}
+	f->f_starting = false;
 	buf_free(&body);
-	http_set_owner(c, f, on_gone, NULL);
 	log_info("[cancel %s] not running here: asking %zu peer%s", id,
 	    f->f_ncalls, f->f_ncalls == 1 ? "" : "s");
 	if (f->f_pending == 0)
