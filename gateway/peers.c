@@ -113,15 +113,35 @@ call_done(struct evhttp_request *er, void *arg)
 		event_active(f->f_reap, EV_TIMEOUT, 0);
 }
 
+/* The forwarded DELETE's headers and body. */
+static void
+fill_request(struct fwd *f, struct evhttp_request *er, const char *host,
+    int port, const struct http_request *r, const struct buf *body)
+{
+	struct evkeyvalq	*h = evhttp_request_get_output_headers(er);
+	const char		*auth = http_header(r, "Authorization");
+	char			 v[300];
+
+	snprintf(v, sizeof(v), "%s:%d", host, port);
+	evhttp_add_header(h, "Host", v);
+	/* libevent counts no body for a DELETE by itself, but sends it */
+	snprintf(v, sizeof(v), "%zu", body->b_len);
+	evhttp_add_header(h, "Content-Length", v);
+	evhttp_add_header(h, "Content-Type", "application/json");
+	evhttp_add_header(h, PEERS_HEADER, peers_node_name(f->f_gw));
+	if (auth != NULL)
+		evhttp_add_header(h, "Authorization", auth);
+	evbuffer_add(evhttp_request_get_output_buffer(er), body->b_data,
+	    body->b_len);
+}
+
 /* Send the DELETE to one peer; false when it could not even start. */
 static bool
 call_start(struct fwd *f, struct call *c, const struct http_request *r,
     const struct buf *body)
 {
 	struct evhttp_request	*er;
-	struct evkeyvalq	*h;
-	const char		*auth = http_header(r, "Authorization");
-	char			 host[256], len[24];
+	char			 host[256];
 	int			 port;
 
 	if (peerurl_split(c->c_peer, host, sizeof(host), &port) == -1)
@@ -134,17 +154,7 @@ call_start(struct fwd *f, struct call *c, const struct http_request *r,
 	evhttp_connection_set_retries(c->c_ec, 0);
 	if ((er = evhttp_request_new(call_done, c)) == NULL)
 		return false;
-	snprintf(len, sizeof(len), "%zu", body->b_len);
-	h = evhttp_request_get_output_headers(er);
-	evhttp_add_header(h, "Host", host);
-	/* libevent counts no body for a DELETE by itself, but sends it */
-	evhttp_add_header(h, "Content-Length", len);
-	evhttp_add_header(h, "Content-Type", "application/json");
-	evhttp_add_header(h, PEERS_HEADER, peers_node_name(f->f_gw));
-	if (auth != NULL)
-		evhttp_add_header(h, "Authorization", auth);
-	evbuffer_add(evhttp_request_get_output_buffer(er), body->b_data,
-	    body->b_len);
+	fill_request(f, er, host, port, r, body);
 	return evhttp_make_request(c->c_ec, er, EVHTTP_REQ_DELETE,
 	    r->path) == 0;	/* on failure libevent freed er */
 }
