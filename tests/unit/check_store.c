@@ -886,6 +886,9 @@ row_text(const char *hash, char *out, size_t outlen)
 	out[len] = '\0';
 }
 
+static void	writer_fail(struct store *, const char *)
+		    __attribute__((noreturn));
+
 static void
 writer_fail(struct store *s, const char *err)
 {
