@@ -44,23 +44,9 @@ now_s(void)
 static int
 touch(struct store *s, const char *key)
 {
-	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
-	    "created_at) VALUES (?, ?)", "ti", key, now_s()) == -1 ? -1 : 0;
-}
-
-/* Run an INSERT ... RETURNING id; the id, or -1. */
-static int64_t
-insert_id(struct store *s, struct store_q *st)
-{
-	int64_t	 id;
-	int	 r;
-
-	if ((r = store_step(s, st)) != 1)
-		return -1;
-	id = store_col_int(st, 0);
-	while ((r = store_step(s, st)) == 1)
-		;
-	return r == -1 ? -1 : id;
+	return store_exec(s, "INSERT INTO discussions (key, created_at) "
+	    "VALUES (?, ?) ON CONFLICT DO NOTHING", "ti", key, now_s()) == -1 ?
+	    -1 : 0;
 }
 
 /* The fact as Python's json.dumps writes it: ", " and ": ", ASCII only,
@@ -87,18 +73,17 @@ vecmem_add(struct store *s, const char *key, json_t *fact, bool topics,
     const char *date)
 {
 	struct vecmem_fts	 f;
-	struct store_q		*st;
 	char			*text = vecmem_fact_text(fact), *meta;
 	int64_t			 id = -1;
 
 	if (text == NULL)
 		return 0;
 	meta = py_dumps(fact);
-	if (touch(s, key) == 0 && (st = store_stmt(s, "INSERT INTO "
+	if (touch(s, key) == 0 && (id = store_insert(s, "INSERT INTO "
 	    "vector_memories (discussion, memory_text, date_added, "
-	    "metadata_json) VALUES (?, ?, ?, ?) RETURNING id")) != NULL &&
-	    store_bind(s, st, "tttt", key, text, date, meta) == 0)
-		id = insert_id(s, st);
+	    "metadata_json) VALUES (?, ?, ?, ?) RETURNING id", "tttt", key,
+	    text, date, meta)) == 0)
+		id = -1;
 	if (id > 0) {
 		vecmem_flatten(fact, topics, &f);
 		if (store_exec(s, "INSERT INTO vector_fts (rowid, title, "
@@ -117,14 +102,13 @@ int64_t
 vecmem_log_hash(struct store *s, const char *key, const char *hash,
     int64_t now)
 {
-	struct store_q	*st;
+	int64_t	 id;
 
-	if (touch(s, key) == -1 || (st = store_stmt(s, "INSERT INTO "
+	if (touch(s, key) == -1 || (id = store_insert(s, "INSERT INTO "
 	    "vector_hash_log (discussion, message_hash, logged_at) VALUES "
-	    "(?, ?, ?) RETURNING id")) == NULL ||
-	    store_bind(s, st, "tti", key, hash, now) == -1)
+	    "(?, ?, ?) RETURNING id", "tti", key, hash, now)) == 0)
 		return -1;
-	return insert_id(s, st);
+	return id;
 }
 
 int

@@ -185,10 +185,14 @@ put_locked(struct store *s, const char *key, const char *endpoint,
 		    json_dumps(e->ce_tools, JSON_COMPACT) : NULL;
 	int	 r = -1;
 
-	if (chunks != NULL && store_exec(s, "INSERT OR REPLACE INTO "
-	    "response_cache (key, endpoint, created_ms, chunks, tool_calls, "
-	    "finish, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, "
-	    "?, ?, ?)", "ttitttii", key, endpoint, now_ms, chunks, tools,
+	if (chunks != NULL && store_exec(s, "INSERT INTO response_cache (key, "
+	    "endpoint, created_ms, chunks, tool_calls, finish, prompt_tokens, "
+	    "completion_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT "
+	    "(key) DO UPDATE SET endpoint = excluded.endpoint, created_ms = "
+	    "excluded.created_ms, chunks = excluded.chunks, tool_calls = "
+	    "excluded.tool_calls, finish = excluded.finish, prompt_tokens = "
+	    "excluded.prompt_tokens, completion_tokens = "
+	    "excluded.completion_tokens", "ttitttii", key, endpoint, now_ms, chunks, tools,
 	    e->ce_finish, e->ce_prompt_tokens, e->ce_completion_tokens) == 1)
 		r = evict(s, conf, now_ms);
 	free(chunks);

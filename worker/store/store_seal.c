@@ -29,7 +29,10 @@ static const struct sealed {
 };
 #define NSEALED	(sizeof(sealed) / sizeof(sealed[0]))
 
-#define TOKEN_GLOB	"'gAAAAA*'"	/* fernet_is_token's prefix */
+/* fernet_is_token's prefix: substr() rather than GLOB, which
+ * PostgreSQL has not */
+#define TOKEN_IS	"substr(%s, 1, 6) = 'gAAAAA'"
+#define TOKEN_NOT	"substr(%s, 1, 6) <> 'gAAAAA'"
 
 void
 store_seal_key(struct store *s, const struct fernet_key *k)
@@ -125,7 +128,7 @@ check_tokens(struct store *s, const struct sealed *t, const char *d)
 	int		 r;
 
 	snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE discussion = ? "
-	    "AND %s GLOB " TOKEN_GLOB " LIMIT 1", t->sd_col, t->sd_table,
+	    "AND " TOKEN_IS " LIMIT 1", t->sd_col, t->sd_table,
 	    t->sd_col);
 	if ((st = store_stmt(s, sql)) == NULL ||
 	    store_bind(s, st, "t", d) == -1 || (r = store_step(s, st)) == -1)
@@ -154,7 +157,7 @@ seal_plain(struct store *s, const struct sealed *t, const char *d)
 	int		 r;
 
 	snprintf(sql, sizeof(sql), "SELECT rowid, %s FROM %s WHERE discussion "
-	    "= ? AND %s NOT GLOB " TOKEN_GLOB, t->sd_col, t->sd_table,
+	    "= ? AND " TOKEN_NOT, t->sd_col, t->sd_table,
 	    t->sd_col);
 	if ((st = store_stmt(s, sql)) == NULL || store_bind(s, st, "t", d) == -1)
 		return -1;
@@ -193,7 +196,7 @@ store_seal_token(struct store *s, const char *d, char **tok)
 	*tok = NULL;
 	for (i = 0; i < NSEALED && r == 0; i++) {
 		snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE discussion "
-		    "= ? AND %s GLOB " TOKEN_GLOB " LIMIT 1", sealed[i].sd_col,
+		    "= ? AND " TOKEN_IS " LIMIT 1", sealed[i].sd_col,
 		    sealed[i].sd_table, sealed[i].sd_col);
 		if ((st = store_stmt(s, sql)) == NULL ||
 		    store_bind(s, st, "t", d) == -1 ||
