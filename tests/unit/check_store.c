@@ -556,6 +556,53 @@ START_TEST(test_errors_and_changes)
 }
 END_TEST
 
+/* Commit keeps, rollback drops; store_insert gives the new row's id. */
+START_TEST(test_transactions)
+{
+	struct store	*s = open_ok(NULL);
+	int64_t		 id;
+
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('d', "
+	    "0)", ""), 1);
+	ck_assert_int_eq(store_begin(s), 0);
+	id = store_insert(s, "INSERT INTO memories (discussion, text, hash, "
+	    "created_at) VALUES ('d', 'one', 'h', 0) RETURNING id", "");
+	ck_assert_int_gt(id, 0);
+	ck_assert_int_eq(store_commit(s), 0);
+	ck_assert_int_eq(store_begin(s), 0);
+	ck_assert_int_eq(store_insert(s, "INSERT INTO memories (discussion, "
+	    "text, hash, created_at) VALUES (?, 'two', 'h', 0) RETURNING id",
+	    "t", "d"), id + 1);
+	ck_assert_int_eq(store_rollback(s), 0);
+	ck_assert_int_eq(store_rollback(s), 0);		/* none open: no-op */
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM memories"), 1);
+	ck_assert_int_eq(q_int(s, "SELECT id FROM memories"), id);
+	/* nothing inserted: 0; an error: -1 */
+	ck_assert_int_eq(store_insert(s, "INSERT INTO discussions VALUES ('d', "
+	    "0) ON CONFLICT DO NOTHING RETURNING created_at", ""), 0);
+	ck_assert_int_eq(store_insert(s, "INSERT INTO memories (discussion, "
+	    "text, hash, created_at) VALUES ('nope', 'x', 'h', 0) RETURNING "
+	    "id", ""), -1);
+
+	/* A failed statement in a transaction: PostgreSQL has aborted the
+	 * whole transaction and its COMMIT fails; SQLite keeps the rest. */
+	ck_assert_int_eq(store_begin(s), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('e', "
+	    "0)", ""), 1);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('d', "
+	    "0)", ""), -1);
+	ck_assert_int_eq(store_commit(s), D(0, -1));
+	if (t_pg)
+		ck_assert_ptr_nonnull(strstr(store_err(s), "rolled back"));
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM discussions"),
+	    D(2, 1));
+	/* no transaction left open either way */
+	ck_assert_int_eq(store_begin(s), 0);
+	ck_assert_int_eq(store_commit(s), 0);
+	store_close(s);
+}
+END_TEST
+
 static double
 t_fn(const char *text, int64_t n)
 {
@@ -1172,11 +1219,15 @@ END_TEST
 static TCase *
 backend_case(Suite *su, bool pg, const char *name, int secs)
 {
-	char	 full[32];
-	TCase	*tc;
+	static char	 names[16][32];	/* Check keeps the pointer */
+	static size_t	 n;
+	TCase		*tc;
 
-	snprintf(full, sizeof(full), "%s_%s", pg ? "pg" : "sqlite", name);
-	tc = test_case(su, full, NULL, secs);
+	if (n == sizeof(names) / sizeof(names[0]))
+		abort();		/* more cases: a bigger table */
+	snprintf(names[n], sizeof(names[n]), "%s_%s", pg ? "pg" : "sqlite",
+	    name);
+	tc = test_case(su, names[n++], NULL, secs);
 	tcase_add_checked_fixture(tc, pg ? setup_pg : setup, teardown);
 	return tc;
 }
@@ -1204,6 +1255,7 @@ add_neutral(Suite *su, bool pg)
 	tcase_add_test(tc, test_col_text_per_step);
 	tcase_add_test(tc, test_end_and_reuse);
 	tcase_add_test(tc, test_errors_and_changes);
+	tcase_add_test(tc, test_transactions);
 	tcase_add_test(tc, test_func);
 
 	tc = backend_case(su, pg, "locks", 0);
