@@ -19,7 +19,8 @@ struct store_opts {
 	void		*so_arg;
 };
 
-/* Open (creating it if needed) the database at path, in WAL mode, and
+/* Open (creating a SQLite file if needed, in WAL mode) the database at
+ * path, and
  * bring its schema to the current version inside one write transaction
  * (store_begin). A path starting with postgresql:// or postgres:// is a
  * libpq connection URL to a PostgreSQL database (which must exist);

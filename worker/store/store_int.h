@@ -20,8 +20,8 @@ enum store_wait {
  * The driver: the one place that calls a database library. store.c,
  * store_stmt.c and the files above them (cache, locks, seal, schema)
  * call these ops and nothing else; store_sqlite.c implements them
- * with SQLite. A second backend (PostgreSQL with libpq) fills the same
- * table; what it must honour is written on each op.
+ * with SQLite, store_pg.c with libpq (PostgreSQL). What a driver must
+ * honour is written on each op.
  *
  * Conventions. A connection is s->s_conn, a statement a void * the
  * driver made (dr_prepare). An op that can fail returns 0, or an error
