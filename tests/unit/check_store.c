@@ -1160,25 +1160,29 @@ END_TEST
 
 /* A URL's password never shows: not in the store's name, not in an
  * error from libpq. */
+static void
+name_is(const char *url, const char *want)
+{
+	char	*n = pgurl_name(url);
+
+	ck_assert_str_eq(n, want);
+	free(n);
+}
+
 START_TEST(test_url_names)
 {
-	char	*n, *u, *p;
+	char	*u, *p;
 
-	n = pgurl_name("postgresql://ann:s3cret@db.example:5432/sluice");
-	ck_assert_str_eq(n, "postgresql://ann@db.example:5432/sluice");
-	free(n);
-	n = pgurl_name("postgres://ann:s3cret@h/db?password=other&sslmode=x");
-	ck_assert_str_eq(n, "postgres://ann@h/db?sslmode=x");
-	free(n);
-	n = pgurl_name("postgresql:///db?host=/run/pg&password=p%40ss");
-	ck_assert_str_eq(n, "postgresql:///db?host=/run/pg");
-	free(n);
-	n = pgurl_name("postgresql:///db?password=only");
-	ck_assert_str_eq(n, "postgresql:///db");
-	free(n);
-	n = pgurl_name("postgresql://ann@h/db");	/* nothing to hide */
-	ck_assert_str_eq(n, "postgresql://ann@h/db");
-	free(n);
+	name_is("postgresql://ann:s3cret@db.example:5432/sluice",
+	    "postgresql://ann@db.example:5432/sluice");
+	name_is("postgres://ann:s3cret@h/db?password=other&sslmode=x",
+	    "postgres://ann@h/db?sslmode=x");
+	name_is("postgresql:///db?host=/run/pg&password=p%40ss",
+	    "postgresql:///db?host=/run/pg");
+	name_is("postgresql:///db?password=only", "postgresql:///db");
+	name_is("postgresql://ann@h/db", "postgresql://ann@h/db");
+	name_is("postgresql://ann:pw@h:1/db?sslmode=x&password=q&port=2",
+	    "postgresql://ann@h:1/db?sslmode=x&port=2");
 	pgurl_secrets("postgresql://a:b%2Fc@h/db?x=1&password=zz", &u, &p);
 	ck_assert_str_eq(u, "b%2Fc");
 	ck_assert_str_eq(p, "zz");

@@ -20,9 +20,8 @@ struct store_opts {
 };
 
 /* Open (creating a SQLite file if needed, in WAL mode) the database at
- * path, and
- * bring its schema to the current version inside one write transaction
- * (store_begin). A path starting with postgresql:// or postgres:// is a
+ * path, and bring its schema to the current version inside one write
+ * transaction (store_begin). A path starting with postgresql:// or postgres:// is a
  * libpq connection URL to a PostgreSQL database (which must exist);
  * anything else is a SQLite file. opts may be NULL (defaults). Returns
  * the store, or NULL with err naming the database (a URL without its
