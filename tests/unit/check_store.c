@@ -1219,6 +1219,40 @@ START_TEST(test_url_password_hidden)
 }
 END_TEST
 
+/* ---- PostgreSQL only ----------------------------------------------------- */
+
+/* A session that ends (the server restarted, an administrator) is made
+ * again by the next call, its cached statements prepared again; one
+ * that ends inside a transaction fails that transaction, never commits
+ * half of it. */
+START_TEST(test_pg_reconnect)
+{
+	struct store	*s = open_ok(NULL);
+	const char	*kill = "SELECT pg_terminate_backend(pg_backend_pid())";
+
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('a', "
+	    "0)", ""), 1);
+	ck_assert_int_eq(store_exec(s, kill, ""), -1);
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM discussions"), 1);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('b', "
+	    "0)", ""), 1);
+
+	ck_assert_int_eq(store_begin(s), 0);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('c', "
+	    "0)", ""), 1);
+	ck_assert_int_eq(store_exec(s, kill, ""), -1);
+	ck_assert_int_eq(store_exec(s, "INSERT INTO discussions VALUES ('d', "
+	    "0)", ""), -1);
+	ck_assert_msg(strstr(store_err(s), "lost in a transaction") != NULL,
+	    "%s", store_err(s));
+	ck_assert_int_eq(store_commit(s), -1);
+	ck_assert_ptr_nonnull(strstr(store_err(s), "no transaction"));
+	ck_assert_int_eq(q_int(s, "SELECT count(*) FROM discussions"), 2);
+	ck_assert_int_eq(store_lock(s, "L", "me", 60), 1);	/* usable */
+	store_close(s);
+}
+END_TEST
+
 /* A case of the backend's (sqlite_NAME or pg_NAME) with its fixture. */
 static TCase *
 backend_case(Suite *su, bool pg, const char *name, int secs)
@@ -1292,6 +1326,8 @@ store_suite(bool pg)
 	add_neutral(su, true);
 	tc = backend_case(su, true, "url", 0);
 	tcase_add_test(tc, test_url_password_hidden);
+	tc = backend_case(su, true, "session", 0);
+	tcase_add_test(tc, test_pg_reconnect);
 	return su;
 }
 

@@ -411,6 +411,12 @@ run(struct pg_st *ps)
 		return rc;
 	if (ps->ps_gen != pc->pc_gen && (rc = prepare_on_server(ps)) != 0)
 		return rc;
+	if (ps->ps_commit && PQtransactionStatus(pc->pc_c) == PQTRANS_IDLE) {
+		/* as SQLite says; here it would be a mere warning, and a
+		 * transaction lost with its connection would look committed */
+		set_err(pc, "cannot commit - no transaction is active");
+		return PG_ERR;
+	}
 	r = PQexecPrepared(pc->pc_c, ps->ps_name, ps->ps_nparams,
 	    (const char *const *)ps->ps_vals, ps->ps_lens, ps->ps_fmts, 0);
 	track(pc);
