@@ -368,7 +368,7 @@ IT_TESTS	+= check_pace
 IT_TESTS	+= check_haproxy
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
-SCRATCHDB	:= $(call u,scratchdb.c)
+SCRATCHDB	:= $(call u,scratchdb.c pgtmp.c)
 HARNESS		:= $(call obj,tests/it/harness.c)
 DBQ		:= $(call obj,tests/it/dbq.c)
 
@@ -449,7 +449,8 @@ check_origin_OBJS	:= $(call obj,gateway/origin.c)
 # Memory writing, the memory nodes, and the nodes that call an LLM, run
 # a workflow or take a lock: the LLM call stubbed (stubs_ask.c), the
 # request a fake loop and engine with a scratch store (nodectx.c).
-NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c) \
+NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c \
+		   pgtmp.c) \
 		   $(call obj,worker/llm/ask_node.c)
 check_memgen_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
 			   memgen.c mem_file.c mem_condense.c mem_state.c \
@@ -534,16 +535,17 @@ check_fault_OBJS	:= $(call obj,worker/fault.c) \
 check_engine_OBJS	:= $(call obj,$(filter-out %/embed_job.c,$(W_ENGINE)) \
 			   worker/nodes/node_unsupported.c worker/llm/ask_node.c) \
 			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
-			   scratchdb.c scratchdir.c)
+			   scratchdb.c scratchdir.c pgtmp.c)
 check_engine_A		:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_loop_OBJS		:= $(call obj,$(W_LOOP)) \
-			   $(call u,stubs_loop.c fakegw.c scratchdir.c scratchdb.c)
+			   $(call u,stubs_loop.c fakegw.c scratchdir.c scratchdb.c \
+			   pgtmp.c)
 check_loop_A		:= STORE
 check_imp_OBJS		:= $(call obj,$(W_IMPORT)) \
-			   $(call u,scratchdb.c scratchdir.c)
+			   $(call u,scratchdb.c scratchdir.c pgtmp.c)
 check_imp_A		:= STORE
 check_export_OBJS	:= $(call obj,$(W_IMPORT)) \
-			   $(call u,scratchdb.c scratchdir.c)
+			   $(call u,scratchdb.c scratchdir.c pgtmp.c)
 check_export_A		:= STORE
 # The wiki nodes and their client against tests/mock-wiki.
 check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
