@@ -374,6 +374,15 @@ START_TEST(test_stmt_cache)
 	ck_assert(store_col_null(a, 0));
 	store_end(a);
 
+	/* Numbered parameters; one the SQL skips (?2) is still bound. */
+	a = store_stmt(s, "SELECT ?3 || ?1, ?1");
+	ck_assert_msg(a != NULL, "%s", store_err(s));
+	ck_assert_int_eq(store_bind(s, a, "ttt", "a", "-", "c"), 0);
+	ck_assert_int_eq(store_step(s, a), 1);
+	ck_assert_str_eq(store_col_text(a, 0), "ca");
+	ck_assert_str_eq(store_col_text(a, 1), "a");
+	store_end(a);
+
 	/* Errors name the database. */
 	ck_assert_ptr_null(store_stmt(s, "SELEKT 1"));
 	ck_assert_ptr_nonnull(strstr(store_err(s), t_db));

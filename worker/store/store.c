@@ -43,6 +43,12 @@ store_wrote(struct store *s)
 	s->s_tally.st_failing = false;
 }
 
+bool
+store_is_pg(const struct store *s)
+{
+	return s->s_drv->dr_dialect == DIALECT_PG;
+}
+
 void
 store_tally(const struct store *s, struct store_tally *t)
 {

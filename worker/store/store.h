@@ -57,6 +57,10 @@ struct store_tally {
 					   ("database or disk is full") */
 };
 
+/* Whether the store is on PostgreSQL: for the few queries whose SQL
+ * differs (full-text search). */
+bool		 store_is_pg(const struct store *);
+
 /* Copy the store's tally into *t. */
 void		 store_tally(const struct store *, struct store_tally *t);
 

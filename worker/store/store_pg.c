@@ -25,6 +25,7 @@ enum {
 /* Type oids of pg_type (server/catalog/pg_type_d.h is not in libpq-dev). */
 #define OID_BOOL	16
 #define OID_BYTEA	17
+#define OID_TEXT	25
 #define OID_INT8	20
 #define OID_INT2	21
 #define OID_INT4	23
@@ -57,6 +58,8 @@ struct pg_st {
 	unsigned	 ps_gen;	/* pc_gen when prepared */
 	bool		 ps_commit;	/* COMMIT: it may answer ROLLBACK */
 	int		 ps_nparams;
+	Oid		*ps_types;	/* 0 (the server infers), or text
+					   for a number the SQL skips */
 	char		**ps_vals;
 	int		*ps_lens;
 	int		*ps_fmts;
@@ -232,7 +235,8 @@ static int
 prepare_on_server(struct pg_st *ps)
 {
 	struct pg_conn	*pc = ps->ps_pc;
-	PGresult	*r = PQprepare(pc->pc_c, ps->ps_name, ps->ps_sql, 0, NULL);
+	PGresult	*r = PQprepare(pc->pc_c, ps->ps_name, ps->ps_sql,
+			    ps->ps_nparams, ps->ps_types);
 	int		 rc = 0;
 
 	if (PQresultStatus(r) != PGRES_COMMAND_OK)
@@ -250,9 +254,10 @@ pg_prepare(struct store *s, const char *sql, void **out)
 	struct pg_conn	*pc = PC(s);
 	struct pg_st	*ps;
 	char		*text;
-	int		 n, rc;
+	bool		*used;
+	int		 n, rc, i;
 
-	if ((text = pgsql_params(sql, &n)) == NULL)
+	if ((text = pgsql_params(sql, &n, &used)) == NULL)
 		return STORE_NOT_ONE;
 	ps = xcalloc(1, sizeof(*ps));
 	ps->ps_pc = pc;
@@ -263,6 +268,12 @@ pg_prepare(struct store *s, const char *sql, void **out)
 	ps->ps_vals = xcalloc((size_t)n + 1, sizeof(*ps->ps_vals));
 	ps->ps_lens = xcalloc((size_t)n + 1, sizeof(*ps->ps_lens));
 	ps->ps_fmts = xcalloc((size_t)n + 1, sizeof(*ps->ps_fmts));
+	/* SQLite lets SQL skip a number (?1, ?3); the server could not
+	 * tell ?2's type */
+	ps->ps_types = xcalloc((size_t)n + 1, sizeof(*ps->ps_types));
+	for (i = 1; i <= n; i++)
+		ps->ps_types[i - 1] = used[i] ? 0 : OID_TEXT;
+	free(used);
 	if ((rc = alive(pc)) != 0 || (rc = prepare_on_server(ps)) != 0) {
 		pg_finalize(ps);
 		return rc;
@@ -303,6 +314,7 @@ pg_finalize(void *st)
 	free(ps->ps_vals);
 	free(ps->ps_lens);
 	free(ps->ps_fmts);
+	free(ps->ps_types);
 	free(ps->ps_sql);
 	free(ps);
 }

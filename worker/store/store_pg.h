@@ -6,9 +6,10 @@
 
 /* sql with each '?' and '?N' parameter outside quotes and comments
  * written as $N ('?' is one more than the highest number so far, as in
- * SQLite). *nparams gets the highest number. NULL when sql holds no
- * statement or more than one. Caller frees. */
-char	*pgsql_params(const char *sql, int *nparams);
+ * SQLite). *nparams gets the highest number, and *used (when there is
+ * one: caller frees) a flag for each number from 1 that sql names.
+ * NULL when sql holds no statement or more than one. Caller frees. */
+char	*pgsql_params(const char *sql, int *nparams, bool **used);
 
 /* Whether path names a PostgreSQL database: a URL starting with
  * postgresql:// or postgres://. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../common/buf.h"
+#include "../../common/xmem.h"
 #include "store_pg.h"
 
 /* The length of the quoted text or comment at p (0: none there). */
@@ -44,15 +45,16 @@ param(const char *p, int *max, int *np)
 }
 
 char *
-pgsql_params(const char *sql, int *nparams)
+pgsql_params(const char *sql, int *nparams, bool **used)
 {
 	struct buf	 b = BUF_INIT;
 	const char	*p = sql;
 	bool		 body = false, ended = false;
 	size_t		 n;
-	int		 num;
+	int		 num, have = 0;
 
 	*nparams = 0;
+	*used = NULL;
 	while (*p != '\0') {
 		if ((n = skip_quoted(p)) > 0 && *p != '\'' && *p != '"') {
 			buf_add(&b, p, n);		/* a comment */
@@ -72,6 +74,14 @@ pgsql_params(const char *sql, int *nparams)
 		else if (*p == '?') {
 			n = param(p, nparams, &num);
 			buf_printf(&b, "$%d", num);
+			if (num > have) {
+				*used = xreallocarray(*used, (size_t)num + 1,
+				    sizeof(**used));
+				memset(*used + have + 1, 0, (size_t)(num - have) *
+				    sizeof(**used));
+				have = num;
+			}
+			(*used)[num] = true;
 		} else {
 			buf_addc(&b, *p);
 			n = 1;
@@ -80,6 +90,8 @@ pgsql_params(const char *sql, int *nparams)
 	}
 	if (!body || *p != '\0') {
 		buf_free(&b);
+		free(*used);
+		*used = NULL;
 		return NULL;
 	}
 	buf_adds(&b, "");
