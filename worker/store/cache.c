@@ -169,7 +169,11 @@ evict(struct store *s, const struct cache_conf *conf, int64_t now_ms)
 	if (store_exec(s, "DELETE FROM response_cache WHERE created_ms <= ?",
 	    "i", now_ms - conf->kc_ttl_ms) == -1 || (n = cache_count(s)) == -1)
 		return -1;
-	if (n > conf->kc_max && store_exec(s, "DELETE FROM response_cache "
+	/* rowid: the older of two written in the same millisecond;
+	 * PostgreSQL has none, and breaks such a tie by key */
+	if (n > conf->kc_max && store_exec(s, store_is_pg(s) ? "DELETE FROM "
+	    "response_cache WHERE key IN (SELECT key FROM response_cache "
+	    "ORDER BY created_ms, key LIMIT ?)" : "DELETE FROM response_cache "
 	    "WHERE key IN (SELECT key FROM response_cache ORDER BY "
 	    "created_ms, rowid LIMIT ?)", "i", n - conf->kc_max) == -1)
 		return -1;
