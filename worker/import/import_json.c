@@ -470,10 +470,14 @@ write_vision(struct store *s, const char *key, const struct imp_json *j,
 	if (store_sealing(s) && store_seal_prepare(s, "vision_responses",
 	    key) == -1)
 		return -1;
-	return write_pairs(s, key, o, "INSERT INTO vision_responses "
+	/* now in unix seconds: no function both backends have */
+	return write_pairs(s, key, o, store_is_pg(s) ? "INSERT INTO "
+	    "vision_responses (discussion, message_key, text, created_at) "
+	    "VALUES (?, ?, ?, CAST(extract(epoch FROM now()) AS bigint)) ON "
+	    "CONFLICT DO NOTHING" : "INSERT INTO vision_responses "
 	    "(discussion, message_key, text, created_at) VALUES (?, ?, ?, "
-	    "unixepoch()) ON CONFLICT DO NOTHING", "image description", "image descriptions", r) ==
-	    -1 ? -1 : 0;
+	    "unixepoch()) ON CONFLICT DO NOTHING", "image description",
+	    "image descriptions", r) == -1 ? -1 : 0;
 }
 
 int
