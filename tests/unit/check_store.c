@@ -1202,6 +1202,49 @@ START_TEST(test_url_names)
 }
 END_TEST
 
+static void
+params_are(const char *sql, const char *want, int nwant)
+{
+	bool	*used;
+	char	*got;
+	int	 n;
+
+	got = pgsql_params(sql, &n, &used);
+	if (want == NULL) {
+		ck_assert_ptr_null(got);
+		return;
+	}
+	ck_assert_msg(got != NULL, "%s", sql);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(n, nwant);
+	free(got);
+	free(used);
+}
+
+/* The store's '?' and '?N' as PostgreSQL's $N, never inside quotes or
+ * comments; exactly one statement. */
+START_TEST(test_pgsql_params)
+{
+	bool	*used;
+	char	*got;
+	int	 n;
+
+	params_are("SELECT ?, ?5, ?", "SELECT $1, $5, $6", 6);
+	params_are("SELECT '?', \"a?\", 'it''s ?' -- ?\n, ?2 /* ? */",
+	    "SELECT '?', \"a?\", 'it''s ?' -- ?\n, $2 /* ? */", 2);
+	params_are("SELECT 1;  ", "SELECT 1;  ", 0);
+	params_are("SELECT 1; SELECT 2", NULL, 0);
+	params_are("SELECT 1; 'x'", NULL, 0);
+	params_are(" ; -- nothing", NULL, 0);
+	params_are("", NULL, 0);
+	got = pgsql_params("SELECT ?3 || ?1", &n, &used);
+	ck_assert_int_eq(n, 3);
+	ck_assert(used[1] && !used[2] && used[3]);
+	free(got);
+	free(used);
+}
+END_TEST
+
 START_TEST(test_url_password_hidden)
 {
 	const char	*bad = "postgresql://sluice:Pw%2Fs3cret@/nodb?"
@@ -1330,6 +1373,7 @@ store_suite(bool pg)
 	tc = backend_case(su, false, "file", 0);
 	tcase_add_test(tc, test_corrupt);
 	tc = test_case(su, "url", test_url_names, 0);
+	tcase_add_test(tc, test_pgsql_params);
 	if (!pg)
 		return su;
 	add_neutral(su, true);

@@ -44,6 +44,19 @@ param(const char *p, int *max, int *np)
 	return n;
 }
 
+/* Flag number num in *used, which has room for *have numbers so far. */
+static void
+mark(bool **used, int *have, int num)
+{
+	if (num > *have) {
+		*used = xreallocarray(*used, (size_t)num + 1, sizeof(**used));
+		memset(*used + *have + 1, 0, (size_t)(num - *have) *
+		    sizeof(**used));
+		*have = num;
+	}
+	(*used)[num] = true;
+}
+
 char *
 pgsql_params(const char *sql, int *nparams, bool **used)
 {
@@ -74,14 +87,7 @@ pgsql_params(const char *sql, int *nparams, bool **used)
 		else if (*p == '?') {
 			n = param(p, nparams, &num);
 			buf_printf(&b, "$%d", num);
-			if (num > have) {
-				*used = xreallocarray(*used, (size_t)num + 1,
-				    sizeof(**used));
-				memset(*used + have + 1, 0, (size_t)(num - have) *
-				    sizeof(**used));
-				have = num;
-			}
-			(*used)[num] = true;
+			mark(used, &have, num);
 		} else {
 			buf_addc(&b, *p);
 			n = 1;
