@@ -142,6 +142,37 @@ init_and_start(struct pgtmp *pt, const char *bin, const char *what)
 	return 0;
 }
 
+/*
+ * A cluster must not outlive the tests that use it, even when they are
+ * killed (a Check timeout, a crash) before pgtmp_stop. A watchdog
+ * process, reparented at once, waits for the end of a pipe whose write
+ * side only the starter and its forks hold (close-on-exec: not the
+ * server), then stops the server and removes the folder.
+ */
+static void
+watchdog(struct pgtmp *pt)
+{
+	int	 p[2];
+	char	 c;
+	pid_t	 pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1)
+		return;
+	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);		/* init adopts the watchdog */
+		close(p[1]);
+		setsid();
+		while (read(p[0], &c, 1) == -1 && errno == EINTR)
+			;
+		pgtmp_stop(pt);
+		_exit(0);
+	}
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+}
+
 int
 pgtmp_start(struct pgtmp *pt, const char *what)
 {
@@ -167,6 +198,7 @@ pgtmp_start(struct pgtmp *pt, const char *what)
 		pgtmp_stop(pt);
 		return -1;
 	}
+	watchdog(pt);
 	return 0;
 }
 
@@ -217,10 +249,12 @@ pgtmp_stop(struct pgtmp *pt)
 
 	if (pt->pt_dir[0] == '\0')
 		return;
+	snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
+	if (access(data, F_OK) == -1)
+		pt->pt_up = false;	/* stopped and removed already */
 	if (pt->pt_up) {
 		bindir(bin, sizeof(bin));
 		snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", bin);
-		snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
 		if (run(pt, stop_argv) != 0)
 			fprintf(stderr, "pgtmp: pg_ctl stop failed in %s\n",
 			    pt->pt_dir);
