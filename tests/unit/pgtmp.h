@@ -27,7 +27,9 @@ int	pgtmp_newdb(struct pgtmp *, char *url, size_t len);
 
 /* Stop the server at once (pg_ctl stop -m immediate) and remove the
  * folder (kept when STORE_KEEP is set). A stopped or never started
- * cluster is a no-op. */
+ * cluster is a no-op. When the caller and every process forked from it
+ * are gone without it (killed), a watchdog that pgtmp_start left does
+ * the same. */
 void	pgtmp_stop(struct pgtmp *);
 
 #endif
