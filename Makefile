@@ -71,16 +71,16 @@ $(O)/config.mk: scripts/deps.sh Makefile
 	@mkdir -p $(O)
 	@msgpack=msgpack; pkg-config --exists msgpack-c && msgpack=msgpack-c; \
 	{ echo "PKG_CFLAGS := $$(pkg-config --cflags libevent libcurl \
-	    $$msgpack jansson sqlite3 libsystemd check libcrypto)"; \
+	    $$msgpack jansson sqlite3 libsystemd check libcrypto libpq)"; \
 	  echo "LIBS_GATEWAY := $$(pkg-config --libs libevent \
 	    $$msgpack jansson libsystemd libcrypto) -lm"; \
 	  echo "LIBS_WORKER := $$(pkg-config --libs libcurl $$msgpack \
-	    jansson sqlite3 libcrypto) -lm"; \
+	    jansson sqlite3 libcrypto libpq) -lm"; \
 	  echo "LIBS_MOCK := $$(pkg-config --libs libevent jansson)"; \
 	  echo "LIBS_SQLITE := $$(pkg-config --libs sqlite3)"; \
 	  echo "LIBS_CHECK := $$(pkg-config --libs check) \
 	    $$(pkg-config --libs libevent libcurl $$msgpack jansson \
-	    sqlite3 libcrypto)"; \
+	    sqlite3 libcrypto libpq)"; \
 	} > $@.tmp && mv $@.tmp $@
 
 # What objects are compiled and binaries linked with, each in a file
@@ -193,6 +193,8 @@ W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 		   store_stmt.c cache.c)
 W_STORE	+= worker/store/store_seal.c
 W_STORE	+= worker/store/store_sqlite.c worker/store/store_wait.c
+W_STORE	+= $(addprefix worker/store/,store_pg.c store_pgsql.c store_pgurl.c \
+		   store_schema_pg.c)
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
@@ -366,7 +368,7 @@ IT_TESTS	+= check_pace
 IT_TESTS	+= check_haproxy
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
-SCRATCHDB	:= $(call u,scratchdb.c)
+SCRATCHDB	:= $(call u,scratchdb.c pgtmp.c)
 HARNESS		:= $(call obj,tests/it/harness.c)
 DBQ		:= $(call obj,tests/it/dbq.c)
 
@@ -426,7 +428,7 @@ check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c vars_jinja.c))
 check_vars_A		:= CORE
 check_store_OBJS	:= $(call obj,$(filter-out worker/store/cache.c, \
-			   $(W_STORE)))
+			   $(W_STORE))) $(call u,pgtmp.c)
 check_cache_OBJS	:= $(call obj,worker/store/cache.c) $(SCRATCHDB)
 check_cache_A		:= STORE
 check_memory_OBJS	:= $(call obj,$(addprefix worker/memory/,memstore.c \
@@ -447,7 +449,8 @@ check_origin_OBJS	:= $(call obj,gateway/origin.c)
 # Memory writing, the memory nodes, and the nodes that call an LLM, run
 # a workflow or take a lock: the LLM call stubbed (stubs_ask.c), the
 # request a fake loop and engine with a scratch store (nodectx.c).
-NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c) \
+NODECTX		:= $(call u,stubs_ask.c nodectx.c fakerq.c scratchdb.c \
+		   pgtmp.c) \
 		   $(call obj,worker/llm/ask_node.c)
 check_memgen_OBJS	:= $(call obj,$(addprefix worker/memory/,memory.c \
 			   memgen.c mem_file.c mem_condense.c mem_state.c \
@@ -532,16 +535,17 @@ check_fault_OBJS	:= $(call obj,worker/fault.c) \
 check_engine_OBJS	:= $(call obj,$(filter-out %/embed_job.c,$(W_ENGINE)) \
 			   worker/nodes/node_unsupported.c worker/llm/ask_node.c) \
 			   $(call u,stubs_engine.c stubs_nodes.c fakerq.c \
-			   scratchdb.c scratchdir.c)
+			   scratchdb.c scratchdir.c pgtmp.c)
 check_engine_A		:= TOOLS MEMORY LLM CLEAN STORE CORE
 check_loop_OBJS		:= $(call obj,$(W_LOOP)) \
-			   $(call u,stubs_loop.c fakegw.c scratchdir.c scratchdb.c)
+			   $(call u,stubs_loop.c fakegw.c scratchdir.c scratchdb.c \
+			   pgtmp.c)
 check_loop_A		:= STORE
 check_imp_OBJS		:= $(call obj,$(W_IMPORT)) \
-			   $(call u,scratchdb.c scratchdir.c)
+			   $(call u,scratchdb.c scratchdir.c pgtmp.c)
 check_imp_A		:= STORE
 check_export_OBJS	:= $(call obj,$(W_IMPORT)) \
-			   $(call u,scratchdb.c scratchdir.c)
+			   $(call u,scratchdb.c scratchdir.c pgtmp.c)
 check_export_A		:= STORE
 # The wiki nodes and their client against tests/mock-wiki.
 check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \

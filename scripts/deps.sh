@@ -3,7 +3,8 @@
 #
 # Usage: scripts/deps.sh [--install] [build|run|check|bench]
 #
-#   build   compile the gateway, the worker and the mock (plain 'make'),
+#   build   compile the gateway, the worker (libpq-dev: the store's
+#           PostgreSQL driver) and the mock (plain 'make'),
 #           and python3 with jinja2, which the worker runs for
 #           "jinja2": true nodes and PythonModule nodes
 #   run     the same ('make run')
@@ -13,7 +14,9 @@
 #           curl (the CurlCommand node runs it),
 #           systemd-analyze with what it checks the unit against (the
 #           /bin/kill of ExecReload=, man for Documentation=) and mandoc,
-#           haproxy (check_haproxy runs deploy/haproxy.cfg)
+#           haproxy (check_haproxy runs deploy/haproxy.cfg),
+#           postgresql (the store's suites start a throwaway cluster:
+#           tests/unit/pgtmp.c)
 #   bench   build plus nginx, the benchmark's backend
 #
 # Exit status 0 when nothing is missing. Otherwise, with --install and
@@ -37,9 +40,11 @@ set_=${1:-build}
 
 BUILD="gcc make pkg-config libevent-dev libcurl4-openssl-dev libmsgpack-dev
 libjansson-dev libsqlite3-dev check libsystemd-dev node-llhttp libssl-dev
+libpq-dev
 python3:python3 python3-jinja2:+jinja2"
 CHECK="cppcheck clang libclang-rt-dev nodejs:node npm:npm strace
-curl:curl systemd:systemd-analyze procps man-db:man mandoc haproxy"
+curl:curl systemd:systemd-analyze procps man-db:man mandoc haproxy
+postgresql"
 BENCH="nginx-light:nginx curl"
 
 case $set_ in

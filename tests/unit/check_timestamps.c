@@ -111,10 +111,11 @@ stamp_set(const char *content, const char *stamp)
 	char	 h[SHA256_HEXLEN];
 
 	sha256_hex(content, strlen(content), h);
-	ck_assert_int_ge(store_exec(S, "INSERT OR IGNORE INTO discussions "
-	    "VALUES (?, 0)", "t", KEY), 0);
-	ck_assert_int_eq(store_exec(S, "INSERT OR REPLACE INTO timestamps "
-	    "VALUES (?, ?, ?)", "ttt", KEY, strcmp(content, TS_PLACEHOLDER) ==
+	ck_assert_int_ge(store_exec(S, "INSERT INTO discussions VALUES (?, 0) "
+	    "ON CONFLICT DO NOTHING", "t", KEY), 0);
+	ck_assert_int_eq(store_exec(S, "INSERT INTO timestamps VALUES (?, ?, "
+	    "?) ON CONFLICT (discussion, msg_hash) DO UPDATE SET stamp = "
+	    "excluded.stamp", "ttt", KEY, strcmp(content, TS_PLACEHOLDER) ==
 	    0 ? TS_PLACEHOLDER : h, stamp), 1);
 }
 

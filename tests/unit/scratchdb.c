@@ -7,7 +7,13 @@
 
 #include "../../common/buf.h"
 #include "../../worker/store/store_stmt.h"
+#include "pgtmp.h"
 #include "scratchdb.h"
+
+/* SLUICE_TEST_PG=1: the scratch store is a database of a throwaway
+ * PostgreSQL cluster of the test's own (slow: a cluster a test), to
+ * see which of a suite's SQL PostgreSQL takes. */
+static struct pgtmp	 sd_cluster;
 
 void
 scratchdb_open(struct scratchdb *sd, const char *what)
@@ -17,6 +23,11 @@ scratchdb_open(struct scratchdb *sd, const char *what)
 	snprintf(sd->sd_dir, sizeof(sd->sd_dir), "/tmp/sluice-%s.XXXXXX", what);
 	ck_assert_ptr_nonnull(mkdtemp(sd->sd_dir));
 	snprintf(sd->sd_path, sizeof(sd->sd_path), "%s/sluice.db", sd->sd_dir);
+	if (getenv("SLUICE_TEST_PG") != NULL) {
+		ck_assert_int_eq(pgtmp_start(&sd_cluster, what), 0);
+		ck_assert_int_eq(pgtmp_newdb(&sd_cluster, sd->sd_path,
+		    sizeof(sd->sd_path)), 0);
+	}
 	sd->sd_store = store_open(sd->sd_path, NULL, err);
 	ck_assert_msg(sd->sd_store != NULL, "store_open: %s", err);
 }
@@ -88,6 +99,7 @@ scratchdb_close(struct scratchdb *sd)
 {
 	store_close(sd->sd_store);
 	sd->sd_store = NULL;
+	pgtmp_stop(&sd_cluster);
 	if (getenv("STORE_KEEP") == NULL)
 		nftw(sd->sd_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -8,12 +8,15 @@
 
 struct scratchdb {
 	char		 sd_dir[64];	/* /tmp/sluice-<what>.XXXXXX */
-	char		 sd_path[128];	/* sd_dir/sluice.db */
+	char		 sd_path[128];	/* sd_dir/sluice.db, or a URL */
 	struct store	*sd_store;	/* open on it */
 };
 
 /* Make the folder (named after what) and open a store there; fails the
- * test when it cannot. */
+ * test when it cannot. With SLUICE_TEST_PG set in the environment the
+ * store is a database of a PostgreSQL cluster started for the test
+ * (tests/unit/pgtmp.c), sd_path its URL: a suite's SQL tried on
+ * PostgreSQL (slow: one cluster a test; not part of make check). */
 void	scratchdb_open(struct scratchdb *, const char *what);
 
 /* Another store on the database at path, as another worker's, in a

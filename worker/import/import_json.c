@@ -324,8 +324,9 @@ write_memories(struct store *s, const struct imp_disc *d,
 		memories_present(d, j, r, have, same);
 		return 0;
 	}
-	if (imp_discussion(s, key) == -1 || store_exec(s, "INSERT OR IGNORE "
-	    "INTO memory_ledgers (discussion) VALUES (?)", "t", key) == -1)
+	if (imp_discussion(s, key) == -1 || store_exec(s, "INSERT INTO "
+	    "memory_ledgers (discussion) VALUES (?) ON CONFLICT DO NOTHING",
+	    "t", key) == -1)
 		return -1;
 	json_array_foreach(arr, i, e) {
 		if ((tok = store_seal(s, block_text(e, "text_block"))) == NULL)
@@ -399,8 +400,9 @@ write_summary(struct store *s, const struct imp_disc *d,
 	return 0;
 }
 
-/* Each member of o as a row of key's discussion (sql: INSERT OR IGNORE
- * of discussion, member name, member value), unless Sluice has one;
+/* Each member of o as a row of key's discussion (sql: an INSERT ... ON
+ * CONFLICT DO NOTHING of discussion, member name, member value), unless
+ * Sluice has one;
  * the part "N <one or many> (M already present)". The number added, or
  * -1. */
 static long
@@ -446,8 +448,9 @@ write_stamps(struct store *s, const char *key, const struct imp_json *j,
 		return 0;
 	if (store_sealing(s) && store_seal_prepare(s, "timestamps", key) == -1)
 		return -1;
-	if ((n = write_pairs(s, key, o, "INSERT OR IGNORE INTO timestamps "
-	    "(discussion, msg_hash, stamp) VALUES (?, ?, ?)", "timestamp",
+	if ((n = write_pairs(s, key, o, "INSERT INTO timestamps (discussion, "
+	    "msg_hash, stamp) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+	    "timestamp",
 	    "timestamps", r)) == -1)
 		return -1;
 	r->ir_timestamps = n;
@@ -467,10 +470,14 @@ write_vision(struct store *s, const char *key, const struct imp_json *j,
 	if (store_sealing(s) && store_seal_prepare(s, "vision_responses",
 	    key) == -1)
 		return -1;
-	return write_pairs(s, key, o, "INSERT OR IGNORE INTO vision_responses "
+	/* now in unix seconds: no function both backends have */
+	return write_pairs(s, key, o, store_is_pg(s) ? "INSERT INTO "
+	    "vision_responses (discussion, message_key, text, created_at) "
+	    "VALUES (?, ?, ?, CAST(extract(epoch FROM now()) AS bigint)) ON "
+	    "CONFLICT DO NOTHING" : "INSERT INTO vision_responses "
 	    "(discussion, message_key, text, created_at) VALUES (?, ?, ?, "
-	    "unixepoch())", "image description", "image descriptions", r) ==
-	    -1 ? -1 : 0;
+	    "unixepoch()) ON CONFLICT DO NOTHING", "image description",
+	    "image descriptions", r) == -1 ? -1 : 0;
 }
 
 int

@@ -31,7 +31,10 @@ static int
 doc_state(struct store *s, const char *key, const char *text, bool *kept,
     bool *have, bool *same)
 {
-	struct store_q	*st = store_stmt(s, "SELECT count(*) FROM "
+	struct store_q	*st = store_stmt(s, store_is_pg(s) ? "SELECT "
+			    "count(*) FROM pg_catalog.pg_tables WHERE "
+			    "schemaname = current_schema() AND tablename = "
+			    "'state_documents'" : "SELECT count(*) FROM "
 			    "sqlite_master WHERE type = 'table' AND name = "
 			    "'state_documents'");
 	int		 rc;

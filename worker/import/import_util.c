@@ -25,9 +25,9 @@ imp_plural(long n, const char *one, const char *many)
 int
 imp_discussion(struct store *s, const char *key)
 {
-	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
-	    "created_at) VALUES (?, ?)", "ti", key, (int64_t)time(NULL)) == -1 ?
-	    -1 : 0;
+	return store_exec(s, "INSERT INTO discussions (key, created_at) "
+	    "VALUES (?, ?) ON CONFLICT DO NOTHING", "ti", key,
+	    (int64_t)time(NULL)) == -1 ? -1 : 0;
 }
 
 bool

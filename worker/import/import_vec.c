@@ -148,9 +148,10 @@ copy_embeddings(struct vcopy *vc, sqlite3_stmt *emb, int64_t old,
 			vc->vc_r->ir_bad_vectors++;
 			continue;
 		}
-		if (store_exec(vc->vc_s, "INSERT OR REPLACE INTO "
-		    "memory_embeddings (memory_id, model, dim, vector) VALUES "
-		    "(?, ?, ?, ?)", "itib", id, col(emb, 0), dim,
+		if (store_exec(vc->vc_s, "INSERT INTO memory_embeddings "
+		    "(memory_id, model, dim, vector) VALUES (?, ?, ?, ?) ON "
+		    "CONFLICT (memory_id, model) DO UPDATE SET dim = "
+		    "excluded.dim, vector = excluded.vector", "itib", id, col(emb, 0), dim,
 		    sqlite3_column_blob(emb, 2), len) == -1)
 			return store_fail(vc);
 		vc->vc_r->ir_embeddings++;
@@ -172,12 +173,11 @@ copy_rows(struct vcopy *vc, sqlite3_stmt *mem, sqlite3_stmt *fts,
 		old = sqlite3_column_int64(mem, 0);
 		if ((vc->vc_r->ir_vectors == 0 &&
 		    imp_discussion(vc->vc_s, vc->vc_d->d_key) == -1) ||
-		    store_exec(vc->vc_s, "INSERT INTO vector_memories "
+		    (id = store_insert(vc->vc_s, "INSERT INTO vector_memories "
 		    "(discussion, memory_text, date_added, metadata_json) "
-		    "VALUES (?, ?, ?, ?)", "tttt", vc->vc_d->d_key, col(mem, 1),
-		    col(mem, 2), col(mem, 3)) == -1)
+		    "VALUES (?, ?, ?, ?) RETURNING id", "tttt", vc->vc_d->d_key,
+		    col(mem, 1), col(mem, 2), col(mem, 3))) <= 0)
 			return store_fail(vc);
-		id = store_last_rowid(vc->vc_s);
 		if (copy_fts(vc, fts, old, id, col(mem, 1)) == -1 ||
 		    copy_embeddings(vc, emb, old, id) == -1)
 			return -1;

@@ -98,9 +98,9 @@ memstore_read(struct store *s, const char *key, struct mem_blocks *out,
 static int
 ensure_discussion(struct store *s, const char *key)
 {
-	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
-	    "created_at) VALUES (?, ?)", "ti", key, (int64_t)time(NULL)) == -1 ?
-	    -1 : 0;
+	return store_exec(s, "INSERT INTO discussions (key, created_at) "
+	    "VALUES (?, ?) ON CONFLICT DO NOTHING", "ti", key,
+	    (int64_t)time(NULL)) == -1 ? -1 : 0;
 }
 
 /* Inside a transaction: the discussion and its ledger rows. */
@@ -108,8 +108,8 @@ static int
 ensure_ledger(struct store *s, const char *key)
 {
 	if (ensure_discussion(s, key) == -1 ||
-	    store_exec(s, "INSERT OR IGNORE INTO memory_ledgers (discussion) "
-	    "VALUES (?)", "t", key) == -1)
+	    store_exec(s, "INSERT INTO memory_ledgers (discussion) VALUES (?) "
+	    "ON CONFLICT DO NOTHING", "t", key) == -1)
 		return -1;
 	return 0;
 }
@@ -160,9 +160,8 @@ static int64_t
 append_locked(struct store *s, const char *key, int64_t expect,
     const char *text, const char *hash)
 {
-	int64_t	 last = last_id(s, key);
+	int64_t	 last = last_id(s, key), id;
 	char	*tok;
-	int	 r;
 
 	if (last == -1 || ensure_ledger(s, key) == -1)
 		return -1;
@@ -171,11 +170,11 @@ append_locked(struct store *s, const char *key, int64_t expect,
 	if (store_seal_prepare(s, "memories", key) == -1 ||
 	    (tok = store_seal(s, text)) == NULL)
 		return -1;
-	r = store_exec(s, "INSERT INTO memories (discussion, text, hash, "
-	    "created_at) VALUES (?, ?, ?, ?)", "ttti", key, tok, hash,
-	    (int64_t)time(NULL));
+	id = store_insert(s, "INSERT INTO memories (discussion, text, hash, "
+	    "created_at) VALUES (?, ?, ?, ?) RETURNING id", "ttti", key, tok,
+	    hash, (int64_t)time(NULL));
 	free(tok);
-	return r != 1 ? -1 : store_last_rowid(s);
+	return id > 0 ? id : -1;
 }
 
 int64_t

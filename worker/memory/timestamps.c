@@ -254,8 +254,9 @@ stamp_put(struct store *s, const char *key, const char *hash,
 
 	if (tok == NULL)
 		return -1;
-	r = store_exec(s, "INSERT OR REPLACE INTO timestamps (discussion, "
-	    "msg_hash, stamp) VALUES (?, ?, ?)", "ttt", key, hash, tok);
+	r = store_exec(s, "INSERT INTO timestamps (discussion, msg_hash, "
+	    "stamp) VALUES (?, ?, ?) ON CONFLICT (discussion, msg_hash) DO "
+	    "UPDATE SET stamp = excluded.stamp", "ttt", key, hash, tok);
 	free(tok);
 	return r == -1 ? -1 : 0;
 }
@@ -272,8 +273,8 @@ stamp_del(struct store *s, const char *key, const char *hash)
 static int
 discussion_add(struct store *s, const char *key, time_t now)
 {
-	if (store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
-	    "created_at) VALUES (?, ?)", "ti", key, (int64_t)now) == -1)
+	if (store_exec(s, "INSERT INTO discussions (key, created_at) VALUES "
+	    "(?, ?) ON CONFLICT DO NOTHING", "ti", key, (int64_t)now) == -1)
 		return -1;
 	return store_seal_prepare(s, "timestamps", key);
 }

@@ -23,9 +23,10 @@ vecembed_put(struct store *s, int64_t id, const char *model, const double *v,
 	unsigned char	*blob = vecmath_blob(v, dim);
 	int		 r;
 
-	r = store_exec(s, "INSERT OR REPLACE INTO memory_embeddings "
-	    "(memory_id, model, dim, vector) VALUES (?, ?, ?, ?)", "itib", id,
-	    model, (int64_t)dim, blob, dim * sizeof(float));
+	r = store_exec(s, "INSERT INTO memory_embeddings (memory_id, model, "
+	    "dim, vector) VALUES (?, ?, ?, ?) ON CONFLICT (memory_id, model) "
+	    "DO UPDATE SET dim = excluded.dim, vector = excluded.vector",
+	    "itib", id, model, (int64_t)dim, blob, dim * sizeof(float));
 	free(blob);
 	return r == -1 ? -1 : 0;
 }

@@ -28,11 +28,40 @@
 #define SQL_RECENCY	" * sluice_recency(m.date_added, ?4)"
 #define SQL_TAIL	" ASC, m.id LIMIT ?3"
 
-/* [weights][recency] */
-static const char *const search_sql[2][2] = {
-	{ SQL_HEAD SQL_BM25 SQL_TAIL, SQL_HEAD SQL_BM25 SQL_RECENCY SQL_TAIL },
-	{ SQL_HEAD SQL_BM25_W SQL_TAIL,
-	  SQL_HEAD SQL_BM25_W SQL_RECENCY SQL_TAIL },
+/*
+ * PostgreSQL: the tsvector of vector_fts (store_schema_pg.c says how
+ * its ranking differs from bm25), the query in websearch syntax, which
+ * reads the FTS5 query vecmem_query writes ("a b" OR "c") the same way
+ * and never fails on odd text; -ts_rank so that lower is better, as
+ * with bm25, normalised by the length (1: 1 + log of it) as bm25 is.
+ * Without weights every column counts the same, as bm25's default;
+ * weights go to ts_rank's classes D, C, B, A (text, the mean of
+ * entities and key phrases, summary, title), each relative to the
+ * largest (ts_rank takes 0 to 1). ts_rank has no term rarity (bm25's
+ * IDF): "vehicle; dog" may rank a dog first where SQLite ranks the
+ * rarer vehicle first. sluice_recency is a function of the schema
+ * there.
+ */
+#define PG_HEAD		"SELECT m.id, m.memory_text, m.date_added," \
+			" m.metadata_json FROM vector_fts JOIN" \
+			" vector_memories AS m ON m.id = vector_fts.rowid," \
+			" websearch_to_tsquery('english', ?1) AS q" \
+			" WHERE vector_fts.tsv @@ q AND m.discussion = ?2" \
+			" ORDER BY "
+#define PG_RANK		"-ts_rank('{1, 1, 1, 1}', vector_fts.tsv, q, 1)"
+#define PG_RANK_W	"-ts_rank(CAST(ARRAY[CAST(?9 AS real), (CAST(?7 AS" \
+			" real) + CAST(?8 AS real)) / 2, CAST(?6 AS real)," \
+			" CAST(?5 AS real)] AS real[]), vector_fts.tsv, q, 1)"
+
+/* [postgresql][weights][recency] */
+static const char *const search_sql[2][2][2] = {
+	{ { SQL_HEAD SQL_BM25 SQL_TAIL,
+	    SQL_HEAD SQL_BM25 SQL_RECENCY SQL_TAIL },
+	  { SQL_HEAD SQL_BM25_W SQL_TAIL,
+	    SQL_HEAD SQL_BM25_W SQL_RECENCY SQL_TAIL } },
+	{ { PG_HEAD PG_RANK SQL_TAIL, PG_HEAD PG_RANK SQL_RECENCY SQL_TAIL },
+	  { PG_HEAD PG_RANK_W SQL_TAIL,
+	    PG_HEAD PG_RANK_W SQL_RECENCY SQL_TAIL } },
 };
 
 static int64_t
@@ -44,23 +73,9 @@ now_s(void)
 static int
 touch(struct store *s, const char *key)
 {
-	return store_exec(s, "INSERT OR IGNORE INTO discussions (key, "
-	    "created_at) VALUES (?, ?)", "ti", key, now_s()) == -1 ? -1 : 0;
-}
-
-/* Run an INSERT ... RETURNING id; the id, or -1. */
-static int64_t
-insert_id(struct store *s, struct store_q *st)
-{
-	int64_t	 id;
-	int	 r;
-
-	if ((r = store_step(s, st)) != 1)
-		return -1;
-	id = store_col_int(st, 0);
-	while ((r = store_step(s, st)) == 1)
-		;
-	return r == -1 ? -1 : id;
+	return store_exec(s, "INSERT INTO discussions (key, created_at) "
+	    "VALUES (?, ?) ON CONFLICT DO NOTHING", "ti", key, now_s()) == -1 ?
+	    -1 : 0;
 }
 
 /* The fact as Python's json.dumps writes it: ", " and ": ", ASCII only,
@@ -87,18 +102,17 @@ vecmem_add(struct store *s, const char *key, json_t *fact, bool topics,
     const char *date)
 {
 	struct vecmem_fts	 f;
-	struct store_q		*st;
 	char			*text = vecmem_fact_text(fact), *meta;
 	int64_t			 id = -1;
 
 	if (text == NULL)
 		return 0;
 	meta = py_dumps(fact);
-	if (touch(s, key) == 0 && (st = store_stmt(s, "INSERT INTO "
+	if (touch(s, key) == 0 && (id = store_insert(s, "INSERT INTO "
 	    "vector_memories (discussion, memory_text, date_added, "
-	    "metadata_json) VALUES (?, ?, ?, ?) RETURNING id")) != NULL &&
-	    store_bind(s, st, "tttt", key, text, date, meta) == 0)
-		id = insert_id(s, st);
+	    "metadata_json) VALUES (?, ?, ?, ?) RETURNING id", "tttt", key,
+	    text, date, meta)) == 0)
+		id = -1;
 	if (id > 0) {
 		vecmem_flatten(fact, topics, &f);
 		if (store_exec(s, "INSERT INTO vector_fts (rowid, title, "
@@ -117,14 +131,13 @@ int64_t
 vecmem_log_hash(struct store *s, const char *key, const char *hash,
     int64_t now)
 {
-	struct store_q	*st;
+	int64_t	 id;
 
-	if (touch(s, key) == -1 || (st = store_stmt(s, "INSERT INTO "
+	if (touch(s, key) == -1 || (id = store_insert(s, "INSERT INTO "
 	    "vector_hash_log (discussion, message_hash, logged_at) VALUES "
-	    "(?, ?, ?) RETURNING id")) == NULL ||
-	    store_bind(s, st, "tti", key, hash, now) == -1)
+	    "(?, ?, ?) RETURNING id", "tti", key, hash, now)) == 0)
 		return -1;
-	return insert_id(s, st);
+	return id;
 }
 
 int
@@ -210,14 +223,18 @@ recency_fn(const char *date, int64_t now)
 }
 
 /* The search statement, sluice_recency registered first when it is
- * used (once a connection: store_func). Not a prepare that fails and is
- * tried again: that failure would count as the store's. */
+ * used (once a connection: store_func; PostgreSQL's schema has it).
+ * Not a prepare that fails and is tried again: that failure would
+ * count as the store's. */
 static struct store_q *
-search_stmt(struct store *s, const char *sql, bool recency)
+search_stmt(struct store *s, bool weights, bool recency)
 {
-	if (recency && store_func(s, "sluice_recency", recency_fn) == -1)
+	bool	 pg = store_is_pg(s);
+
+	if (recency && !pg && store_func(s, "sluice_recency", recency_fn) ==
+	    -1)
 		return NULL;
-	return store_stmt(s, sql);
+	return store_stmt(s, search_sql[pg][weights][recency]);
 }
 
 static char *
@@ -253,14 +270,22 @@ bind_search(struct store *s, struct store_q *st, const char *match,
     const char *key, const struct vecmem_search *q)
 {
 	char	 w[VECMEM_NWEIGHTS][32];
+	double	 top, v;
 	int	 i;
 
 	if (q->vs_weights == NULL)
 		return q->vs_recency ? store_bind(s, st, "ttii", match, key,
 		    (int64_t)q->vs_limit, q->vs_now) : store_bind(s, st, "tti",
 		    match, key, (int64_t)q->vs_limit);
-	for (i = 0; i < VECMEM_NWEIGHTS; i++)
-		snprintf(w[i], sizeof(w[i]), "%.17g", q->vs_weights[i]);
+	for (i = 0, top = 0; i < VECMEM_NWEIGHTS; i++)
+		if (q->vs_weights[i] > top)
+			top = q->vs_weights[i];
+	for (i = 0; i < VECMEM_NWEIGHTS; i++) {
+		v = q->vs_weights[i];
+		if (store_is_pg(s))	/* ts_rank takes 0 to 1: relative */
+			v = v > 0 && top > 0 ? v / top : 0;
+		snprintf(w[i], sizeof(w[i]), "%.17g", v);
+	}
 	return store_bind(s, st, "ttiittttt", match, key, (int64_t)q->vs_limit,
 	    q->vs_now, w[0], w[1], w[2], w[3], w[4]);
 }
@@ -276,8 +301,7 @@ keyword_pass(struct store *s, const char *key, const struct vecmem_search *q,
 
 	if (match == NULL)
 		return 0;
-	st = search_stmt(s, search_sql[q->vs_weights != NULL][q->vs_recency],
-	    q->vs_recency);
+	st = search_stmt(s, q->vs_weights != NULL, q->vs_recency);
 	if (st != NULL && bind_search(s, st, match, key, q) == 0)
 		rc = read_rows(s, st, out);
 	free(match);

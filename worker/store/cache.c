@@ -169,7 +169,11 @@ evict(struct store *s, const struct cache_conf *conf, int64_t now_ms)
 	if (store_exec(s, "DELETE FROM response_cache WHERE created_ms <= ?",
 	    "i", now_ms - conf->kc_ttl_ms) == -1 || (n = cache_count(s)) == -1)
 		return -1;
-	if (n > conf->kc_max && store_exec(s, "DELETE FROM response_cache "
+	/* rowid: the older of two written in the same millisecond;
+	 * PostgreSQL has none, and breaks such a tie by key */
+	if (n > conf->kc_max && store_exec(s, store_is_pg(s) ? "DELETE FROM "
+	    "response_cache WHERE key IN (SELECT key FROM response_cache "
+	    "ORDER BY created_ms, key LIMIT ?)" : "DELETE FROM response_cache "
 	    "WHERE key IN (SELECT key FROM response_cache ORDER BY "
 	    "created_ms, rowid LIMIT ?)", "i", n - conf->kc_max) == -1)
 		return -1;
@@ -185,10 +189,14 @@ put_locked(struct store *s, const char *key, const char *endpoint,
 		    json_dumps(e->ce_tools, JSON_COMPACT) : NULL;
 	int	 r = -1;
 
-	if (chunks != NULL && store_exec(s, "INSERT OR REPLACE INTO "
-	    "response_cache (key, endpoint, created_ms, chunks, tool_calls, "
-	    "finish, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?, ?, "
-	    "?, ?, ?)", "ttitttii", key, endpoint, now_ms, chunks, tools,
+	if (chunks != NULL && store_exec(s, "INSERT INTO response_cache (key, "
+	    "endpoint, created_ms, chunks, tool_calls, finish, prompt_tokens, "
+	    "completion_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT "
+	    "(key) DO UPDATE SET endpoint = excluded.endpoint, created_ms = "
+	    "excluded.created_ms, chunks = excluded.chunks, tool_calls = "
+	    "excluded.tool_calls, finish = excluded.finish, prompt_tokens = "
+	    "excluded.prompt_tokens, completion_tokens = "
+	    "excluded.completion_tokens", "ttitttii", key, endpoint, now_ms, chunks, tools,
 	    e->ce_finish, e->ce_prompt_tokens, e->ce_completion_tokens) == 1)
 		r = evict(s, conf, now_ms);
 	free(chunks);

@@ -6,6 +6,7 @@
 #include "../../common/log.h"
 #include "../../common/xmem.h"
 #include "store_int.h"
+#include "store_pg.h"
 #include "store_stmt.h"
 
 int
@@ -42,6 +43,12 @@ store_wrote(struct store *s)
 	s->s_tally.st_failing = false;
 }
 
+bool
+store_is_pg(const struct store *s)
+{
+	return s->s_drv->dr_dialect == DIALECT_PG;
+}
+
 void
 store_tally(const struct store *s, struct store_tally *t)
 {
@@ -68,12 +75,13 @@ store_open(const char *path, const struct store_opts *opts,
 	const char	*what = "settings";
 	int		 rc;
 
-	s->s_path = xstrdup(path);
+	/* a URL selects PostgreSQL; anything else is a SQLite file */
+	s->s_drv = pgurl_is(path) ? &store_pg : &store_sqlite;
+	s->s_path = s->s_drv->dr_show(path);
 	if (opts != NULL)
 		s->s_opts = *opts;
 	if (s->s_opts.so_busy_ms == 0)
 		s->s_opts.so_busy_ms = STORE_BUSY_MS;
-	s->s_drv = &store_sqlite;
 	if ((rc = s->s_drv->dr_open(s, path)) != 0) {
 		store_fail(s, rc, "cannot open");
 		goto fail;
@@ -113,7 +121,11 @@ store_close(struct store *s)
 int
 store_begin(struct store *s)
 {
-	return store_exec(s, "BEGIN IMMEDIATE", "") == -1 ? -1 : 0;
+	int	 rc;
+
+	if ((rc = s->s_drv->dr_begin(s)) != 0)
+		return store_fail(s, rc, "BEGIN (write lock)");
+	return 0;
 }
 
 /* A failed COMMIT leaves the transaction open: it is rolled back, so a

@@ -1,4 +1,4 @@
-/* store.h - the database every worker shares (SQLite today, behind a driver): open, migrate, wait for locks, transactions. */
+/* store.h - the database every worker shares (SQLite or PostgreSQL, behind a driver): open, migrate, wait for locks, transactions. */
 #ifndef SLUICE_STORE_H
 #define SLUICE_STORE_H
 #include <stdbool.h>
@@ -19,10 +19,14 @@ struct store_opts {
 	void		*so_arg;
 };
 
-/* Open (creating it if needed) the database at path, in WAL mode, and
- * bring its schema to the current version inside one BEGIN IMMEDIATE
- * transaction. opts may be NULL (defaults). Returns the store, or NULL
- * with err naming the path and the database's reason; nothing is ever deleted.
+/* Open (creating a SQLite file if needed, in WAL mode) the database at
+ * path, and bring its schema to the current version inside one write
+ * transaction (store_begin). A path starting with postgresql:// or postgres:// is a
+ * libpq connection URL to a PostgreSQL database (which must exist);
+ * anything else is a SQLite file. opts may be NULL (defaults). Returns
+ * the store, or NULL with err naming the database (a URL without its
+ * password, here and in every store_err) and the database's reason;
+ * nothing is ever deleted.
  * Never carry a store across fork(): open it in the process that uses it. */
 struct store	*store_open(const char *path, const struct store_opts *opts,
 		    char err[STORE_ERRLEN]);
@@ -53,10 +57,16 @@ struct store_tally {
 					   ("database or disk is full") */
 };
 
+/* Whether the store is on PostgreSQL: for the few queries whose SQL
+ * differs (full-text search). */
+bool		 store_is_pg(const struct store *);
+
 /* Copy the store's tally into *t. */
 void		 store_tally(const struct store *, struct store_tally *t);
 
-/* BEGIN IMMEDIATE (write intent), waiting through the busy handler;
+/* A write transaction: one writer at a time across every process of
+ * the database (SQLite: BEGIN IMMEDIATE; PostgreSQL: BEGIN and an
+ * advisory lock), waiting in short sleeps that call so_on_wait;
  * COMMIT; ROLLBACK (a no-op when no transaction is open). Each returns
  * 0, or -1 with store_err set. */
 int		 store_begin(struct store *);

@@ -20,8 +20,8 @@ enum store_wait {
  * The driver: the one place that calls a database library. store.c,
  * store_stmt.c and the files above them (cache, locks, seal, schema)
  * call these ops and nothing else; store_sqlite.c implements them
- * with SQLite. A second backend (PostgreSQL with libpq) fills the same
- * table; what it must honour is written on each op.
+ * with SQLite, store_pg.c with libpq (PostgreSQL). What a driver must
+ * honour is written on each op.
  *
  * Conventions. A connection is s->s_conn, a statement a void * the
  * driver made (dr_prepare). An op that can fail returns 0, or an error
@@ -41,8 +41,19 @@ enum store_wait {
  * current row and must keep working until the next dr_step or
  * dr_reset; text and blobs they return are the driver's (borrowed).
  */
+/* The SQL a driver speaks where the two differ (the schema's steps,
+ * store_dialect() for callers). */
+enum store_dialect {
+	DIALECT_SQLITE,
+	DIALECT_PG,
+};
+
 struct store_driver {
-	const char	*dr_name;		/* "sqlite" */
+	const char	*dr_name;		/* "sqlite", "postgresql" */
+	enum store_dialect dr_dialect;
+	/* The database's name for messages, from store_open's path
+	 * (libpq: the URL without its password). Caller frees. */
+	char		*(*dr_show)(const char *path);
 
 	/* Connect to path (SQLite: a file, created when missing) into
 	 * s->s_conn. On failure s_conn may be set (dr_errmsg then
@@ -106,6 +117,13 @@ struct store_driver {
 	bool		(*dr_busy)(int rc);
 	/* Whether a transaction is open on the connection. */
 	bool		(*dr_in_tx)(const struct store *);
+	/* Open a write transaction: one writer at a time across every
+	 * process of the database, waiting through store_wait_more
+	 * (SQLite: BEGIN IMMEDIATE and its busy handler; libpq: BEGIN,
+	 * then pg_try_advisory_xact_lock polled). A wait that ends
+	 * returns the code dr_busy says is one, the transaction closed. 0
+	 * or an error code. */
+	int		(*dr_begin)(struct store *);
 
 	/* Run a script of statements without parameters or rows wanted
 	 * (the schema's migration steps, ROLLBACK at close). 0 or an
@@ -126,6 +144,12 @@ struct store_driver {
 #define STORE_NOT_ONE	(-1)	/* dr_prepare: not exactly one statement */
 
 extern const struct store_driver	store_sqlite;
+extern const struct store_driver	store_pg;	/* store_pg.c */
+
+/* PostgreSQL's schema steps, in step with SQLite's
+ * (store_schema_pg.c). */
+extern const char *const	 store_pg_steps[];
+extern const int		 store_pg_nsteps;
 
 /* A cached query (store_stmt): its SQL text (the cache key) and the
  * driver's statement. Each is allocated alone, so a query stays put

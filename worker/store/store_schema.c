@@ -7,10 +7,11 @@
 #include "store_stmt.h"
 
 /*
- * SQLite-only: the steps are in SQLite's dialect (FTS5, INTEGER PRIMARY
- * KEY rowids, AUTOINCREMENT); the driver runs them (dr_script) and
- * keeps the version (dr_version: PRAGMA user_version). A second driver
- * brings a list of its own, in step with this one.
+ * These steps are in SQLite's dialect (FTS5, INTEGER PRIMARY KEY
+ * rowids, AUTOINCREMENT); the driver runs them (dr_script) and keeps
+ * the version (dr_version: PRAGMA user_version). PostgreSQL has a list
+ * of its own in step with this one (store_schema_pg.c): a new step here
+ * is a new step there.
  *
  * steps[N - 1] takes the schema from version N - 1 to N. A step is never
  * edited once released: a change is a new step at the end. Every worker
@@ -196,15 +197,30 @@ user_version(struct store *s, int *v)
 	return 0;
 }
 
+/* The steps in the store's dialect. */
+static const char *const *
+steps_of(const struct store *s)
+{
+	return s->s_drv->dr_dialect == DIALECT_PG ? store_pg_steps : steps;
+}
+
 /* In a transaction: steps from version v on, then the new version. */
 static int
 apply_steps(struct store *s, int v)
 {
+	const char *const *list = steps_of(s);
 	char	 what[64];
 	int	 rc;
 
+	if (s->s_drv->dr_dialect == DIALECT_PG &&
+	    store_pg_nsteps != STORE_VERSION) {
+		snprintf(s->s_err, sizeof(s->s_err), "database %s: bug: %d "
+		    "schema steps for PostgreSQL, %d for SQLite", s->s_path,
+		    store_pg_nsteps, STORE_VERSION);
+		return -1;
+	}
 	for (; v < STORE_VERSION; v++) {
-		if ((rc = s->s_drv->dr_script(s, steps[v])) != 0) {
+		if ((rc = s->s_drv->dr_script(s, list[v])) != 0) {
 			snprintf(what, sizeof(what), "migration to schema "
 			    "version %d", v + 1);
 			return store_fail(s, rc, what);

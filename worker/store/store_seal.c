@@ -29,7 +29,10 @@ static const struct sealed {
 };
 #define NSEALED	(sizeof(sealed) / sizeof(sealed[0]))
 
-#define TOKEN_GLOB	"'gAAAAA*'"	/* fernet_is_token's prefix */
+/* fernet_is_token's prefix: substr() rather than GLOB, which
+ * PostgreSQL has not */
+#define TOKEN_IS	"substr(%s, 1, 6) = 'gAAAAA'"
+#define TOKEN_NOT	"substr(%s, 1, 6) <> 'gAAAAA'"
 
 void
 store_seal_key(struct store *s, const struct fernet_key *k)
@@ -125,7 +128,7 @@ check_tokens(struct store *s, const struct sealed *t, const char *d)
 	int		 r;
 
 	snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE discussion = ? "
-	    "AND %s GLOB " TOKEN_GLOB " LIMIT 1", t->sd_col, t->sd_table,
+	    "AND " TOKEN_IS " LIMIT 1", t->sd_col, t->sd_table,
 	    t->sd_col);
 	if ((st = store_stmt(s, sql)) == NULL ||
 	    store_bind(s, st, "t", d) == -1 || (r = store_step(s, st)) == -1)
@@ -141,43 +144,40 @@ check_tokens(struct store *s, const struct sealed *t, const char *d)
 	return r;
 }
 
-/* Seal d's rows of t that are still plain text. 0 or -1. */
+/* Seal d's rows of t that are still plain text. 0 or -1. Rows are
+ * found again by their text (no rowid: PostgreSQL has none); equal
+ * texts are sealed by the first UPDATE, and the next changes nothing. */
 static int
 seal_plain(struct store *s, const struct sealed *t, const char *d)
 {
 	char		 sql[256], *tok;
 	const char	*v;
 	struct store_q	*st;
-	int64_t		*ids = NULL;
 	char		**texts = NULL;
 	size_t		 n = 0, i;
 	int		 r;
 
-	snprintf(sql, sizeof(sql), "SELECT rowid, %s FROM %s WHERE discussion "
-	    "= ? AND %s NOT GLOB " TOKEN_GLOB, t->sd_col, t->sd_table,
-	    t->sd_col);
+	snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE discussion = ? "
+	    "AND " TOKEN_NOT, t->sd_col, t->sd_table, t->sd_col);
 	if ((st = store_stmt(s, sql)) == NULL || store_bind(s, st, "t", d) == -1)
 		return -1;
 	while ((r = store_step(s, st)) == 1) {
-		ids = xreallocarray(ids, n + 1, sizeof(*ids));
 		texts = xreallocarray(texts, n + 1, sizeof(*texts));
-		ids[n] = store_col_int(st, 0);
-		v = store_col_text(st, 1);
+		v = store_col_text(st, 0);
 		texts[n++] = xstrdup(v != NULL ? v : "");
 	}
-	snprintf(sql, sizeof(sql), "UPDATE %s SET %s = ? WHERE rowid = ?",
-	    t->sd_table, t->sd_col);
+	snprintf(sql, sizeof(sql), "UPDATE %s SET %s = ? WHERE discussion = ? "
+	    "AND %s = ?", t->sd_table, t->sd_col, t->sd_col);
 	for (i = 0; i < n; i++) {
 		if (r == 0) {
 			tok = store_seal(s, texts[i]);
-			if (tok == NULL || store_exec(s, sql, "ti", tok,
-			    ids[i]) == -1)
+			if (tok == NULL || store_exec(s, sql, "ttt", tok, d,
+			    texts[i]) == -1)
 				r = -1;
 			free(tok);
 		}
 		free(texts[i]);
 	}
-	free(ids);
 	free(texts);
 	return r;
 }
@@ -193,7 +193,7 @@ store_seal_token(struct store *s, const char *d, char **tok)
 	*tok = NULL;
 	for (i = 0; i < NSEALED && r == 0; i++) {
 		snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE discussion "
-		    "= ? AND %s GLOB " TOKEN_GLOB " LIMIT 1", sealed[i].sd_col,
+		    "= ? AND " TOKEN_IS " LIMIT 1", sealed[i].sd_col,
 		    sealed[i].sd_table, sealed[i].sd_col);
 		if ((st = store_stmt(s, sql)) == NULL ||
 		    store_bind(s, st, "t", d) == -1 ||

@@ -307,6 +307,19 @@ sq_in_tx(const struct store *s)
 	return s->s_conn != NULL && !sqlite3_get_autocommit(DB(s));
 }
 
+static char *
+sq_show(const char *path)
+{
+	return xstrdup(path);
+}
+
+/* The busy handler waits for another writer. */
+static int
+sq_begin(struct store *s)
+{
+	return sqlite3_exec(DB(s), "BEGIN IMMEDIATE", NULL, NULL, NULL);
+}
+
 static int
 sq_script(struct store *s, const char *sql)
 {
@@ -368,6 +381,8 @@ sq_func(struct store *s, const char *name, store_fn *fn)
 
 const struct store_driver store_sqlite = {
 	.dr_name = "sqlite",
+	.dr_dialect = DIALECT_SQLITE,
+	.dr_show = sq_show,
 	.dr_open = sq_open,
 	.dr_setup = sq_setup,
 	.dr_close = sq_close,
@@ -390,6 +405,7 @@ const struct store_driver store_sqlite = {
 	.dr_errmsg = sq_errmsg,
 	.dr_busy = sq_busy,
 	.dr_in_tx = sq_in_tx,
+	.dr_begin = sq_begin,
 	.dr_script = sq_script,
 	.dr_version = sq_version,
 	.dr_set_version = sq_set_version,

@@ -239,6 +239,31 @@ store_exec(struct store *s, const char *sql, const char *fmt, ...)
 }
 
 int64_t
+store_insert(struct store *s, const char *sql, const char *fmt, ...)
+{
+	struct store_q	*q;
+	va_list		 ap;
+	int64_t		 id = 0;
+	int		 r;
+
+	if ((q = store_stmt(s, sql)) == NULL)
+		return -1;
+	va_start(ap, fmt);
+	r = bindv(s, q, fmt, ap);
+	va_end(ap);
+	if (r == -1)
+		return -1;
+	while ((r = store_step(s, q)) == 1)
+		if (id == 0)
+			id = store_col_int(q, 0);
+	if (r == -1)
+		return -1;
+	if (id > 0 && !s->s_drv->dr_in_tx(s))
+		store_wrote(s);		/* a write of its own */
+	return id;
+}
+
+int64_t
 store_last_rowid(const struct store *s)
 {
 	return s->s_drv->dr_last_rowid(s);

@@ -64,7 +64,14 @@ const void	*store_col_blob(struct store_q *, int col, size_t *len);
 int		 store_exec(struct store *, const char *sql, const char *fmt,
 		    ...);
 
-/* The rowid of the last row this connection inserted (0: none yet). */
+/* store_exec for an INSERT ... RETURNING id (both backends have it):
+ * the first column of its first row, the new row's id; 0 when it
+ * inserted nothing, -1 on error. */
+int64_t		 store_insert(struct store *, const char *sql, const char *fmt,
+		    ...);
+
+/* The rowid of the last row this connection inserted (0: none yet;
+ * always 0 on PostgreSQL, which has no rowids: use store_insert). */
 int64_t		 store_last_rowid(const struct store *);
 
 /* A scalar SQL function name(text, integer) for this connection's

@@ -1,0 +1,266 @@
+/* pgtmp.c - tests: a throwaway PostgreSQL cluster in a temporary folder, on a Unix socket only, removed afterwards. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <libpq-fe.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pgtmp.h"
+
+#define PG_BINDIR	"/usr/lib/postgresql/15/bin"	/* Debian 12 */
+#define PG_USER		"sluice"	/* the cluster's superuser */
+
+/* Where initdb and pg_ctl are: SLUICE_PG_BINDIR, else what pg_config
+ * says, else Debian 12's folder. */
+static void
+bindir(char *out, size_t len)
+{
+	const char	*env = getenv("SLUICE_PG_BINDIR");
+	FILE		*p;
+
+	snprintf(out, len, "%s", env != NULL ? env : PG_BINDIR);
+	if (env != NULL || (p = popen("pg_config --bindir 2>/dev/null",
+	    "r")) == NULL)
+		return;
+	if (fgets(out, (int)len, p) == NULL)
+		snprintf(out, len, "%s", PG_BINDIR);
+	out[strcspn(out, "\n")] = '\0';
+	pclose(p);
+}
+
+/*
+ * initdb and the server refuse to run as root (a server bug must not
+ * own the machine). The test suites run as root in CI, so there the
+ * cluster's folder goes to "nobody" and the commands run as nobody
+ * after a setuid in the child; as anyone else they run as is.
+ */
+static int
+drop_root(const char *dir)
+{
+	struct passwd	*pw;
+
+	if (geteuid() != 0)
+		return 0;
+	if ((pw = getpwnam("nobody")) == NULL) {
+		fprintf(stderr, "pgtmp: running as root and there is no user "
+		    "'nobody' to run PostgreSQL as\n");
+		return -1;
+	}
+	if (dir != NULL)
+		return chown(dir, pw->pw_uid, pw->pw_gid);
+	if (setgroups(0, NULL) == -1 || setgid(pw->pw_gid) == -1 ||
+	    setuid(pw->pw_uid) == -1)
+		return -1;
+	return 0;
+}
+
+/* Run argv (as nobody when root), its output appended to DIR/pgtmp.log.
+ * Its exit status, or -1. */
+static int
+run(struct pgtmp *pt, char *const argv[])
+{
+	char	 log[96];
+	pid_t	 pid;
+	int	 st, fd;
+
+	snprintf(log, sizeof(log), "%s/pgtmp.log", pt->pt_dir);
+	if ((pid = fork()) == -1)
+		return -1;
+	if (pid == 0) {
+		if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644)) ==
+		    -1 || dup2(fd, 1) == -1 || dup2(fd, 2) == -1 ||
+		    drop_root(NULL) == -1 || chdir(pt->pt_dir) == -1)
+			_exit(126);
+		close(fd);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Show what went wrong: the commands' output and the server's log. */
+static void
+show_logs(const struct pgtmp *pt, const char *what, const char *step)
+{
+	const char	*logs[] = { "pgtmp.log", "server.log" };
+	char		 path[96], line[512];
+	FILE		*f;
+	size_t		 i;
+
+	fprintf(stderr, "*** %s: PostgreSQL cluster in %s: %s failed\n", what,
+	    pt->pt_dir, step);
+	for (i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", pt->pt_dir, logs[i]);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f) != NULL)
+			fprintf(stderr, "    %s", line);
+		fclose(f);
+	}
+}
+
+static int
+init_and_start(struct pgtmp *pt, const char *bin, const char *what)
+{
+	char	 initdb[192], pg_ctl[192], data[96], slog[96], opts[256];
+	char	*init_argv[] = { initdb, "-D", data, "-U", PG_USER,
+		    "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync",
+		    "--no-instructions", NULL };
+	char	*start_argv[] = { pg_ctl, "start", "-w", "-t", "60", "-D",
+		    data, "-l", slog, "-o", opts, NULL };
+
+	snprintf(initdb, sizeof(initdb), "%s/initdb", bin);
+	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", bin);
+	snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
+	snprintf(slog, sizeof(slog), "%s/server.log", pt->pt_dir);
+	/* no TCP at all: the socket in our own folder, whose port number
+	 * only names it (.s.PGSQL.<port>), so no other cluster is met */
+	snprintf(opts, sizeof(opts), "-c listen_addresses='' "
+	    "-c unix_socket_directories='%s' -p %d -c fsync=off "
+	    "-c full_page_writes=off -c synchronous_commit=off "
+	    "-c shared_buffers=16MB", pt->pt_dir, pt->pt_port);
+	if (run(pt, init_argv) != 0) {
+		show_logs(pt, what, "initdb");
+		return -1;
+	}
+	if (run(pt, start_argv) != 0) {
+		show_logs(pt, what, "pg_ctl start");
+		return -1;
+	}
+	pt->pt_up = true;
+	return 0;
+}
+
+/*
+ * A cluster must not outlive the tests that use it, even when they are
+ * killed (a Check timeout, a crash) before pgtmp_stop. A watchdog
+ * process, reparented at once, waits for the end of a pipe whose write
+ * side only the starter and its forks hold (close-on-exec: not the
+ * server), then stops the server and removes the folder.
+ */
+static void
+watchdog(struct pgtmp *pt)
+{
+	int	 p[2];
+	char	 c;
+	pid_t	 pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1)
+		return;
+	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);		/* init adopts the watchdog */
+		close(p[1]);
+		setsid();
+		while (read(p[0], &c, 1) == -1 && errno == EINTR)
+			;
+		pgtmp_stop(pt);
+		_exit(0);
+	}
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+}
+
+int
+pgtmp_start(struct pgtmp *pt, const char *what)
+{
+	char	 bin[160], path[192];
+
+	memset(pt, 0, sizeof(*pt));
+	bindir(bin, sizeof(bin));
+	snprintf(path, sizeof(path), "%s/initdb", bin);
+	if (access(path, X_OK) == -1) {
+		fprintf(stderr, "*** %s: PostgreSQL tests SKIPPED: PostgreSQL "
+		    "not installed (no %s; Debian: apt-get install "
+		    "postgresql)\n", what, path);
+		return -1;
+	}
+	snprintf(pt->pt_dir, sizeof(pt->pt_dir), "/tmp/sluice-pg.XXXXXX");
+	if (mkdtemp(pt->pt_dir) == NULL || drop_root(pt->pt_dir) == -1) {
+		fprintf(stderr, "*** %s: PostgreSQL cluster: %s: %s\n", what,
+		    pt->pt_dir, strerror(errno));
+		return -1;
+	}
+	pt->pt_port = 20000 + (int)(getpid() % 30000);
+	if (init_and_start(pt, bin, what) == -1) {
+		pgtmp_stop(pt);
+		return -1;
+	}
+	watchdog(pt);
+	return 0;
+}
+
+int
+pgtmp_newdb(struct pgtmp *pt, char *url, size_t len)
+{
+	char		 conninfo[160], sql[96], name[48];
+	struct timespec	 ts;
+	PGconn		*c;
+	PGresult	*r;
+	int		 ok;
+
+	/* unique in every forked test process */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(name, sizeof(name), "t%d_%u_%ld", (int)getpid(),
+	    pt->pt_ndb++, ts.tv_nsec);
+	snprintf(conninfo, sizeof(conninfo), "host=%s port=%d user=" PG_USER
+	    " dbname=postgres", pt->pt_dir, pt->pt_port);
+	c = PQconnectdb(conninfo);
+	if (PQstatus(c) != CONNECTION_OK) {
+		fprintf(stderr, "pgtmp: %s", PQerrorMessage(c));
+		PQfinish(c);
+		return -1;
+	}
+	snprintf(sql, sizeof(sql), "CREATE DATABASE %s", name);
+	r = PQexec(c, sql);
+	if (!(ok = PQresultStatus(r) == PGRES_COMMAND_OK))
+		fprintf(stderr, "pgtmp: %s", PQresultErrorMessage(r));
+	PQclear(r);
+	PQfinish(c);
+	snprintf(url, len, "postgresql:///%s?host=%s&port=%d&user=" PG_USER,
+	    name, pt->pt_dir, pt->pt_port);
+	return ok ? 0 : -1;
+}
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	return remove(path);
+}
+
+void
+pgtmp_stop(struct pgtmp *pt)
+{
+	char	 bin[160], pg_ctl[192], data[96];
+	char	*stop_argv[] = { pg_ctl, "stop", "-m", "immediate", "-w",
+		    "-D", data, NULL };
+
+	if (pt->pt_dir[0] == '\0')
+		return;
+	snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
+	if (access(data, F_OK) == -1)
+		pt->pt_up = false;	/* stopped and removed already */
+	if (pt->pt_up) {
+		bindir(bin, sizeof(bin));
+		snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", bin);
+		if (run(pt, stop_argv) != 0)
+			fprintf(stderr, "pgtmp: pg_ctl stop failed in %s\n",
+			    pt->pt_dir);
+		pt->pt_up = false;
+	}
+	if (getenv("STORE_KEEP") == NULL)
+		nftw(pt->pt_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	pt->pt_dir[0] = '\0';
+}

@@ -1,0 +1,35 @@
+/* pgtmp.h - tests: a throwaway PostgreSQL cluster in a temporary folder, on a Unix socket only, removed afterwards. */
+#ifndef SLUICE_PGTMP_H
+#define SLUICE_PGTMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pgtmp {
+	char	 pt_dir[64];	/* /tmp/sluice-pg.XXXXXX: data/, the socket */
+	int	 pt_port;	/* names the socket (.s.PGSQL.<port>) */
+	bool	 pt_up;		/* the server runs */
+	unsigned pt_ndb;	/* databases made so far */
+};
+
+/* Start a cluster (initdb, then pg_ctl start) in a fresh folder,
+ * listening on a Unix socket in it only, fsync off, and wait until it
+ * takes connections. what names the suite in messages. Returns 0; or
+ * -1 after saying why on stderr: "*** <what>: PostgreSQL tests SKIPPED:
+ * PostgreSQL not installed" when there are no binaries (the caller
+ * skips its PostgreSQL variants), or the failure and the server's log. */
+int	pgtmp_start(struct pgtmp *, const char *what);
+
+/* A new empty database on the cluster; its connection URL
+ * (postgresql:///NAME?host=DIR&port=N&user=sluice) into url. 0, or -1
+ * with the reason on stderr. */
+int	pgtmp_newdb(struct pgtmp *, char *url, size_t len);
+
+/* Stop the server at once (pg_ctl stop -m immediate) and remove the
+ * folder (kept when STORE_KEEP is set). A stopped or never started
+ * cluster is a no-op. When the caller and every process forked from it
+ * are gone without it (killed), a watchdog that pgtmp_start left does
+ * the same. */
+void	pgtmp_stop(struct pgtmp *);
+
+#endif
