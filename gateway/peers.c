@@ -25,7 +25,7 @@ struct fwd;
 struct call {
 	struct fwd			*c_fwd;
 	struct evhttp_connection	*c_ec;
-	const char			*c_peer;	/* the fwd's copy */
+	char				*c_peer;	/* http://HOST:PORT */
 	bool				 c_done;
 };
 
@@ -36,7 +36,6 @@ struct fwd {
 	struct http_conn	*f_conn;	/* NULL: answered, or gone */
 	peers_answer_fn		 f_answer;
 	char			*f_id;
-	char			*f_peers[GW_MAX_PEERS];
 	struct call		 f_calls[GW_MAX_PEERS];
 	size_t			 f_ncalls;
 	size_t			 f_pending;	/* calls not done */
@@ -55,11 +54,11 @@ fwd_free(struct fwd *f)
 {
 	size_t	 i;
 
-	for (i = 0; i < f->f_ncalls; i++)
+	for (i = 0; i < f->f_ncalls; i++) {
 		if (f->f_calls[i].c_ec != NULL)
 			evhttp_connection_free(f->f_calls[i].c_ec);
-	for (i = 0; i < GW_MAX_PEERS; i++)
-		free(f->f_peers[i]);
+		free(f->f_calls[i].c_peer);
+	}
 	if (f->f_reap != NULL)
 		event_free(f->f_reap);
 	LIST_REMOVE(f, f_entry);
@@ -106,9 +105,12 @@ call_done(struct evhttp_request *er, void *arg)
 		    c->c_peer);
 		f->f_answer(f->f_conn, f->f_id, true);
 		f->f_conn = NULL;
-	} else if (code != 200 && code != 404)
-		log_warnx("[cancel %s] peer %s: %s", f->f_id, c->c_peer,
-		    code == 0 ? "no answer" : "unexpected status");
+	} else if (code == 0)
+		log_warnx("[cancel %s] peer %s: no answer", f->f_id,
+		    c->c_peer);
+	else if (code != 200 && code != 404)
+		log_warnx("[cancel %s] peer %s: status %d", f->f_id,
+		    c->c_peer, code);
 	if (f->f_pending == 0 && !f->f_starting)
 		event_active(f->f_reap, EV_TIMEOUT, 0);
 }
@@ -174,14 +176,11 @@ fwd_new(struct gw *g, struct http_conn *c, peers_answer_fn answer,
     const char *id)
 {
 	struct fwd	*f = xcalloc(1, sizeof(*f));
-	size_t		 i;
 
 	f->f_gw = g;
 	f->f_conn = c;
 	f->f_answer = answer;
 	f->f_id = xstrdup(id);
-	for (i = 0; i < GW_MAX_PEERS && g->g_conf.c_peers[i] != NULL; i++)
-		f->f_peers[i] = xstrdup(g->g_conf.c_peers[i]);
 	f->f_reap = event_new(g->g_base, -1, 0, reap_cb, f);
 	if (f->f_reap == NULL)
 		fatalx("event_new failed");
@@ -209,10 +208,10 @@ peers_cancel(struct gw *g, struct http_conn *c, const struct http_request *r,
 	/* libevent may call call_done before evhttp_make_request returns
 	 * (a connection refused at once): counted first, reaped after. */
 	f->f_starting = true;
-	for (i = 0; f->f_peers[i] != NULL; i++) {
+	for (i = 0; i < GW_MAX_PEERS && g->g_conf.c_peers[i] != NULL; i++) {
 		call = &f->f_calls[f->f_ncalls++];
 		call->c_fwd = f;
-		call->c_peer = f->f_peers[i];
+		call->c_peer = xstrdup(g->g_conf.c_peers[i]);
 		f->f_pending++;
 		if (!call_start(f, call, r, &body) && !call->c_done) {
 			call->c_done = true;

@@ -61,8 +61,8 @@ struct wctx {
 						   the request */
 	uint64_t	 wc_open_fails;		/* store_open failures during
 						   the request */
-	char		 wc_open_why[128];	/* the last one's reason */
-	char		 wc_open_err[STORE_ERRLEN];	/* ...in full */
+	char		 wc_open_err[STORE_ERRLEN];	/* the last one's
+						   reason */
 	struct cache_conf wc_cache;		/* the response cache
 						   (--cache-*; off when absent) */
 	struct keycache	*wc_keys;		/* encryptUsingApiKey's keys */

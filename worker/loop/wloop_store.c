@@ -26,18 +26,12 @@ on_wait(void *arg)
 	return stop && !wc->wc_store_ending ? 1 : 0;
 }
 
-/* Counted as a store failure; the reason without "database PATH: ",
- * as store_tally's are (the full text goes to the log). */
+/* Counted as a store failure; the reason in full goes to the log, not
+ * to the public /health (it names the database). */
 static void
-open_failed(struct wctx *wc, const char *path, const char *err)
+open_failed(struct wctx *wc, const char *err)
 {
-	size_t	 n = strlen(path);
-
 	wc->wc_open_fails++;
-	if (strncmp(err, "database ", 9) == 0 && strncmp(err + 9, path, n) ==
-	    0 && strncmp(err + 9 + n, ": ", 2) == 0)
-		err += 9 + n + 2;
-	snprintf(wc->wc_open_why, sizeof(wc->wc_open_why), "%s", err);
 	snprintf(wc->wc_open_err, sizeof(wc->wc_open_err), "%s", err);
 }
 
@@ -60,7 +54,7 @@ wloop_store(struct rq *rq, char *err)
 		if (wc->wc_store != NULL)
 			log_debug("[rq %s] database %s open", wc->wc_rqid, path);
 		else
-			open_failed(wc, path, err);
+			open_failed(wc, err);
 		free(path);
 		if (wc->wc_store == NULL)
 			return NULL;
@@ -167,7 +161,8 @@ wloop_store_report(struct wctx *wc)
 	p->errors = fails;
 	p->failing = open_last || (fails > 0 && t.st_failing);
 	if (fails > 0) {
-		p->why = str_from(open_last ? wc->wc_open_why : t.st_why);
+		p->why = str_from(open_last ? "cannot open the database "
+		    "(the workers' log says why)" : t.st_why);
 		log_fails(wc, fails, open_last ? wc->wc_open_err :
 		    store_err(wc->wc_store));
 	}
