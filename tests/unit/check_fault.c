@@ -1,6 +1,7 @@
 /* check_fault.c - the worker's test-only fault injection (SLUICE_FAULT): what each entry does, the hooks a no-op without it. */
 #include <check.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,12 +433,19 @@ START_TEST(rogue_one_trigger_one_rogue)
 }
 END_TEST
 
+/* A case whose tests each get a scratch folder of their own; with
+ * dying, one the case's tests share, made and removed by the runner:
+ * a test that ends in exit() or a signal never reaches a teardown of
+ * its own, which would leave its folder behind. */
 static TCase *
-tcase(Suite *s, const char *name)
+tcase(Suite *s, const char *name, bool dying)
 {
 	TCase	*tc = tcase_create(name);
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	if (dying)
+		tcase_add_unchecked_fixture(tc, setup, teardown);
+	else
+		tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return tc;
@@ -449,24 +457,25 @@ fault_suite(void)
 	Suite	*s = suite_create("fault");
 	TCase	*tc;
 
-	tc = tcase(s, "unset");
+	tc = tcase(s, "unset", false);
 	tcase_add_test(tc, unset_hooks_do_nothing);
-	tc = tcase(s, "values");
+	tc = tcase(s, "values", false);
 	tcase_add_test(tc, after_ms_value);
 	tcase_add_test(tc, version_skew_value);
 	tcase_add_test(tc, names_are_whole_entries);
-	tc = tcase(s, "at_start");
+	tc = tcase(s, "dying", true);
 	tcase_add_exit_test(tc, exit_config_exits, EX_CONFIG);
 	tcase_add_test_raise_signal(tc, crash_start_while_the_file_exists,
 	    SIGABRT);
+	tcase_add_test_raise_signal(tc, crash_on_request, SIGABRT);
+	tc = tcase(s, "at_start", false);
 	tcase_add_test(tc, crash_start_without_the_file);
 	tcase_add_test(tc, ignore_term_ignores_sigterm);
 	tcase_add_test(tc, no_hello_waits_forever);
-	tc = tcase(s, "on_request");
-	tcase_add_test_raise_signal(tc, crash_on_request, SIGABRT);
+	tc = tcase(s, "on_request", false);
 	tcase_add_test(tc, hang_on_request);
 	tcase_add_test(tc, bad_frame_on_request);
-	tc = tcase(s, "rogue");
+	tc = tcase(s, "rogue", false);
 	tcase_add_test(tc, rogue_foreign_frames);
 	tcase_add_test(tc, rogue_huge_length);
 	tcase_add_test(tc, rogue_short_frame);

@@ -62,8 +62,11 @@ rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
 static void
 teardown(void)
 {
-	if (getenv("STORE_KEEP") == NULL)
-		nftw(t_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (getenv("STORE_KEEP") != NULL)
+		return;
+	nftw(t_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (t_pg)
+		ck_assert_int_eq(pgtmp_dropdbs(&t_cluster), 0);
 }
 
 static struct store *

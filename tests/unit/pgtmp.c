@@ -129,7 +129,8 @@ init_and_start(struct pgtmp *pt, const char *bin, const char *what)
 	snprintf(opts, sizeof(opts), "-c listen_addresses='' "
 	    "-c unix_socket_directories='%s' -p %d -c fsync=off "
 	    "-c full_page_writes=off -c synchronous_commit=off "
-	    "-c shared_buffers=16MB", pt->pt_dir, pt->pt_port);
+	    "-c shared_buffers=16MB -c min_wal_size=32MB "
+	    "-c max_wal_size=32MB", pt->pt_dir, pt->pt_port);
 	if (run(pt, init_argv) != 0) {
 		show_logs(pt, what, "initdb");
 		return -1;
@@ -202,36 +203,94 @@ pgtmp_start(struct pgtmp *pt, const char *what)
 	return 0;
 }
 
-int
-pgtmp_newdb(struct pgtmp *pt, char *url, size_t len)
+/* A connection to the cluster's "postgres" database, or NULL after
+ * saying why on stderr. */
+static PGconn *
+admin_conn(const struct pgtmp *pt)
 {
-	char		 conninfo[160], sql[96], name[48];
-	struct timespec	 ts;
-	PGconn		*c;
-	PGresult	*r;
-	int		 ok;
+	char	 conninfo[160];
+	PGconn	*c;
 
-	/* unique in every forked test process */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(name, sizeof(name), "t%d_%u_%ld", (int)getpid(),
-	    pt->pt_ndb++, ts.tv_nsec);
 	snprintf(conninfo, sizeof(conninfo), "host=%s port=%d user=" PG_USER
 	    " dbname=postgres", pt->pt_dir, pt->pt_port);
 	c = PQconnectdb(conninfo);
-	if (PQstatus(c) != CONNECTION_OK) {
-		fprintf(stderr, "pgtmp: %s", PQerrorMessage(c));
-		PQfinish(c);
-		return -1;
-	}
-	snprintf(sql, sizeof(sql), "CREATE DATABASE %s", name);
-	r = PQexec(c, sql);
-	if (!(ok = PQresultStatus(r) == PGRES_COMMAND_OK))
-		fprintf(stderr, "pgtmp: %s", PQresultErrorMessage(r));
+	if (PQstatus(c) == CONNECTION_OK)
+		return c;
+	fprintf(stderr, "pgtmp: %s", PQerrorMessage(c));
+	PQfinish(c);
+	return NULL;
+}
+
+/* Run sql on c; 0 when it did, else -1 with the reason on stderr. */
+static int
+admin_exec(PGconn *c, const char *sql)
+{
+	PGresult	*r = PQexec(c, sql);
+	int		 ok = PQresultStatus(r) == PGRES_COMMAND_OK ||
+			    PQresultStatus(r) == PGRES_TUPLES_OK;
+
+	if (!ok)
+		fprintf(stderr, "pgtmp: %s: %s", sql, PQresultErrorMessage(r));
 	PQclear(r);
+	return ok ? 0 : -1;
+}
+
+int
+pgtmp_newdb(struct pgtmp *pt, char *url, size_t len)
+{
+	char		 sql[96], name[48];
+	struct timespec	 ts;
+	PGconn		*c;
+	int		 rc;
+
+	/* unique in every forked test process; pgtmp_dropdbs finds the
+	 * process's own by the t<pid>_ prefix */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(name, sizeof(name), "t%d_%u_%ld", (int)getpid(),
+	    pt->pt_ndb++, ts.tv_nsec);
+	if ((c = admin_conn(pt)) == NULL)
+		return -1;
+	/* FILE_COPY: the template's files are copied, not written through
+	 * the WAL (PostgreSQL 15's default), which would cost the suite
+	 * hundreds of megabytes of disk */
+	snprintf(sql, sizeof(sql), "CREATE DATABASE %s STRATEGY FILE_COPY",
+	    name);
+	rc = admin_exec(c, sql);
 	PQfinish(c);
 	snprintf(url, len, "postgresql:///%s?host=%s&port=%d&user=" PG_USER,
 	    name, pt->pt_dir, pt->pt_port);
-	return ok ? 0 : -1;
+	return rc;
+}
+
+int
+pgtmp_dropdbs(struct pgtmp *pt)
+{
+	char		 sql[160];
+	PGconn		*c;
+	PGresult	*r;
+	int		 i, rc = 0;
+
+	if (pt->pt_ndb == 0)
+		return 0;
+	if ((c = admin_conn(pt)) == NULL)
+		return -1;
+	snprintf(sql, sizeof(sql), "SELECT datname FROM pg_database WHERE "
+	    "datname LIKE 't%d\\_%%'", (int)getpid());
+	r = PQexec(c, sql);
+	for (i = 0; PQresultStatus(r) == PGRES_TUPLES_OK && i < PQntuples(r);
+	    i++) {
+		snprintf(sql, sizeof(sql), "DROP DATABASE %s WITH (FORCE)",
+		    PQgetvalue(r, i, 0));
+		rc |= admin_exec(c, sql);
+	}
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		fprintf(stderr, "pgtmp: %s", PQresultErrorMessage(r));
+		rc = -1;
+	}
+	PQclear(r);
+	PQfinish(c);
+	pt->pt_ndb = 0;
+	return rc;
 }
 
 static int

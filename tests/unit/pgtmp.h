@@ -25,6 +25,11 @@ int	pgtmp_start(struct pgtmp *, const char *what);
  * with the reason on stderr. */
 int	pgtmp_newdb(struct pgtmp *, char *url, size_t len);
 
+/* Drop every database this process made with pgtmp_newdb (connections
+ * to them are ended), so a long suite does not fill the disk: each is a
+ * copy of template1, some 8 MB. 0, or -1 with the reason on stderr. */
+int	pgtmp_dropdbs(struct pgtmp *);
+
 /* Stop the server at once (pg_ctl stop -m immediate) and remove the
  * folder (kept when STORE_KEEP is set). A stopped or never started
  * cluster is a no-op. When the caller and every process forked from it
