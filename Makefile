@@ -115,6 +115,8 @@ COMMON_SRCS	:= $(addprefix common/,base64.c buf.c clock.c conf.c \
 		   $(PYFMT_SRCS)
 # a validating JSON scanner without a tree (the gateway's chat bodies)
 COMMON_SRCS	+= common/jscan.c
+# a PostgreSQL URL without its password (gateway settings, worker store)
+COMMON_SRCS	+= common/pgurl.c
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
@@ -193,7 +195,7 @@ W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 		   store_stmt.c cache.c)
 W_STORE	+= worker/store/store_seal.c
 W_STORE	+= worker/store/store_sqlite.c worker/store/store_wait.c
-W_STORE	+= $(addprefix worker/store/,store_pg.c store_pgsql.c store_pgurl.c \
+W_STORE	+= $(addprefix worker/store/,store_pg.c store_pgsql.c \
 		   store_schema_pg.c)
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \

@@ -13,6 +13,7 @@
 
 #include "../../common/clock.h"
 #include "../../common/sha256.h"
+#include "../../common/pgurl.h"
 #include "../../common/xmem.h"
 #include "../../worker/store/store.h"
 #include "../../worker/store/store_lock.h"
@@ -1202,6 +1203,10 @@ START_TEST(test_url_names)
 	xfree_secret(p);
 	ck_assert(pgurl_is("postgres://h/db") && pgurl_is("postgresql://"));
 	ck_assert(!pgurl_is("/var/lib/sluice/sluice.db"));
+	ck_assert(pgurl_has_password("postgresql://ann:@h/db"));
+	ck_assert(pgurl_has_password("postgresql:///db?host=/x&password="));
+	ck_assert(!pgurl_has_password("postgresql://ann@h:5432/db"));
+	ck_assert(!pgurl_has_password("postgresql://h:5432/db?user=ann"));
 }
 END_TEST
 

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "../../common/log.h"
+#include "../../common/pgurl.h"
 #include "../../common/xmem.h"
 #include "store_int.h"
-#include "store_pg.h"
 #include "store_stmt.h"
 
 int

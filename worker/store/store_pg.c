@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "../../common/clock.h"
+#include "../../common/pgurl.h"
 #include "../../common/xmem.h"
 #include "store_int.h"
 #include "store_pg.h"

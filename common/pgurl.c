@@ -1,10 +1,10 @@
-/* store_pgurl.c - a PostgreSQL URL shown without its password, and the passwords it holds. */
+/* pgurl.c - a PostgreSQL URL: recognised, shown without its password, and the passwords it holds. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/buf.h"
-#include "../../common/xmem.h"
-#include "store_pg.h"
+#include "buf.h"
+#include "pgurl.h"
+#include "xmem.h"
 
 /* Where a secret sits in a URL: [at, at + len) is left out of the
  * name, the secret itself is [sec, sec + seclen). */
@@ -105,4 +105,12 @@ pgurl_secrets(const char *url, char **user_pw, char **param_pw)
 		*user_pw = xstrndup(url + sp.sp_sec, sp.sp_seclen);
 	if (param_span(url, &sp) && sp.sp_seclen > 0)
 		*param_pw = xstrndup(url + sp.sp_sec, sp.sp_seclen);
+}
+
+bool
+pgurl_has_password(const char *url)
+{
+	struct span	 sp;
+
+	return user_span(url, &sp) || param_span(url, &sp);
 }
