@@ -61,7 +61,7 @@ struct pg_conn {
 	unsigned	 pc_gen;	/* sessions so far (a reconnect
 					   loses the prepared statements) */
 	bool		 pc_tx;		/* in a transaction, last we knew */
-	int64_t		 pc_key;	/* the session's key (lock_key) */
+	int64_t		 pc_key;	/* the connection's key (new_key) */
 	bool		 pc_keyed;	/* this session holds it */
 };
 
