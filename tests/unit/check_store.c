@@ -2,10 +2,13 @@
 #include <check.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -683,28 +686,37 @@ START_TEST(test_locks)
 }
 END_TEST
 
-/* A lock whose process is gone is free before it expires; one whose
- * process lives (or is unknown: pid 0) is not. */
+/* A lock whose holder is gone is free before it expires; one whose
+ * holder lives (or is unknown: pid 0) is not. SQLite's holders are
+ * processes; PostgreSQL's are sessions, by the key each holds (a key no
+ * session holds is a session gone). */
 START_TEST(test_lock_orphans)
 {
-	struct store	*s = open_ok(NULL);
-	int64_t		 later = (int64_t)time(NULL) + 600;
+	struct store	*s = open_ok(NULL), *c = open_ok(NULL);
+	int64_t		 later = (int64_t)time(NULL) + 600, live[2];
 	pid_t		 gone;
 	int		 st;
 
 	if ((gone = fork()) == 0)
 		_exit(0);
 	ck_assert_int_eq(waitpid(gone, &st, 0), gone);
+	/* a holder that lives: another store's, on PostgreSQL */
+	ck_assert_int_eq(store_lock(c, "C", "other", 600), 1);
+	live[0] = t_pg ? q_int(c, "SELECT pid FROM workflow_locks") :
+	    (int64_t)getppid();
+	live[1] = t_pg ? q_int(c, "SELECT pid_start FROM workflow_locks") : 0;
 	ck_assert_int_eq(store_exec(s, "INSERT INTO workflow_locks (lock_id, "
-	    "owner, expires_at, pid) VALUES ('G', 'killed', ?, ?), "
-	    "('P', 'parent', ?, ?), ('U', 'old', ?, 0)",
-	    "iiiii", later, (int64_t)gone, later, (int64_t)getppid(), later),
-	    3);
+	    "owner, expires_at, pid, pid_start) VALUES ('G', 'killed', ?, ?, "
+	    "?), ('P', 'parent', ?, ?, ?), ('U', 'old', ?, 0, 0)",
+	    "iiiiiii", later, (int64_t)gone, (int64_t)D(0, 4242), later, live[0],
+	    live[1], later), 3);
 	ck_assert_int_eq(store_lock(s, "G", "me", 600), 1);
 	ck_assert_int_eq(q_int(s, "SELECT pid FROM workflow_locks WHERE "
-	    "lock_id = 'G'"), getpid());
+	    "lock_id = 'G'"), D((int64_t)getpid(),
+	    q_int(s, "SELECT pg_backend_pid()")));
 	ck_assert_int_eq(store_lock(s, "P", "me", 600), 0);
 	ck_assert_int_eq(store_lock(s, "U", "me", 600), 0);
+	store_close(c);
 	store_close(s);
 }
 END_TEST
@@ -737,6 +749,69 @@ START_TEST(test_lock_pid_reused)
 	(void)write(done[1], &x, 1);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	store_close(s);
+}
+END_TEST
+
+/* A child that takes lock name through a store of its own and holds it
+ * until *done is written to or closed (or it is killed); returns when
+ * the child holds it. */
+static pid_t
+lock_child(const char *name, int *done)
+{
+	struct store	*c;
+	char		 err[STORE_ERRLEN], x = 'x';
+	int		 held[2], p[2];
+	pid_t		 pid;
+
+	ck_assert_int_eq(pipe(held), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	if ((pid = fork()) == 0) {
+		close(p[1]);
+		c = store_open(t_db, NULL, err);
+		if (c == NULL || store_lock(c, name, "child", 600) != 1)
+			_exit(1);
+		(void)write(held[1], &x, 1);
+		(void)read(p[0], &x, 1);
+		_exit(0);
+	}
+	close(p[0]);
+	close(held[1]);
+	ck_assert_int_eq(read(held[0], &x, 1), 1);
+	close(held[0]);
+	*done = p[1];
+	return pid;
+}
+
+/* A holder in another process keeps its lock while it lives. Killed
+ * (SIGKILL: it unlocks nothing), its lock is free for another holder:
+ * on SQLite at once; on PostgreSQL as soon as the server has ended its
+ * session, which it does when the socket closes (the test allows 5 s). */
+START_TEST(test_lock_holder_killed)
+{
+	struct store	*s = open_ok(NULL);
+	uint64_t	 t0;
+	int		 done, st, r, tries = 0;
+	pid_t		 pid = lock_child("K", &done);
+
+	ck_assert_int_eq(store_lock(s, "K", "me", 600), 0);
+	sleep_ms(200);
+	ck_assert_int_eq(store_lock(s, "K", "me", 600), 0);
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	close(done);
+	t0 = clock_mono_ms();
+	do {
+		if (tries++ > 0)
+			sleep_ms(5);
+		r = store_lock(s, "K", "me", 600);
+	} while (r == 0 && clock_mono_ms() - t0 < 5000);
+	ck_assert_int_eq(r, 1);
+	if (!t_pg)
+		ck_assert_int_eq(tries, 1);
+	fprintf(stderr, "check_store: %s: a killed holder's lock was free "
+	    "after %llu ms (%d tries)\n", D("sqlite", "postgresql"),
+	    (unsigned long long)(clock_mono_ms() - t0), tries);
 	store_close(s);
 }
 END_TEST
@@ -1313,6 +1388,158 @@ START_TEST(test_pg_reconnect)
 }
 END_TEST
 
+/* End the session of the store that holds lock name, from store c, and
+ * wait until its server process is gone. */
+static void
+end_session(struct store *c, const char *name)
+{
+	char	 sql[160];
+
+	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(pid::int, 5000) "
+	    "FROM workflow_locks WHERE lock_id = '%s'", name);
+	ck_assert_int_eq(q_int(c, sql), 1);
+}
+
+/* A holder whose session ended (the server restarted, the network
+ * failed) reconnects with its locks still held, unless another took
+ * one over while it was away: then it knows it no longer holds that
+ * one. */
+START_TEST(test_pg_lock_reconnect)
+{
+	struct store	*s = open_ok(NULL), *c = open_ok(NULL);
+	int64_t		 pid0 = q_int(s, "SELECT pg_backend_pid()"), pid1;
+
+	ck_assert_int_eq(store_lock(s, "L", "a", 600), 1);
+	ck_assert_int_eq(store_lock(s, "M", "a", 600), 1);
+	end_session(c, "L");
+	ck_assert_int_eq(store_exec(s, "SELECT 1", ""), -1);	/* gone */
+	pid1 = q_int(s, "SELECT pg_backend_pid()");		/* again */
+	ck_assert_int_ne(pid1, pid0);
+	ck_assert_int_eq(store_lock(c, "L", "b", 600), 0);
+	ck_assert_int_eq(store_lock(c, "M", "b", 600), 0);
+	ck_assert_int_eq(store_lock(s, "L", "a", 600), 1);	/* renewed */
+	ck_assert_int_eq(q_int(c, "SELECT pid FROM workflow_locks WHERE "
+	    "lock_id = 'L'"), pid1);
+
+	/* taken over while the holder was away */
+	end_session(c, "L");
+	ck_assert_int_eq(store_lock(c, "L", "b", 600), 1);
+	ck_assert_int_eq(store_exec(s, "SELECT 1", ""), -1);
+	ck_assert_int_eq(store_lock(s, "L", "a", 600), 0);	/* b's */
+	ck_assert_int_eq(store_unlock(s, "L", "a"), 0);
+	ck_assert_int_eq(store_lock(c, "M", "b", 600), 0);	/* a's */
+	ck_assert_int_eq(store_unlock_owner(s, "a"), 1);
+	ck_assert_int_eq(store_lock(c, "M", "b", 600), 1);
+	store_close(c);
+	store_close(s);
+}
+END_TEST
+
+/* A reconnected session waits for its key while another session holds
+ * it (its own previous one, which the server has not seen end): until
+ * it has it, every call fails, so none takes a lock that would look
+ * orphaned. */
+START_TEST(test_pg_lock_key_wait)
+{
+	struct store_opts o = { .so_busy_ms = 300 };
+	struct store	*s = open_ok(&o), *c = open_ok(NULL), *d;
+	char		 sql[96];
+	int64_t		 key;
+
+	d = open_ok(NULL);
+	ck_assert_int_eq(store_lock(s, "L", "a", 600), 1);
+	key = q_int(c, "SELECT pid_start FROM workflow_locks");
+	end_session(c, "L");
+	snprintf(sql, sizeof(sql), "SELECT pg_advisory_lock(%lld)",
+	    (long long)key);
+	ck_assert_int_eq(store_exec(d, sql, ""), 0);
+	ck_assert_int_eq(store_exec(s, "SELECT 1", ""), -1);	/* gone */
+	ck_assert_int_eq(store_lock(s, "N", "a", 600), -1);
+	ck_assert_msg(strstr(store_err(s), "previous session") != NULL, "%s",
+	    store_err(s));
+	snprintf(sql, sizeof(sql), "SELECT pg_advisory_unlock(%lld)",
+	    (long long)key);
+	ck_assert_int_eq(store_exec(d, sql, ""), 0);
+	ck_assert_int_eq(store_lock(s, "N", "a", 600), 1);
+	ck_assert_int_eq(store_lock(c, "L", "b", 600), 0);	/* a's */
+	store_close(d);
+	store_close(c);
+	store_close(s);
+}
+END_TEST
+
+/* The open TCP socket of this process connected to port of 127.0.0.1
+ * (the store's), or -1. */
+static int
+tcp_fd(int port)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 len;
+	struct stat		 sb;
+	int			 fd;
+
+	for (fd = 3; fd < 1024; fd++) {
+		len = sizeof(sin);
+		if (fstat(fd, &sb) == -1 || !S_ISSOCK(sb.st_mode) ||
+		    getpeername(fd, (struct sockaddr *)&sin, &len) == -1 ||
+		    sin.sin_family != AF_INET || ntohs(sin.sin_port) != port)
+			continue;
+		return fd;
+	}
+	return -1;
+}
+
+static int
+sockopt(int fd, int level, int name)
+{
+	socklen_t	 len = sizeof(int);
+	int		 v = -1;
+
+	ck_assert_int_eq(getsockopt(fd, level, name, &v, &len), 0);
+	return v;
+}
+
+/* A session over TCP has keepalives on both ends (so that a machine
+ * that died is noticed within about 10 s, and its locks freed): the
+ * server's, as the server reads them back from its socket, and the
+ * client's, on the worker's socket. A setting in the URL wins over the
+ * driver's. */
+START_TEST(test_pg_keepalives)
+{
+	char		 url[192], name[64], v[32];
+	struct store	*s;
+	int		 fd, port = t_cluster.pt_port;
+
+	ck_assert(t_cluster.pt_tcp);
+	ck_assert_int_eq(sscanf(t_db, "postgresql:///%63[^?]", name), 1);
+	snprintf(url, sizeof(url), "postgresql://127.0.0.1:%d/%s?user=sluice",
+	    port, name);
+	snprintf(t_db, sizeof(t_db), "%s", url);
+	s = open_ok(NULL);
+	ck_assert_str_eq(q_text(s, "SHOW tcp_keepalives_idle", v, sizeof(v)),
+	    "5");
+	ck_assert_str_eq(q_text(s, "SHOW tcp_keepalives_interval", v,
+	    sizeof(v)), "1");
+	ck_assert_str_eq(q_text(s, "SHOW tcp_keepalives_count", v, sizeof(v)),
+	    "5");
+	ck_assert_str_eq(q_text(s, "SHOW tcp_user_timeout", v, sizeof(v)),
+	    "10000");
+	ck_assert_int_ge(fd = tcp_fd(port), 0);
+	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 5);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPCNT), 5);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 10000);
+	store_close(s);
+
+	snprintf(t_db, sizeof(t_db), "%s&keepalives_idle=7", url);
+	s = open_ok(NULL);
+	ck_assert_int_ge(fd = tcp_fd(port), 0);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 7);
+	store_close(s);
+}
+END_TEST
+
 /* A case of the backend's (sqlite_NAME or pg_NAME) with its fixture. */
 static TCase *
 backend_case(Suite *su, bool pg, const char *name, int secs)
@@ -1356,10 +1583,11 @@ add_neutral(Suite *su, bool pg)
 	tcase_add_test(tc, test_transactions);
 	tcase_add_test(tc, test_func);
 
-	tc = backend_case(su, pg, "locks", 0);
+	tc = backend_case(su, pg, "locks", 30);
 	tcase_add_test(tc, test_locks);
 	tcase_add_test(tc, test_lock_orphans);
 	tcase_add_test(tc, test_lock_pid_reused);
+	tcase_add_test(tc, test_lock_holder_killed);
 
 	tc = backend_case(su, pg, "busy", 30);
 	tcase_add_test(tc, test_busy_waits_with_callbacks);
@@ -1387,17 +1615,21 @@ store_suite(bool pg)
 	add_neutral(su, true);
 	tc = backend_case(su, true, "url", 0);
 	tcase_add_test(tc, test_url_password_hidden);
-	tc = backend_case(su, true, "session", 0);
+	tc = backend_case(su, true, "session", 30);
 	tcase_add_test(tc, test_pg_reconnect);
+	tcase_add_test(tc, test_pg_lock_reconnect);
+	tcase_add_test(tc, test_pg_lock_key_wait);
+	tcase_add_test(tc, test_pg_keepalives);
 	return su;
 }
 
 /* The PostgreSQL cases need the cluster: started here, once, and
- * stopped when every case has run. */
+ * stopped when every case has run. It listens on loopback TCP too, for
+ * test_pg_keepalives. */
 int
 main(void)
 {
-	bool	 pg = pgtmp_start(&t_cluster, "check_store") == 0;
+	bool	 pg = pgtmp_start_tcp(&t_cluster, "check_store") == 0;
 	int	 rc = check_main(store_suite(pg));
 
 	pgtmp_stop(&t_cluster);

@@ -1,13 +1,15 @@
-/* pgtmp.c - tests: a throwaway PostgreSQL cluster in a temporary folder, on a Unix socket only, removed afterwards. */
+/* pgtmp.c - tests: a throwaway PostgreSQL cluster in a temporary folder, on a Unix socket (and loopback TCP if asked), removed afterwards. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -113,7 +115,7 @@ show_logs(const struct pgtmp *pt, const char *what, const char *step)
 static int
 init_and_start(struct pgtmp *pt, const char *bin, const char *what)
 {
-	char	 initdb[192], pg_ctl[192], data[96], slog[96], opts[256];
+	char	 initdb[192], pg_ctl[192], data[96], slog[96], opts[320];
 	char	*init_argv[] = { initdb, "-D", data, "-U", PG_USER,
 		    "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync",
 		    "--no-instructions", NULL };
@@ -124,13 +126,15 @@ init_and_start(struct pgtmp *pt, const char *bin, const char *what)
 	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", bin);
 	snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
 	snprintf(slog, sizeof(slog), "%s/server.log", pt->pt_dir);
-	/* no TCP at all: the socket in our own folder, whose port number
-	 * only names it (.s.PGSQL.<port>), so no other cluster is met */
-	snprintf(opts, sizeof(opts), "-c listen_addresses='' "
+	/* no TCP unless asked: the socket in our own folder, whose port
+	 * number only names it (.s.PGSQL.<port>), so no other cluster is
+	 * met */
+	snprintf(opts, sizeof(opts), "-c listen_addresses='%s' "
 	    "-c unix_socket_directories='%s' -p %d -c fsync=off "
 	    "-c full_page_writes=off -c synchronous_commit=off "
 	    "-c shared_buffers=16MB -c min_wal_size=32MB "
-	    "-c max_wal_size=32MB", pt->pt_dir, pt->pt_port);
+	    "-c max_wal_size=32MB", pt->pt_tcp ? "127.0.0.1" : "",
+	    pt->pt_dir, pt->pt_port);
 	if (run(pt, init_argv) != 0) {
 		show_logs(pt, what, "initdb");
 		return -1;
@@ -174,12 +178,33 @@ watchdog(struct pgtmp *pt)
 		;
 }
 
-int
-pgtmp_start(struct pgtmp *pt, const char *what)
+/* A TCP port of 127.0.0.1 that is free now, or 0. */
+static int
+free_port(void)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 len = sizeof(sin);
+	int			 fd, port = 0;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
+static int
+start(struct pgtmp *pt, const char *what, bool tcp)
 {
 	char	 bin[160], path[192];
 
 	memset(pt, 0, sizeof(*pt));
+	pt->pt_tcp = tcp;
 	bindir(bin, sizeof(bin));
 	snprintf(path, sizeof(path), "%s/initdb", bin);
 	if (access(path, X_OK) == -1) {
@@ -194,13 +219,28 @@ pgtmp_start(struct pgtmp *pt, const char *what)
 		    pt->pt_dir, strerror(errno));
 		return -1;
 	}
-	pt->pt_port = 20000 + (int)(getpid() % 30000);
-	if (init_and_start(pt, bin, what) == -1) {
+	pt->pt_port = tcp ? free_port() : 20000 + (int)(getpid() % 30000);
+	if (pt->pt_port == 0 || init_and_start(pt, bin, what) == -1) {
+		if (pt->pt_port == 0)
+			fprintf(stderr, "*** %s: PostgreSQL cluster: no free "
+			    "TCP port\n", what);
 		pgtmp_stop(pt);
 		return -1;
 	}
 	watchdog(pt);
 	return 0;
+}
+
+int
+pgtmp_start(struct pgtmp *pt, const char *what)
+{
+	return start(pt, what, false);
+}
+
+int
+pgtmp_start_tcp(struct pgtmp *pt, const char *what)
+{
+	return start(pt, what, true);
 }
 
 /* A connection to the cluster's "postgres" database, or NULL after

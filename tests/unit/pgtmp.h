@@ -1,4 +1,4 @@
-/* pgtmp.h - tests: a throwaway PostgreSQL cluster in a temporary folder, on a Unix socket only, removed afterwards. */
+/* pgtmp.h - tests: a throwaway PostgreSQL cluster in a temporary folder, on a Unix socket (and loopback TCP if asked), removed afterwards. */
 #ifndef SLUICE_PGTMP_H
 #define SLUICE_PGTMP_H
 
@@ -9,6 +9,7 @@ struct pgtmp {
 	char	 pt_dir[64];	/* /tmp/sluice-pg.XXXXXX: data/, the socket */
 	int	 pt_port;	/* names the socket (.s.PGSQL.<port>) */
 	bool	 pt_up;		/* the server runs */
+	bool	 pt_tcp;	/* it also listens on 127.0.0.1:pt_port */
 	unsigned pt_ndb;	/* databases made so far */
 };
 
@@ -19,6 +20,11 @@ struct pgtmp {
  * PostgreSQL not installed" when there are no binaries (the caller
  * skips its PostgreSQL variants), or the failure and the server's log. */
 int	pgtmp_start(struct pgtmp *, const char *what);
+
+/* pgtmp_start, and the server also listens on TCP, on 127.0.0.1 at a
+ * port that was free (pt_port, which names the socket too): for tests
+ * of what only TCP connections have (keepalives). */
+int	pgtmp_start_tcp(struct pgtmp *, const char *what);
 
 /* A new empty database on the cluster; its connection URL
  * (postgresql:///NAME?host=DIR&port=N&user=sluice) into url. 0, or -1

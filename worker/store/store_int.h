@@ -139,6 +139,21 @@ struct store_driver {
 	 * one). */
 	int		(*dr_func)(struct store *, const char *name,
 			    store_fn *fn);
+
+	/* Workflow locks (store_lock.c) record their holder, so that a
+	 * lock whose holder died is free before it expires. dr_holder:
+	 * the holder a lock taken now on this connection records, as two
+	 * numbers (SQLite: the process's pid and start time; libpq: the
+	 * session's server pid and its key, an advisory lock the session
+	 * holds, kept across reconnects). dr_holder_gone, inside a write
+	 * transaction: whether the holder (id, key) a row records can no
+	 * longer hold it, into *gone. An unknown holder (id or key 0)
+	 * and this connection's own are never gone; neither is one whose
+	 * liveness cannot be told. 0 or an error code. */
+	void		(*dr_holder)(struct store *, int64_t *id,
+			    int64_t *key);
+	int		(*dr_holder_gone)(struct store *, int64_t id,
+			    int64_t key, bool *gone);
 };
 
 #define STORE_NOT_ONE	(-1)	/* dr_prepare: not exactly one statement */

@@ -1,11 +1,7 @@
 /* store_lock.c - named locks with an expiry, shared by every worker (WorkflowLock, memory generation). */
-#include <errno.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../../common/log.h"
 #include "store_int.h"
@@ -15,67 +11,16 @@
 /*
  * A lock is a row of workflow_locks. Taking one first frees the locks
  * nobody can hold any more: expired rows, and the row of this lock when
- * the worker process that took it is gone (a killed worker). Pids are
- * of this machine, where every worker of the database runs, in one pid
- * namespace; a pid the kernel has given to another process since is
- * told apart by the process's start time. Then an upsert inserts the
- * row, or
- * renews it when the same owner holds it, and changes nothing when
- * another owner does. Each operation is one BEGIN IMMEDIATE
- * transaction.
+ * its holder is gone. Who holds a row is the driver's to say
+ * (dr_holder, dr_holder_gone): on SQLite the worker process that took
+ * it (pid, pid_start: every worker runs on this machine), on
+ * PostgreSQL the database session (pid the server's, pid_start the
+ * session's key), which the server ends when the worker, or its whole
+ * machine, dies. Then an upsert inserts the row, or renews it when the
+ * same owner holds it (recording the holder anew: a reconnected
+ * session, another process), and changes nothing when another owner
+ * does. Each operation is one write transaction (store_begin).
  */
-
-/* The start time of process pid (/proc/<pid>/stat field 22, clock
- * ticks after boot), or 0 when it cannot be read. */
-static int64_t
-proc_start(pid_t pid)
-{
-	char		 path[64], buf[1024], *p;
-	unsigned long long start;
-	FILE		*f;
-	size_t		 n;
-	int		 i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* the name (field 2) is in parentheses and may hold anything */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p, " %llu", &start) != 1)
-		return 0;
-	return (int64_t)start;
-}
-
-static int64_t
-my_start(void)
-{
-	static int64_t	 start = -1;
-
-	if (start == -1)
-		start = proc_start(getpid());
-	return start;
-}
-
-/* Whether the process that took a lock (pid, started at start) cannot
- * hold it any more. */
-static bool
-holder_gone(int64_t pid, int64_t start)
-{
-	int64_t	 now;
-
-	if (pid <= 0 || pid == (int64_t)getpid())
-		return false;		/* unknown, or another owner here */
-	if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
-		return true;
-	now = start != 0 ? proc_start((pid_t)pid) : 0;
-	return now != 0 && now != start;	/* the pid was reused */
-}
 
 /* One write statement in its own transaction; returns its changes. */
 static int
@@ -96,48 +41,54 @@ write1(struct store *s, const char *sql, const char *fmt, ...)
 	return store_commit(s) == -1 ? -1 : n;
 }
 
-/* In the transaction: drop lock name when the process holding it for
+/* In the transaction: drop lock name when the holder that took it for
  * another owner cannot hold it any more. 0, or -1. */
 static int
 free_orphan(struct store *s, const char *name, const char *owner)
 {
 	struct store_q	*st = store_stmt(s, "SELECT pid, pid_start FROM "
 			    "workflow_locks WHERE lock_id = ? AND owner <> ?");
-	int64_t		 pid, start;
+	int64_t		 id, key;
+	bool		 gone;
 	int		 r;
 
 	if (st == NULL || store_bind(s, st, "tt", name, owner) == -1)
 		return -1;
 	if ((r = store_step(s, st)) != 1)
 		return r;
-	pid = store_col_int(st, 0);
-	start = store_col_int(st, 1);
+	id = store_col_int(st, 0);
+	key = store_col_int(st, 1);
 	store_end(st);
-	if (!holder_gone(pid, start))
+	if ((r = s->s_drv->dr_holder_gone(s, id, key, &gone)) != 0)
+		return store_fail(s, r, "a lock holder's liveness");
+	if (!gone)
 		return 0;
-	log_info("lock '%s' was held by process %lld, which is gone; taken "
-	    "over", name, (long long)pid);
+	log_info("lock '%s' was held by %s %lld, which is gone; taken over",
+	    name, store_is_pg(s) ? "the database session of server process" :
+	    "process", (long long)id);
 	return store_exec(s, "DELETE FROM workflow_locks WHERE lock_id = ? "
-	    "AND pid = ?", "ti", name, pid) == -1 ? -1 : 0;
+	    "AND pid = ? AND pid_start = ?", "tii", name, id, key) == -1 ?
+	    -1 : 0;
 }
 
 int
 store_lock(struct store *s, const char *name, const char *owner,
     unsigned ttl_s)
 {
-	int64_t	 now = (int64_t)time(NULL);
+	int64_t	 now = (int64_t)time(NULL), id, key;
 	int	 n;
 
 	if (store_begin(s) == -1)
 		return -1;
+	s->s_drv->dr_holder(s, &id, &key);
 	if (store_exec(s, "DELETE FROM workflow_locks WHERE expires_at <= ?",
 	    "i", now) == -1 || free_orphan(s, name, owner) == -1 ||
 	    (n = store_exec(s, "INSERT INTO workflow_locks (lock_id, owner, "
 	    "expires_at, pid, pid_start) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
-	    "(lock_id) DO UPDATE SET expires_at = excluded.expires_at "
-	    "WHERE workflow_locks.owner = excluded.owner", "ttiii", name,
-	    owner, now + (int64_t)ttl_s, (int64_t)getpid(), my_start())) ==
-	    -1) {
+	    "(lock_id) DO UPDATE SET expires_at = excluded.expires_at, pid = "
+	    "excluded.pid, pid_start = excluded.pid_start WHERE "
+	    "workflow_locks.owner = excluded.owner", "ttiii", name, owner,
+	    now + (int64_t)ttl_s, id, key)) == -1) {
 		(void)store_rollback(s);
 		return -1;
 	}

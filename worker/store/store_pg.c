@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 
 #include "../../common/clock.h"
 #include "../../common/pgurl.h"
@@ -21,7 +22,22 @@ enum {
 
 /* The key of the one advisory lock every write transaction takes
  * ("Sluice" and 1; any constant of our own would do). */
-#define WRITE_LOCK	"5939947130436026369"
+#define WRITE_LOCK	5939947130436026369LL
+
+/*
+ * How soon a peer that vanished without closing its connection (its
+ * machine died, the network between is gone) is noticed, on both sides
+ * of the session's TCP connection: after KA_IDLE_S seconds of silence
+ * a keepalive probe goes out every KA_INTERVAL_S seconds, and KA_COUNT
+ * unanswered probes end the connection; data sent and not acknowledged
+ * for USER_TIMEOUT_MS ends it too. So a session whose worker's machine
+ * died ends on the server within about 10 s, and its workflow locks
+ * are free then. Unix sockets have no such settings (nor need them).
+ */
+#define KA_IDLE_S	"5"
+#define KA_INTERVAL_S	"1"
+#define KA_COUNT	"5"
+#define USER_TIMEOUT_MS	"10000"
 
 /* Type oids of pg_type (server/catalog/pg_type_d.h is not in libpq-dev). */
 #define OID_BOOL	16
@@ -45,6 +61,8 @@ struct pg_conn {
 	unsigned	 pc_gen;	/* sessions so far (a reconnect
 					   loses the prepared statements) */
 	bool		 pc_tx;		/* in a transaction, last we knew */
+	int64_t		 pc_key;	/* the connection's key (new_key) */
+	bool		 pc_keyed;	/* this session holds it */
 };
 
 /*
@@ -137,6 +155,90 @@ simple(struct pg_conn *pc, const char *sql)
 	return rc;
 }
 
+/* One try at advisory lock key with fn (pg_try_advisory_lock,
+ * pg_try_advisory_xact_lock): 1 taken, 0 held by another session, or
+ * -1 with *rc set. */
+static int
+advisory(struct pg_conn *pc, const char *fn, int64_t key, int *rc)
+{
+	char		 sql[96];
+	PGresult	*r;
+	int		 got = -1;
+
+	snprintf(sql, sizeof(sql), "SELECT %s(%lld)", fn, (long long)key);
+	r = PQexec(pc->pc_c, sql);
+	track(pc);
+	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+		got = *PQgetvalue(r, 0, 0) == 't';
+	else
+		*rc = res_err(pc, r);
+	PQclear(r);
+	return got;
+}
+
+/*
+ * The session's key. A workflow lock records its holder's session by
+ * a key, a random positive number that the session holds as an
+ * advisory lock (session level) for as long as it lives: the server
+ * frees it when the session ends, however it ends, and any session may
+ * try it (pg_try_advisory_xact_lock) to learn whether its holder is
+ * gone. No role needs more rights for that, unlike pg_stat_activity,
+ * which hides other roles' sessions.
+ *
+ * The key belongs to the connection, not to one session: after a
+ * reconnect the new session takes the same key, so the locks taken
+ * before are still held, unless another worker took them over while
+ * the key was free (then they are that worker's, and this one's next
+ * store_lock or store_unlock of them finds so). Until the new session
+ * has the key, every call fails rather than take locks that would look
+ * orphaned. The session of ours that the server has not seen end yet
+ * (a network failure) may hold it still, for at most the keepalive
+ * bound above: the key is waited for as a lock is.
+ */
+static int
+new_key(struct pg_conn *pc, int *rc)
+{
+	uint64_t	 r;
+	int		 n, got = 0;
+
+	for (n = 0; n < 8 && got == 0; n++) {
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+			set_err(pc, "getrandom failed");
+			*rc = PG_ERR;
+			return -1;
+		}
+		pc->pc_key = (int64_t)(r >> 1);
+		if (pc->pc_key == 0 || pc->pc_key == WRITE_LOCK)
+			continue;
+		got = advisory(pc, "pg_try_advisory_lock", pc->pc_key, rc);
+	}
+	if (got == 0) {
+		set_err(pc, "no free advisory lock key for the session");
+		*rc = PG_ERR;
+	}
+	return got == 1 ? 0 : -1;
+}
+
+/* Take the connection's key again in a new session. 0 or an error code. */
+static int
+retake_key(struct pg_conn *pc)
+{
+	uint64_t	 t0 = clock_mono_ms(), ping = t0;
+	int		 rc = 0, n, got;
+
+	pc->pc_s->s_wait_end = WAIT_NONE;
+	for (n = 0; (got = advisory(pc, "pg_try_advisory_lock", pc->pc_key,
+	    &rc)) == 0; n++)
+		if (!store_wait_more(pc->pc_s, t0, &ping, n)) {
+			set_err(pc, "the session's lock key is still held by "
+			    "this worker's previous session, which the server "
+			    "has not seen end");
+			return PG_BUSY;
+		}
+	pc->pc_keyed = got == 1;
+	return got == 1 ? 0 : rc;
+}
+
 static char *
 pg_show(const char *path)
 {
@@ -149,6 +251,21 @@ quiet(void *arg, const char *msg)
 	/* NOTICEs ("relation ... already exists, skipping") are not ours */
 }
 
+/* Connect to url, the client's keepalives on (a server that vanished
+ * is noticed as the server notices a vanished worker). The URL comes
+ * last: a setting of its own wins over these. */
+static PGconn *
+connect_url(const char *url)
+{
+	const char *const keys[] = { "keepalives", "keepalives_idle",
+		    "keepalives_interval", "keepalives_count",
+		    "tcp_user_timeout", "dbname", NULL };
+	const char *const vals[] = { "1", KA_IDLE_S, KA_INTERVAL_S, KA_COUNT,
+		    USER_TIMEOUT_MS, url, NULL };
+
+	return PQconnectdbParams(keys, vals, 1);
+}
+
 static int
 pg_open(struct store *s, const char *path)
 {
@@ -157,7 +274,7 @@ pg_open(struct store *s, const char *path)
 	s->s_conn = pc;
 	pc->pc_s = s;
 	pgurl_secrets(path, &pc->pc_pw[0], &pc->pc_pw[1]);
-	pc->pc_c = PQconnectdb(path);
+	pc->pc_c = connect_url(path);
 	if (pc->pc_c == NULL) {
 		set_err(pc, "out of memory");
 		return PG_ERR;
@@ -172,24 +289,36 @@ pg_open(struct store *s, const char *path)
 
 /* The session's settings: lock_timeout bounds a row lock wait inside a
  * statement (writers outside a transaction), which libpq cannot
- * interrupt to heartbeat. synchronous_commit stays on (the server's
+ * interrupt to heartbeat; the server's keepalives end the session soon
+ * after its worker's machine vanished (KA_IDLE_S). synchronous_commit stays on (the server's
  * default) with so_sync_full or not: a COMMIT that returned is on disk. */
 static int
 settings(struct store *s)
 {
-	char	 sql[160];
+	char	 sql[384];
 
 	snprintf(sql, sizeof(sql), "SET lock_timeout = %u; SET "
-	    "client_encoding = 'UTF8'; SET standard_conforming_strings = on",
-	    s->s_opts.so_busy_ms);
+	    "client_encoding = 'UTF8'; SET standard_conforming_strings = on; "
+	    "SET tcp_keepalives_idle = " KA_IDLE_S "; "
+	    "SET tcp_keepalives_interval = " KA_INTERVAL_S "; "
+	    "SET tcp_keepalives_count = " KA_COUNT "; "
+	    "SET tcp_user_timeout = " USER_TIMEOUT_MS, s->s_opts.so_busy_ms);
 	return simple(PC(s), sql);
 }
 
 static int
 pg_setup(struct store *s, const char **what)
 {
+	int	 rc;
+
 	*what = "settings";
-	return settings(s);
+	if ((rc = settings(s)) != 0)
+		return rc;
+	*what = "the session's lock key";
+	if (new_key(PC(s), &rc) == -1)
+		return rc;
+	PC(s)->pc_keyed = true;
+	return 0;
 }
 
 /* A connection lost (the server restarted) is made again, and the
@@ -199,8 +328,10 @@ pg_setup(struct store *s, const char **what)
 static int
 alive(struct pg_conn *pc)
 {
+	int	 rc;
+
 	if (PQstatus(pc->pc_c) == CONNECTION_OK)
-		return 0;
+		return pc->pc_keyed || pc->pc_tx ? 0 : retake_key(pc);
 	if (pc->pc_tx) {
 		pc->pc_tx = false;
 		set_err(pc, "the connection to the server was lost in a "
@@ -213,8 +344,11 @@ alive(struct pg_conn *pc)
 		return PG_ERR;
 	}
 	pc->pc_gen++;
+	pc->pc_keyed = false;
 	PQsetNoticeProcessor(pc->pc_c, quiet, NULL);
-	return settings(pc->pc_s);
+	if ((rc = settings(pc->pc_s)) != 0)
+		return rc;
+	return retake_key(pc);
 }
 
 static int
@@ -648,17 +782,7 @@ pg_script(struct store *s, const char *sql)
 static int
 try_lock(struct pg_conn *pc, int *rc)
 {
-	PGresult	*r = PQexec(pc->pc_c, "SELECT pg_try_advisory_xact_lock("
-			    WRITE_LOCK ")");
-	int		 got = -1;
-
-	track(pc);
-	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-		got = *PQgetvalue(r, 0, 0) == 't';
-	else
-		*rc = res_err(pc, r);
-	PQclear(r);
-	return got;
+	return advisory(pc, "pg_try_advisory_xact_lock", WRITE_LOCK, rc);
 }
 
 /*
@@ -746,6 +870,34 @@ pg_func(struct store *s, const char *name, store_fn *fn)
 	return PG_NOFUNC;
 }
 
+/* A lock's holder: this session (its server process, for messages)
+ * and the connection's key. */
+static void
+pg_holder(struct store *s, int64_t *id, int64_t *key)
+{
+	*id = PQbackendPID(PC(s)->pc_c);
+	*key = PC(s)->pc_key;
+}
+
+/* In the lock's transaction: the holder's key is free when its session
+ * ended. Taken, it stays ours until the transaction ends, so the
+ * holder, reconnecting, cannot take it back while the lock is taken
+ * over. */
+static int
+pg_holder_gone(struct store *s, int64_t id, int64_t key, bool *gone)
+{
+	int	 rc = 0, got;
+
+	*gone = false;
+	if (id <= 0 || key <= 0 || key == PC(s)->pc_key)
+		return 0;
+	if ((got = advisory(PC(s), "pg_try_advisory_xact_lock", key, &rc)) ==
+	    -1)
+		return rc;
+	*gone = got == 1;
+	return 0;
+}
+
 const struct store_driver store_pg = {
 	.dr_name = "postgresql",
 	.dr_dialect = DIALECT_PG,
@@ -777,4 +929,6 @@ const struct store_driver store_pg = {
 	.dr_version = pg_version,
 	.dr_set_version = pg_set_version,
 	.dr_func = pg_func,
+	.dr_holder = pg_holder,
+	.dr_holder_gone = pg_holder_gone,
 };

@@ -120,7 +120,8 @@ const char *const store_pg_steps[] = {
 	"CREATE INDEX vector_hash_log_discussion ON"
 	"  vector_hash_log(discussion, id);",
 
-	/* 2 */
+	/* 2: here pid and pid_start name the lock holder's database
+	 * session, its server pid and its key (store_pg.c) */
 	"ALTER TABLE workflow_locks ADD COLUMN pid_start BIGINT NOT NULL"
 	"  DEFAULT 0;",
 

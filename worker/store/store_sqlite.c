@@ -1,9 +1,12 @@
 /* store_sqlite.c - the store's SQLite driver: every sqlite3 call of the shared store, its settings and its busy handler. */
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../common/clock.h"
 #include "../../common/xmem.h"
@@ -379,6 +382,73 @@ sq_func(struct store *s, const char *name, store_fn *fn)
 	    SQLITE_DETERMINISTIC, f, call_fn, NULL, NULL, free);
 }
 
+/*
+ * SQLite-only: a lock's holder is a process. Every worker of a SQLite
+ * database runs on this machine, in one pid namespace (WAL needs
+ * shared memory), so a holder is gone when its pid is; a pid the
+ * kernel has given to another process since is told apart by the
+ * process's start time.
+ */
+
+/* The start time of process pid (/proc/<pid>/stat field 22, clock
+ * ticks after boot), or 0 when it cannot be read. */
+static int64_t
+proc_start(pid_t pid)
+{
+	char		 path[64], buf[1024], *p;
+	unsigned long long start;
+	FILE		*f;
+	size_t		 n;
+	int		 i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* the name (field 2) is in parentheses and may hold anything */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %llu", &start) != 1)
+		return 0;
+	return (int64_t)start;
+}
+
+static void
+sq_holder(struct store *s, int64_t *id, int64_t *key)
+{
+	static pid_t	 me;		/* whose start is known: a child of
+					   fork() has its own */
+	static int64_t	 start;
+
+	if (me != getpid()) {
+		me = getpid();
+		start = proc_start(me);
+	}
+	*id = (int64_t)me;
+	*key = start;
+}
+
+static int
+sq_holder_gone(struct store *s, int64_t pid, int64_t start, bool *gone)
+{
+	int64_t	 now;
+
+	*gone = false;
+	if (pid <= 0 || pid == (int64_t)getpid())
+		return 0;		/* unknown, or another owner here */
+	if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+		*gone = true;
+	else {
+		now = start != 0 ? proc_start((pid_t)pid) : 0;
+		*gone = now != 0 && now != start;	/* the pid was reused */
+	}
+	return 0;
+}
+
 const struct store_driver store_sqlite = {
 	.dr_name = "sqlite",
 	.dr_dialect = DIALECT_SQLITE,
@@ -410,4 +480,6 @@ const struct store_driver store_sqlite = {
 	.dr_version = sq_version,
 	.dr_set_version = sq_set_version,
 	.dr_func = sq_func,
+	.dr_holder = sq_holder,
+	.dr_holder_gone = sq_holder_gone,
 };
