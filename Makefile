@@ -141,7 +141,7 @@ GATEWAY_SRCS	+= $(addprefix gateway/,api_embed.c resp_embed.c)
 # The worker, one folder per layer, top first (docs/HACKING.md): each
 # uses only the folders below it (scripts/layers.py checks the link).
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
-W_LOOP	+= worker/loop/keycache.c
+W_LOOP	+= worker/loop/keycache.c worker/loop/turn.c
 W_ENGINE	:= $(addprefix worker/engine/,flow.c wf.c wf_ts.c routing.c \
 		   registry.c)
 # the embeddings routes' job (API_OPENAI_EMBED, API_OLLAMA_EMBED)
@@ -196,7 +196,7 @@ W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 W_STORE	+= worker/store/store_seal.c
 W_STORE	+= worker/store/store_sqlite.c worker/store/store_wait.c
 W_STORE	+= $(addprefix worker/store/,store_pg.c store_pgsql.c \
-		   store_schema_pg.c)
+		   store_schema_pg.c store_turn.c)
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
@@ -602,6 +602,7 @@ $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
 check_store_it_OBJS	+= $(DBQ)
 check_memory_it_OBJS	+= $(DBQ) $(call u,pgtmp.c)
+check_limits_OBJS	+= $(call u,pgtmp.c)
 check_vecmem_it_OBJS	+= $(DBQ)
 check_timestamps_it_OBJS += $(DBQ)
 check_cache_it_OBJS	+= $(DBQ)

@@ -12,6 +12,7 @@
 
 #include "../common/log.h"
 #include "../common/logfile.h"
+#include "../common/pgurl.h"
 #include "../common/xmem.h"
 #include "fault.h"
 #include "import/export.h"
@@ -252,6 +253,7 @@ serve(const struct wargs *a)
 	wc.wc_user = a->wa_user;
 	wc.wc_max_requests = a->wa_max_requests;
 	wc.wc_store_at = a->wa_store;
+	wc.wc_turns.tu_pg = a->wa_store != NULL && pgurl_is(a->wa_store);
 	wc.wc_db_sync_full = a->wa_sync_full;
 	wc.wc_cache = a->wa_cache;
 	wc.wc_faults = (struct wloop_faults){ fault_on_request,

@@ -888,7 +888,8 @@ stream_handle(struct it *t, struct sctx *sc, struct curl_slist *hd)
 	CURL	*h = curl_easy_init();
 	char	 url[128];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", t->it_port,
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s",
+	    sc->sc_s->s_port != 0 ? sc->sc_s->s_port : t->it_port,
 	    sc->sc_s->s_path != NULL ? sc->sc_s->s_path :
 	    "/v1/chat/completions");
 	curl_easy_setopt(h, CURLOPT_URL, url);
