@@ -13,6 +13,7 @@
 #include "../common/log.h"
 #include "../common/logfile.h"
 #include "fault.h"
+#include "import/copystore.h"
 #include "import/export.h"
 #include "import/import.h"
 #include "memory/vecbackfill.h"
@@ -44,6 +45,8 @@ struct wargs {
 	const char	*wa_sealers[IMPORT_MAX];	/* --import-encrypt-user */
 	size_t		 wa_nsealers;
 	struct cache_conf wa_cache;	/* --cache-max, -ttl-s, -temp */
+	const char	*wa_copy_from;	/* --copy-store FROM */
+	const char	*wa_copy_to;	/* --copy-to TO */
 };
 
 static const struct option longopts[] = {
@@ -66,6 +69,8 @@ static const struct option longopts[] = {
 	{ "cache-ttl-s", required_argument, NULL, 'T' },
 	{ "cache-temp", required_argument, NULL, 'E' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "copy-store", required_argument, NULL, 'F' },
+	{ "copy-to", required_argument, NULL, 'O' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -135,6 +140,8 @@ parse_args(struct wargs *a, int argc, char **argv)
 				return -1;
 			  a->wa_sealers[a->wa_nsealers++] = optarg;
 			  break;
+		case 'F': a->wa_copy_from = optarg; break;
+		case 'O': a->wa_copy_to = optarg; break;
 		case 'M': case 'T': case 'E':
 			  if (cache_arg(&a->wa_cache, ch, optarg) == -1)
 				  return -1;
@@ -142,6 +149,8 @@ parse_args(struct wargs *a, int argc, char **argv)
 		default: return -1;
 		}
 	}
+	if (a->wa_copy_from != NULL || a->wa_copy_to != NULL)
+		return a->wa_copy_from != NULL && a->wa_copy_to != NULL ? 0 : -1;
 	if (a->wa_backfill != NULL)
 		return a->wa_state_dir != NULL && a->wa_confdir != NULL &&
 		    a->wa_user != NULL ? 0 : -1;
@@ -218,6 +227,11 @@ main(int argc, char **argv)
 		return run_import(&a);
 	if (a.wa_backfill != NULL)
 		return run_backfill(&a);
+	if (a.wa_copy_from != NULL) {	/* --copy-store (copystore.h) */
+		log_procinit("worker/copy");
+		tie_to_parent(a.wa_parent);
+		return copystore_run(a.wa_copy_from, a.wa_copy_to);
+	}
 	snprintf(role, sizeof(role), "worker/%u", a.wa_slot);
 	log_procinit(role);
 	memset(&wc, 0, sizeof(wc));
