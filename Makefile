@@ -373,6 +373,7 @@ IT_TESTS	+= check_embed_it
 IT_TESTS	+= check_redact_it
 IT_TESTS	+= check_pace
 IT_TESTS	+= check_haproxy
+IT_TESTS	+= check_copystore_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c pgtmp.c)
@@ -618,6 +619,10 @@ check_memory_chaos_OBJS	+= $(DBQ)
 check_compactor_it_OBJS	+= $(DBQ)
 check_crypt_it_OBJS	+= $(DBQ)
 check_embed_it_OBJS	+= $(call obj,tests/mock_embed.c)
+# --copy-store through the real binaries, on pgtmp's cluster
+check_copystore_it_OBJS	+= $(call u,pgtmp.c)
+check_copystore_it_A	:= STORE
+$(O)/tests/it/check_copystore_it: | $(BINS)
 
 define TEST_template
 $(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \
