@@ -558,7 +558,7 @@ check_export_A		:= STORE
 # --copy-store: SQLite -> PostgreSQL -> SQLite on pgtmp's cluster.
 UNIT_TESTS	+= check_copystore
 check_copystore_OBJS	:= $(call obj,worker/import/copystore.c \
-			   worker/store/store_copy.c) $(call u,pgtmp.c)
+			   worker/store/store_copy.c) $(call u,pgtmp.c scratchdir.c)
 check_copystore_A	:= STORE
 # The wiki nodes and their client against tests/mock-wiki.
 check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \

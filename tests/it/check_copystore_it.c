@@ -37,23 +37,6 @@ tpath(const char *rel)
 	return p[k];
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE	*f = fopen(path, "r");
-	char	*s;
-	long	 n;
-
-	ck_assert_msg(f != NULL, "cannot read %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	s = xcalloc(1, (size_t)n + 1);
-	ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return s;
-}
-
 /* sluice-gateway --copy-store with args (NULL-ended, at most 4). */
 static void
 run_gw(struct run *r, const char *const *args)
@@ -68,8 +51,8 @@ run_gw(struct run *r, const char *const *args)
 		argv[n++] = *args;
 	argv[n] = NULL;
 	r->r_status = it_gateway_once(argv, out, err);
-	r->r_out = slurp(out);
-	r->r_err = slurp(err);
+	r->r_out = it_file_text(out);
+	r->r_err = it_file_text(err);
 }
 
 static void
@@ -292,7 +275,7 @@ START_TEST(help_says_it)
 	snprintf(out, sizeof(out), "%s/out", T);
 	snprintf(err, sizeof(err), "%s/err", T);
 	ck_assert_int_eq(it_gateway_once(a, out, err), 0);
-	o = slurp(out);
+	o = it_file_text(out);
 	has(o, "--copy-store FROM TO");
 	free(o);
 	cleanup();

@@ -1,7 +1,6 @@
 /* check_copystore.c - --copy-store's copy (worker/import/copystore.c, worker/store/store_copy.c): SQLite -> PostgreSQL -> SQLite alike, idempotent, all or nothing, and its errors. */
 #include <check.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +16,15 @@
 #include "../../worker/store/store_stmt.h"
 #include "../testmain.h"
 #include "pgtmp.h"
+#include "scratchdir.h"
 
 /*
- * Each test has a scratch folder t_dir holding the source a.db (filled
+ * Each test has a scratch folder (t_sc) holding the source a.db (filled
  * by fill()), and b.db / c.db for targets; the pg_* cases add databases
  * of the suite's throwaway PostgreSQL cluster (started by main, skipped
  * loudly when PostgreSQL is not installed).
  */
-static char		 t_dir[64];
+static struct scratchdir t_sc;
 static char		 t_a[128], t_b[128], t_c[128];
 static bool		 t_pg;
 static struct pgtmp	 t_cluster;
@@ -39,11 +39,10 @@ struct out {
 static void
 setup(void)
 {
-	snprintf(t_dir, sizeof(t_dir), "/tmp/sluice-copy.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(t_dir));
-	snprintf(t_a, sizeof(t_a), "%s/a.db", t_dir);
-	snprintf(t_b, sizeof(t_b), "%s/b.db", t_dir);
-	snprintf(t_c, sizeof(t_c), "%s/c.db", t_dir);
+	scratchdir_make(&t_sc, "copy");
+	snprintf(t_a, sizeof(t_a), "%s/a.db", t_sc.sc_path);
+	snprintf(t_b, sizeof(t_b), "%s/b.db", t_sc.sc_path);
+	snprintf(t_c, sizeof(t_c), "%s/c.db", t_sc.sc_path);
 }
 
 static void
@@ -53,18 +52,10 @@ setup_pg(void)
 	t_pg = true;
 }
 
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	return remove(path);
-}
-
 static void
 teardown(void)
 {
-	if (getenv("STORE_KEEP") != NULL)
-		return;
-	nftw(t_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	scratchdir_remove(&t_sc);
 	if (t_pg)
 		ck_assert_int_eq(pgtmp_dropdbs(&t_cluster), 0);
 }
@@ -180,32 +171,14 @@ dump(const char *path)
 	return buf_take(&b);
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE	*f = fopen(path, "r");
-	char	*s;
-	long	 n;
-
-	ck_assert_msg(f != NULL, "cannot read %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	s = xcalloc(1, (size_t)n + 1);
-	ck_assert_int_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	return s;
-}
-
 /* copystore_run(from, to) with its standard output and error caught. */
 static void
 run(struct out *o, const char *from, const char *to)
 {
-	char	 po[128], pe[128];
+	char	*po = scratchdir_path(&t_sc, "out");
+	char	*pe = scratchdir_path(&t_sc, "err");
 	int	 so = dup(1), se = dup(2), fo, fe;
 
-	snprintf(po, sizeof(po), "%s/out", t_dir);
-	snprintf(pe, sizeof(pe), "%s/err", t_dir);
 	fflush(stdout);
 	fflush(stderr);
 	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -222,8 +195,10 @@ run(struct out *o, const char *from, const char *to)
 	close(se);
 	close(fo);
 	close(fe);
-	o->o_out = slurp(po);
-	o->o_err = slurp(pe);
+	o->o_out = scratchdir_read(&t_sc, "out");
+	o->o_err = scratchdir_read(&t_sc, "err");
+	free(po);
+	free(pe);
 }
 
 static void
@@ -231,6 +206,22 @@ out_free(struct out *o)
 {
 	free(o->o_out);
 	free(o->o_err);
+}
+
+/* A copy that must fail with status rc, saying want on stderr. */
+static void
+refused(const char *from, const char *to, int rc, const char *want)
+{
+	struct out	 o;
+
+	run(&o, from, to);
+	ck_assert_msg(o.o_rc == rc, "copy %s -> %s: %d, not %d\n%s", from, to,
+	    o.o_rc, rc, o.o_err);
+	ck_assert_msg(strstr(o.o_err, want) != NULL, "no '%s' in:\n%s", want,
+	    o.o_err);
+	ck_assert_ptr_null(strstr(o.o_err, "hunter22"));
+	ck_assert_ptr_null(strstr(o.o_out, "hunter22"));
+	out_free(&o);
 }
 
 /* A copy that must succeed; the output is kept in o. */
@@ -315,8 +306,8 @@ START_TEST(test_state_folder)
 	char		 dir[128], db[160];
 	struct out	 o;
 
-	snprintf(dir, sizeof(dir), "%s/state/", t_dir);
-	snprintf(db, sizeof(db), "%s/state/sluice.db", t_dir);
+	snprintf(dir, sizeof(dir), "%s/state/", t_sc.sc_path);
+	snprintf(db, sizeof(db), "%s/state/sluice.db", t_sc.sc_path);
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	fill(db);
 	run_ok(&o, dir, t_b);
@@ -356,81 +347,52 @@ START_TEST(test_conflict_copies_nothing)
 }
 END_TEST
 
-/* Arguments that name no store, or the same one twice. */
+/* Arguments that name no store, or the same one twice; passwords are
+ * refused and never repeated (refused() looks for hunter22). */
 START_TEST(test_bad_arguments)
 {
-	char		 sub[128];
-	struct out	 o;
+	char	 sub[128];
 
 	fill(t_a);
-	run(&o, t_a, "mysql://db/x");
-	ck_assert_int_eq(o.o_rc, EX_USAGE);
-	has(o.o_err, "target store 'mysql://db/x': not a store Sluice knows");
-	out_free(&o);
-
-	run(&o, "postgresql://sluice:hunter22@db/x", t_b);
-	ck_assert_int_eq(o.o_rc, EX_USAGE);
-	has(o.o_err, "source store postgresql://sluice@db/x: the URL holds a "
-	    "password");
-	has(o.o_err, "PGPASSWORD");
-	has(o.o_err, "~/.pgpass");
-	ck_assert_ptr_null(strstr(o.o_err, "hunter22"));
-	ck_assert_ptr_null(strstr(o.o_out, "hunter22"));
-	out_free(&o);
-
-	run(&o, t_a, "postgres:///x?password=hunter22");
-	ck_assert_int_eq(o.o_rc, EX_USAGE);
-	ck_assert_ptr_null(strstr(o.o_err, "hunter22"));
-	out_free(&o);
-
-	snprintf(sub, sizeof(sub), "%s/missing.db", t_dir);
-	run(&o, sub, t_b);
-	ck_assert_int_eq(o.o_rc, EX_NOINPUT);
-	has(o.o_err, "source store ");
-	has(o.o_err, "missing.db: No such file or directory");
-	out_free(&o);
+	refused(t_a, "mysql://db/x", EX_USAGE, "target store 'mysql://db/x': "
+	    "not a store Sluice knows");
+	refused("postgresql://sluice:hunter22@db/x", t_b, EX_USAGE, "source "
+	    "store postgresql://sluice@db/x: the URL holds a password, which "
+	    "would show in the process list: leave it out and give it in "
+	    "PGPASSWORD or a password file (PGPASSFILE, ~/.pgpass)");
+	refused(t_a, "postgres:///x?password=hunter22", EX_USAGE, "target "
+	    "store postgres:///x: the URL holds a password");
+	snprintf(sub, sizeof(sub), "%s/missing.db", t_sc.sc_path);
+	refused(sub, t_b, EX_NOINPUT, "missing.db: No such file or directory");
 	ck_assert_int_eq(access(t_b, F_OK), -1);	/* nothing made */
-
-	snprintf(sub, sizeof(sub), "%s/./a.db", t_dir);
-	run(&o, t_a, sub);
-	ck_assert_int_eq(o.o_rc, EX_USAGE);
-	has(o.o_err, "are the same store");
-	out_free(&o);
+	snprintf(sub, sizeof(sub), "%s/./a.db", t_sc.sc_path);
+	refused(t_a, sub, EX_USAGE, "are the same store");
 }
 END_TEST
 
 /* A target that cannot be made: named, nothing else done. */
 START_TEST(test_target_cannot_open)
 {
-	char		 bad[160];
-	struct out	 o;
+	char	 bad[160];
 
 	fill(t_a);
-	snprintf(bad, sizeof(bad), "%s/no/such/folder/x.db", t_dir);
-	run(&o, t_a, bad);
-	ck_assert_int_eq(o.o_rc, EX_CANTCREAT);
-	has(o.o_err, "cannot open the target store: database ");
-	has(o.o_err, "/no/such/folder/x.db");
-	out_free(&o);
+	snprintf(bad, sizeof(bad), "%s/no/such/folder/x.db", t_sc.sc_path);
+	refused(t_a, bad, EX_CANTCREAT, "cannot open the target store: "
+	    "database ");
+	refused(t_a, bad, EX_CANTCREAT, "/no/such/folder/x.db");
 }
 END_TEST
 
-/* A PostgreSQL server that is not there: the target named without its
- * password (there is none to show), and the reason. */
+/* A PostgreSQL server that is not there: the store named, and the
+ * reason. */
 START_TEST(test_unreachable_server)
 {
-	struct out	 o;
-
 	fill(t_a);
-	run(&o, t_a, "postgresql:///x?host=/nonexistent-sluice&port=1");
-	ck_assert_int_eq(o.o_rc, EX_CANTCREAT);
-	has(o.o_err, "cannot open the target store: database "
+	refused(t_a, "postgresql:///x?host=/nonexistent-sluice&port=1",
+	    EX_CANTCREAT, "cannot open the target store: database "
 	    "postgresql:///x?host=/nonexistent-sluice&port=1: cannot open");
-	out_free(&o);
-	run(&o, "postgresql:///x?host=/nonexistent-sluice&port=1", t_b);
-	ck_assert_int_eq(o.o_rc, EX_NOINPUT);
-	has(o.o_err, "cannot open the source store: database ");
-	out_free(&o);
+	refused("postgresql:///x?host=/nonexistent-sluice&port=1", t_b,
+	    EX_NOINPUT, "cannot open the source store: database ");
 }
 END_TEST
 
@@ -573,15 +535,11 @@ END_TEST
 /* Two URLs of one database: refused before anything is written. */
 START_TEST(test_pg_same_database)
 {
-	char		 url[256], other[300];
-	struct out	 o;
+	char	 url[256], other[300];
 
 	new_pg(url);
 	snprintf(other, sizeof(other), "%s&application_name=other", url);
-	run(&o, url, other);
-	ck_assert_int_eq(o.o_rc, EX_USAGE);
-	has(o.o_err, "are the same database");
-	out_free(&o);
+	refused(url, other, EX_USAGE, "are the same database");
 }
 END_TEST
 
