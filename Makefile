@@ -124,7 +124,7 @@ GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
 		   confcheck_file.c confcheck_keys.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
 		   reload.c resp.c route.c epslots.c gate.c slots.c stats.c \
-		   storehealth.c peers.c peerurl.c \
+		   storehealth.c peers.c peerurl.c storeconf.c wenv.c \
 		   users.c wflags.c)
 # the worker pool's supervisor (gateway/sup_int.h says which calls which)
 SUP_SRCS	:= $(addprefix gateway/,sup.c sup_backoff.c sup_frames.c \
@@ -395,6 +395,7 @@ check_api_OBJS		:= $(call obj,gateway/resp.c gateway/api.c \
 			   gateway/api_embed.c gateway/resp_embed.c)
 check_api_OBJS		+= $(call obj,gateway/api_body.c) $(call u,apisame.c)
 check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c gateway/peerurl.c \
+			   gateway/storeconf.c gateway/wenv.c \
 			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
 			   worker/llm/gen_input.c worker/llm/adapter.c \
@@ -611,7 +612,7 @@ $(O)/tests/unit/check_mcp: | $(MOCK_MCP)
 $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
 check_store_it_OBJS	+= $(DBQ)
-check_memory_it_OBJS	+= $(DBQ)
+check_memory_it_OBJS	+= $(DBQ) $(call u,pgtmp.c)
 check_vecmem_it_OBJS	+= $(DBQ)
 check_timestamps_it_OBJS += $(DBQ)
 check_cache_it_OBJS	+= $(DBQ)

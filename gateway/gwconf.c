@@ -16,9 +16,10 @@
 #include "gwconf.h"
 #include "origin.h"
 #include "peerurl.h"
+#include "storeconf.h"
 
 enum stype { S_STR, S_UINT, S_MS, S_SIZE, S_LIST, S_LEVEL, S_BOOL, S_CLEVEL,
-    S_DBSYNC, S_CACHE };
+    S_DBSYNC, S_CACHE, S_STORE };
 
 /* Whether entry may go in a list setting: 0, or -1 with the reason. */
 typedef int	(*entry_fn)(const char *entry, char *why, size_t len);
@@ -48,6 +49,7 @@ static int	key_entry(const char *, char *, size_t);
 static const struct setting settings[] = {
 	SET("listen",			S_STR,	c_listen),
 	SET("state_dir",		S_STR,	c_state_dir),
+	SET("store",			S_STORE, c_store_url),
 	SET("db_synchronous",		S_DBSYNC, c_db_sync_full),
 	SET("log_level",		S_LEVEL, c_log_level),
 	SET("access_log",		S_BOOL,	c_access_log),
@@ -135,6 +137,8 @@ usage(FILE *f)
 "  --port PORT        port, keeping the address of --listen\n"
 "  --workers N        run exactly N workers (min_workers = max_workers = N)\n"
 "  --state-dir DIR    database and runtime files (default ./state)\n"
+"  --store URL        the shared database on PostgreSQL (postgresql://...;\n"
+"                     no password here: PGPASSWORD or PGPASSFILE)\n"
 "  --worker-bin PATH  worker binary (default: sluice-worker beside this one)\n"
 "  --concurrency N    at most N requests (or backend calls) at once; 0 = no limit\n"
 "  --concurrency-timeout S  longest wait for a turn, seconds (default 900)\n"
@@ -219,7 +223,8 @@ parse_uint(const char *v, unsigned *out)
 enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
     O_WBIN, O_CHECK, O_VERSION, O_HELP, O_CONC, O_CONC_TO, O_CONC_LEVEL,
     O_IMPORT, O_IMPORT_KEY, O_AHOST, O_AORIGIN, O_PUBLIC, O_LOGDIR,
-    O_DISCDIR, O_SQLDIR, O_FILELOG, O_EXPORT, O_BACKFILL, O_BATCH };
+    O_DISCDIR, O_SQLDIR, O_FILELOG, O_EXPORT, O_BACKFILL, O_BATCH,
+    O_STORE };
 enum { O_COPY = 512 };
 
 static const struct option longopts[] = {
@@ -231,6 +236,7 @@ static const struct option longopts[] = {
 	{ "port", required_argument, NULL, O_PORT },
 	{ "workers", required_argument, NULL, O_WORKERS },
 	{ "state-dir", required_argument, NULL, O_STATE },
+	{ "store", required_argument, NULL, O_STORE },
 	{ "worker-bin", required_argument, NULL, O_WBIN },
 	{ "check-config", no_argument, NULL, O_CHECK },
 	{ "import-wilmer", required_argument, NULL, O_IMPORT },
@@ -397,6 +403,8 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 	case O_USER:	return add_user(c, arg);
 	case O_STATE:	replace(&c->c_state_dir, arg);
 			cli_set |= 1ull << setting_index("state_dir"); return 0;
+	case O_STORE:	cli_set |= 1ull << setting_index("store");
+			return storeconf_flag(&c->c_store_url, arg);
 	case O_WBIN:	replace(&c->c_worker_bin, arg); return 0;
 	case O_CONC: case O_CONC_TO: case O_CONC_LEVEL:
 			return apply_conc(c, ch, arg);
@@ -733,6 +741,10 @@ apply_object(struct gw_conf *c, const struct jfile *jf, json_t *obj,
 		} else if (settings[i].s_type == S_CACHE) {
 			if (set_cache(c, jf, obj, v, err) == -1)
 				return -1;
+		} else if (settings[i].s_type == S_STORE) {
+			if (storeconf_json(&c->c_store_url, jf, obj, v,
+			    err) == -1)
+				return -1;
 		} else if (settings[i].s_type == S_BOOL) {
 			if (!json_is_boolean(v))
 				return jfile_err(jf, key, err, "'%s' must be "
@@ -858,6 +870,7 @@ gwconf_free(struct gw_conf *c)
 		free(c->c_users[i]);
 	free(c->c_listen);
 	free(c->c_state_dir);
+	xfree_secret(c->c_store_url);
 	free(c->c_worker_bin);
 	free(c->c_import_dir);
 	free(c->c_export_dir);

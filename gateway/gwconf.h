@@ -42,6 +42,9 @@ struct gw_conf {
 						   WilmerAI's multi-user mode */
 	char			*c_listen;	/* "127.0.0.1:5050" */
 	char			*c_state_dir;	/* database and runtime files */
+	char			*c_store_url;	/* "store": {"url"}, --store: the
+						   database on PostgreSQL; NULL:
+						   SQLite in c_state_dir */
 	bool			 c_db_sync_full;	/* db_synchronous "full" */
 	char			*c_worker_bin;	/* NULL: next to the gateway */
 	int			 c_log_level;

@@ -14,8 +14,7 @@
 #include "../common/pyfmt.h"
 #include "gwconf.h"
 #include "gwimport.h"
-
-extern char	**environ;
+#include "wenv.h"
 
 /* The child starts with no signal blocked and the default action for
  * the signals a terminal or a supervisor sends. */
@@ -149,6 +148,7 @@ int
 gwimport_run(const struct gw_conf *c)
 {
 	posix_spawnattr_t	 at;
+	struct wenv		 we;
 	pid_t			 pid;
 	char			 bin[4096], ppid[16];
 	char			*argv[12 + 2 * (GW_MAX_KEYS + 2 * GW_MAX_USERS)];
@@ -162,7 +162,9 @@ gwimport_run(const struct gw_conf *c)
 	}
 	snprintf(ppid, sizeof(ppid), "%d", (int)getpid());
 	build_argv(c, bin, ppid, argv);
-	r = posix_spawn(&pid, bin, NULL, &at, argv, environ);
+	wenv_build(&we, c->c_store_url);
+	r = posix_spawn(&pid, bin, NULL, &at, argv, we.we_env);
+	wenv_free(&we);
 	posix_spawnattr_destroy(&at);
 	if (r != 0) {
 		errno = r;

@@ -29,6 +29,7 @@
 #include "reload.h"
 #include "route.h"
 #include "stats.h"
+#include "storeconf.h"
 #include "sup.h"
 #include "users.h"
 
@@ -209,12 +210,23 @@ make_state_dir(const char *dir)
 	return 0;
 }
 
+/* Say where the workers' shared database is (without a password). */
+static void
+note_store(const struct gw_conf *c)
+{
+	char	*n = storeconf_name(c->c_store_url, c->c_state_dir);
+
+	log_info("the shared database: %s", n);
+	free(n);
+}
+
 static int
 setup(struct gw *g)
 {
 	g->g_started_ms = clock_mono_ms();
 	if (make_state_dir(g->g_conf.c_state_dir) == -1)
 		return EX_CONFIG;
+	note_store(&g->g_conf);
 	if (users_load(g, "") == -1)
 		return EX_CONFIG;
 	if ((g->g_base = event_base_new()) == NULL)

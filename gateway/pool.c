@@ -26,35 +26,7 @@
 #include "stats.h"
 #include "storehealth.h"
 #include "sup.h"
-
-extern char	**environ;
-
-/* Variables that belong to the gateway alone: workers must not talk to
- * systemd or think they were socket-activated. */
-static const char *const private_env[] = {
-	"NOTIFY_SOCKET=", "WATCHDOG_USEC=", "WATCHDOG_PID=", "LISTEN_FDS=",
-	"LISTEN_PID=", "LISTEN_FDNAMES=", NULL,
-};
-
-static char **
-worker_env(void)
-{
-	size_t	 n = 0, i, j, k = 0;
-	char	**env;
-
-	while (environ[n] != NULL)
-		n++;
-	env = xcalloc(n + 1, sizeof(*env));
-	for (i = 0; i < n; i++) {
-		for (j = 0; private_env[j] != NULL; j++)
-			if (strncmp(environ[i], private_env[j],
-			    strlen(private_env[j])) == 0)
-				break;
-		if (private_env[j] == NULL)
-			env[k++] = environ[i];
-	}
-	return env;
-}
+#include "wenv.h"
 
 /* The worker's end must not land on fd 3 before the dup2, or the dup2
  * would be a no-op that leaves close-on-exec set. */
@@ -165,7 +137,7 @@ op_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 	posix_spawnattr_t	 at;
 	posix_spawn_file_actions_t fa;
 	struct wargv		 wa;
-	char			**env;
+	struct wenv		 we;
 	int			 sv[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
@@ -181,9 +153,10 @@ op_spawn(void *arg, unsigned slot, unsigned maxreq, pid_t *pid)
 		return -1;
 	}
 	worker_argv(g, slot, maxreq, &wa);
-	env = worker_env();
-	r = posix_spawn(pid, g->g_worker_bin, &fa, &at, wa.wa_argv, env);
-	free(env);
+	wenv_build(&we, g->g_conf.c_store_url);
+	r = posix_spawn(pid, g->g_worker_bin, &fa, &at, wa.wa_argv,
+	    we.we_env);
+	wenv_free(&we);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(sv[1]);

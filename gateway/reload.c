@@ -21,6 +21,13 @@ report(const char *line, bool warning)
 	log_warnx("reload: %s%s", warning ? "warning: " : "", line);
 }
 
+/* Two settings that may be NULL are the same. */
+static bool
+same_str(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
 /* Settings that only a restart can change keep their running value. */
 static void
 keep_restart_only(struct gw *g, struct gw_conf *nc)
@@ -35,6 +42,12 @@ keep_restart_only(struct gw *g, struct gw_conf *nc)
 		log_warnx("reload: state_dir changed; that takes a restart");
 		free(nc->c_state_dir);
 		nc->c_state_dir = xstrdup(g->g_conf.c_state_dir);
+	}
+	if (!same_str(nc->c_store_url, g->g_conf.c_store_url)) {
+		log_warnx("reload: the store changed; that takes a restart");
+		xfree_secret(nc->c_store_url);
+		nc->c_store_url = g->g_conf.c_store_url != NULL ?
+		    xstrdup(g->g_conf.c_store_url) : NULL;
 	}
 }
 

@@ -10,6 +10,7 @@
 #include "../common/pystr.h"
 #include "../common/xmem.h"
 #include "gwconf.h"
+#include "storeconf.h"
 #include "wflags.h"
 
 void
@@ -129,11 +130,16 @@ wflags_open_log(const struct gw_conf *c)
 void
 wflags_note(const struct gw_conf *c)
 {
-	if (c->c_wilmer.w_discussions != NULL)
-		log_info("--DiscussionDirectory %s: Sluice keeps discussion "
-		    "memory in %s/sluice.db; bring WilmerAI's files over with "
-		    "--import-wilmer %s", c->c_wilmer.w_discussions,
-		    c->c_state_dir, c->c_wilmer.w_discussions);
+	char	*db;
+
+	if (c->c_wilmer.w_discussions == NULL)
+		return;
+	db = storeconf_name(c->c_store_url, c->c_state_dir);
+	log_info("--DiscussionDirectory %s: Sluice keeps discussion memory "
+	    "in its database (%s); bring WilmerAI's files over with "
+	    "--import-wilmer %s", c->c_wilmer.w_discussions, db,
+	    c->c_wilmer.w_discussions);
+	free(db);
 }
 
 void

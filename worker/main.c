@@ -12,6 +12,7 @@
 
 #include "../common/log.h"
 #include "../common/logfile.h"
+#include "../common/xmem.h"
 #include "fault.h"
 #include "import/copystore.h"
 #include "import/export.h"
@@ -22,6 +23,7 @@
 #include "loop/wloop_store.h"
 
 #define CHAN_FD		3
+#define STORE_URL_ENV	"SLUICE_STORE_URL"	/* gateway/wenv.h */
 #define IMPORT_MAX	32	/* key files, user names */
 
 struct wargs {
@@ -32,6 +34,7 @@ struct wargs {
 	pid_t		 wa_parent;
 	int		 wa_level;
 	const char	*wa_state_dir;	/* the database's folder */
+	char		*wa_store;	/* where the database is (store_where) */
 	bool		 wa_sync_full;	/* --db-sync full */
 	const char	*wa_log_file;	/* --log-file PATH */
 	const char	*wa_import;	/* --import-wilmer DIR */
@@ -160,6 +163,29 @@ parse_args(struct wargs *a, int argc, char **argv)
 	return a->wa_confdir != NULL && a->wa_user != NULL ? 0 : -1;
 }
 
+/*
+ * Where the database is: the gateway's "store" URL when it gave one
+ * (SLUICE_STORE_URL: the environment, which only our own user can
+ * read, where a command line is everyone's), else SQLite in the state
+ * folder; NULL without either. The variable leaves our environment at
+ * once, so no tool's child process inherits a database password.
+ * Caller frees with xfree_secret.
+ */
+static char *
+store_where(const char *state_dir)
+{
+	const char	*url = getenv(STORE_URL_ENV);
+	char		*where = NULL;
+
+	if (url != NULL && *url != '\0')
+		where = xstrdup(url);
+	else if (state_dir != NULL)
+		where = xasprintf("%s/sluice.db", state_dir);
+	if (url != NULL)
+		unsetenv(STORE_URL_ENV);
+	return where;
+}
+
 /* Die with the gateway even if it is killed with SIGKILL. */
 static void
 tie_to_parent(pid_t parent)
@@ -177,7 +203,7 @@ static int
 run_import(const struct wargs *a)
 {
 	struct import_opts	 o = { a->wa_import != NULL ? a->wa_import :
-				    a->wa_export, a->wa_state_dir,
+				    a->wa_export, a->wa_store,
 				    a->wa_sync_full, a->wa_keys, a->wa_nkeys,
 				    a->wa_users, a->wa_nusers, a->wa_sealers,
 				    a->wa_nsealers };
@@ -192,7 +218,7 @@ static int
 run_backfill(const struct wargs *a)
 {
 	struct backfill_opts	 o = { a->wa_confdir, a->wa_user,
-				    a->wa_backfill, a->wa_state_dir,
+				    a->wa_backfill, a->wa_store,
 				    a->wa_sync_full, a->wa_batch };
 	int			 r;
 
@@ -205,12 +231,61 @@ run_backfill(const struct wargs *a)
 	return r;
 }
 
+/* sluice-gateway --copy-store runs us this way (copystore.h): the two
+ * stores are its arguments, not the state folder's. */
+static int
+run_copy(const struct wargs *a)
+{
+	log_procinit("worker/copy");
+	tie_to_parent(a->wa_parent);
+	return copystore_run(a->wa_copy_from, a->wa_copy_to);
+}
+
+/* The worker proper: requests from the gateway on CHAN_FD. */
+static int
+serve(const struct wargs *a)
+{
+	struct wctx	 wc;
+	char		 role[32];
+	int		 r;
+
+	snprintf(role, sizeof(role), "worker/%u", a->wa_slot);
+	log_procinit(role);
+	memset(&wc, 0, sizeof(wc));
+	if (wloop_init(&wc, CHAN_FD) == -1) {
+		log_warnx("fd %d is not a socket: sluice-worker is started by "
+		    "sluice-gateway", CHAN_FD);
+		return EX_USAGE;
+	}
+	tie_to_parent(a->wa_parent);
+	/* Terminal signals belong to the gateway, which stops us cleanly. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	fault_init(CHAN_FD);
+	fault_at_start();
+	if (transport_init() == -1)
+		fatalx("libcurl initialisation failed");
+	wc.wc_slot = a->wa_slot;
+	wc.wc_confdir = a->wa_confdir;
+	wc.wc_user = a->wa_user;
+	wc.wc_max_requests = a->wa_max_requests;
+	wc.wc_store_at = a->wa_store;
+	wc.wc_db_sync_full = a->wa_sync_full;
+	wc.wc_cache = a->wa_cache;
+	wc.wc_faults = (struct wloop_faults){ fault_on_request,
+	    fault_version_skew(), fault_after_ms() };
+	r = wloop_run(&wc);
+	wloop_store_close(&wc);
+	wloop_free(&wc);
+	transport_cleanup();
+	return r;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct wargs	 a;
-	struct wctx	 wc;
-	char		 role[32];
 	int		 r;
 
 	log_init(LOG_LVL_INFO);
@@ -221,46 +296,17 @@ main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	log_init(a.wa_level);
+	a.wa_store = store_where(a.wa_state_dir);
 	if (a.wa_log_file != NULL && logfile_open(a.wa_log_file) == -1)
 		log_warn("cannot write the log file %s", a.wa_log_file);
 	if (a.wa_import != NULL || a.wa_export != NULL)
-		return run_import(&a);
-	if (a.wa_backfill != NULL)
-		return run_backfill(&a);
-	if (a.wa_copy_from != NULL) {	/* --copy-store (copystore.h) */
-		log_procinit("worker/copy");
-		tie_to_parent(a.wa_parent);
-		return copystore_run(a.wa_copy_from, a.wa_copy_to);
-	}
-	snprintf(role, sizeof(role), "worker/%u", a.wa_slot);
-	log_procinit(role);
-	memset(&wc, 0, sizeof(wc));
-	if (wloop_init(&wc, CHAN_FD) == -1) {
-		log_warnx("fd %d is not a socket: sluice-worker is started by "
-		    "sluice-gateway", CHAN_FD);
-		return EX_USAGE;
-	}
-	tie_to_parent(a.wa_parent);
-	/* Terminal signals belong to the gateway, which stops us cleanly. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	fault_init(CHAN_FD);
-	fault_at_start();
-	if (transport_init() == -1)
-		fatalx("libcurl initialisation failed");
-	wc.wc_slot = a.wa_slot;
-	wc.wc_confdir = a.wa_confdir;
-	wc.wc_user = a.wa_user;
-	wc.wc_max_requests = a.wa_max_requests;
-	wc.wc_state_dir = a.wa_state_dir;
-	wc.wc_db_sync_full = a.wa_sync_full;
-	wc.wc_cache = a.wa_cache;
-	wc.wc_faults = (struct wloop_faults){ fault_on_request,
-	    fault_version_skew(), fault_after_ms() };
-	r = wloop_run(&wc);
-	wloop_store_close(&wc);
-	wloop_free(&wc);
-	transport_cleanup();
+		r = run_import(&a);
+	else if (a.wa_backfill != NULL)
+		r = run_backfill(&a);
+	else if (a.wa_copy_from != NULL)
+		r = run_copy(&a);
+	else
+		r = serve(&a);
+	xfree_secret(a.wa_store);
 	return r;
 }

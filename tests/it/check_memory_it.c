@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "../../common/sha256.h"
 #include "../testmain.h"
+#include "../unit/pgtmp.h"
 #include "dbq.h"
 #include "harness.h"
 
@@ -40,15 +42,24 @@ static const char writer[] = "{\"nodes\": ["
     "{\"type\": \"StaticResponse\", \"content\": \"ok\", \"returnToUser\":"
     " true}, {\"type\": \"QualityMemory\"}]}\n";
 
+/* The suite's PostgreSQL cluster (main starts it) and, for a test on
+ * PostgreSQL, its database's URL: the store of the test's gateway. */
+static struct pgtmp	 M_cluster;
+static char		 M_store[512];
+
 /* The test's folder, its mock and files; the gateway not yet. */
 static void
 configure(const char *main_wf, const char *extra_settings)
 {
-	char	 s[1024];
+	char	 s[1024], gw[900];
 
 	memset(&T, 0, sizeof(T));
 	it_mock_start(&T);
-	it_config(&T, "\"min_workers\": 2, \"max_workers\": 2", NULL);
+	snprintf(gw, sizeof(gw), "\"min_workers\": 2, \"max_workers\": 2%s%s%s",
+	    M_store[0] != '\0' ? ", \"store\": {\"url\": \"" : "", M_store,
+	    M_store[0] != '\0' ? "\"}" : "");
+	snprintf(T.it_store, sizeof(T.it_store), "%s", M_store);
+	it_config(&T, gw, NULL);
 	it_file(&T, "Users/it.json", user);
 	snprintf(s, sizeof(s), settings, extra_settings);
 	it_file(&T, "Workflows/it/MemSettings.json", s);
@@ -227,7 +238,8 @@ END_TEST
 
 /* Later turns read the memories: GetCurrentMemoryFromFile (delimiter),
  * RecentMemorySummarizerTool (the last N), in the answer itself. */
-START_TEST(memories_read_back)
+static void
+read_back(void)
 {
 	char	*a;
 
@@ -254,7 +266,78 @@ START_TEST(memories_read_back)
 	ck_assert_str_eq(a, "[There are not yet any memories] [No memories "
 	    "have been generated yet]");
 	free(a);
+}
+
+START_TEST(memories_read_back)
+{
+	read_back();
 	it_stop_clean(&T);
+}
+END_TEST
+
+/* The file's contents, or NULL. Caller frees. */
+static char *
+slurp_file(const char *path)
+{
+	return access(path, R_OK) == 0 ? it_file_text(path) : NULL;
+}
+
+/* Whether secret shows in a worker's command line. */
+static bool
+in_worker_args(const char *secret)
+{
+	char	 path[64], args[4096];
+	pid_t	 pids[4];
+	size_t	 i, n, np = it_worker_pids(&T, pids, 4);
+	FILE	*f;
+	bool	 found = false;
+
+	ck_assert_uint_ge(np, 1);
+	for (i = 0; i < np && !found; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pids[i]);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		n = fread(args, 1, sizeof(args) - 1, f);
+		fclose(f);
+		args[n] = '\0';
+		while (n-- > 0)		/* NULs between arguments */
+			if (args[n] == '\0')
+				args[n] = ' ';
+		found = strstr(args, secret) != NULL;
+	}
+	return found;
+}
+
+/*
+ * The same on PostgreSQL, chosen by sluice.json's "store": the memories
+ * are written to and read back from the database of the URL (no
+ * SQLite file is made), and the URL's password (ignored by the test
+ * cluster, which trusts its socket) shows in no worker's command line
+ * and in no log.
+ */
+START_TEST(pg_memories_read_back)
+{
+	char	 path[300], *log;
+
+	ck_assert_int_eq(pgtmp_newdb(&M_cluster, M_store, sizeof(M_store)), 0);
+	strncat(M_store, "&password=Pw-s3cret", sizeof(M_store) -
+	    strlen(M_store) - 1);
+	read_back();
+	ck_assert_msg(!in_worker_args("s3cret"), "the store's password is on "
+	    "a worker's command line");
+	snprintf(path, sizeof(path), "%s/state/sluice.db", T.it_dir);
+	ck_assert_msg(access(path, F_OK) == -1, "%s was made", path);
+	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories WHERE "
+	    "discussion = 'r'"), 5);
+	log = slurp_file(T.it_log);
+	ck_assert_ptr_nonnull(log);
+	ck_assert_msg(strstr(log, "the shared database: PostgreSQL "
+	    "postgresql:///") != NULL, "%s", log);
+	ck_assert_msg(strstr(log, "s3cret") == NULL, "the password is "
+	    "logged: %s", log);
+	free(log);
+	it_stop_clean(&T);
+	M_store[0] = '\0';
 }
 END_TEST
 
@@ -588,7 +671,7 @@ START_TEST(full_disk_degrades_and_recovers)
 END_TEST
 
 static Suite *
-memory_it_suite(void)
+memory_it_suite(bool pg)
 {
 	Suite	*s = suite_create("memory_it");
 	TCase	*tc = tcase_create("file");
@@ -607,11 +690,24 @@ memory_it_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, full_disk_degrades_and_recovers);
 	suite_add_tcase(s, tc);
+	if (!pg)
+		return s;
+	tc = tcase_create("pg");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, pg_memories_read_back);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
+/* The PostgreSQL cases need the cluster: started here, once, and
+ * stopped when every case has run (skipped, loudly, without
+ * PostgreSQL). */
 int
 main(void)
 {
-	return check_main(memory_it_suite());
+	bool	 pg = pgtmp_start(&M_cluster, "check_memory_it") == 0;
+	int	 rc = check_main(memory_it_suite(pg));
+
+	pgtmp_stop(&M_cluster);
+	return rc;
 }

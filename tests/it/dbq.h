@@ -1,4 +1,4 @@
-/* dbq.h - integration tests: look into the gateway's shared database (<config dir>/state/sluice.db) from outside. */
+/* dbq.h - integration tests: look into the gateway's shared database (<config dir>/state/sluice.db, or the PostgreSQL database of it_store) from outside. */
 #ifndef SLUICE_IT_DBQ_H
 #define SLUICE_IT_DBQ_H
 

@@ -25,6 +25,10 @@ struct it {
 	char	 it_args[256];		/* "--a --b v": WilmerAI's flags
 					   instead of --config-dir and
 					   --state-dir, or "" */
+	char	 it_store[512];		/* the store's PostgreSQL URL when
+					   the test's sluice.json names
+					   one (dbq.h reads it there), or
+					   "": SQLite in state/ */
 };
 
 /* Start the mock backend on a free port. Fails the test on error. */

@@ -86,10 +86,12 @@ run(struct run *r, bool import, const char *rel, const char *state)
 	char			*out = scratchdir_path(&t_dir, "stdout");
 	char			*err = scratchdir_path(&t_dir, "stderr");
 	char			*dir = scratchdir_path(&t_dir, rel);
+	char			*db = xasprintf("%s/sluice.db", state != NULL ?
+				    state : t_db.sd_dir);
 	int			 fd1 = dup(1), fd2 = dup(2);
 
 	o.io_dir = dir;
-	o.io_state_dir = state != NULL ? state : t_db.sd_dir;
+	o.io_store = db;
 	fflush(stdout);
 	fflush(stderr);
 	ck_assert_ptr_nonnull(freopen(out, "w", stdout));
@@ -104,6 +106,7 @@ run(struct run *r, bool import, const char *rel, const char *state)
 	r->r_out = slurp("stdout");
 	r->r_err = slurp("stderr");
 	free(dir);
+	free(db);
 	free(out);
 	free(err);
 }

@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../common/log.h"
 #include "../../gateway/gwconf.h"
+#include "../../gateway/storeconf.h"
+#include "../../gateway/wenv.h"
 #include "../testmain.h"
 
 static char	 dir[64];
@@ -551,6 +554,117 @@ START_TEST(a11_1_file_logging)
 }
 END_TEST
 
+/* Capture what f(arg) prints on stderr into out; f's result. */
+static int
+stderr_of(int (*f)(char **, const char *), char **url, const char *arg,
+    char *out, size_t outlen)
+{
+	char	 path[300];
+	FILE	*r;
+	int	 fd = dup(2), rc;
+	size_t	 n;
+
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fflush(stderr);
+	ck_assert_ptr_nonnull(freopen(path, "w", stderr));
+	rc = f(url, arg);
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	ck_assert_ptr_nonnull(r = fopen(path, "r"));
+	n = fread(out, 1, outlen - 1, r);
+	out[n] = '\0';
+	fclose(r);
+	return rc;
+}
+
+/* "store": a PostgreSQL URL from sluice.json or --store (which wins and
+ * may not hold a password); none means SQLite in state_dir. */
+START_TEST(store_setting)
+{
+	struct gw_conf	 c;
+	char		 err[CONF_ERRLEN], said[1024], *url = NULL, *n;
+
+	load_ok(&c, "{}");
+	ck_assert_ptr_null(c.c_store_url);
+	gwconf_free(&c);
+	load_ok(&c, "{\"store\": {\"url\": \"postgresql://ann:pw@db/sl\"}}");
+	ck_assert_str_eq(c.c_store_url, "postgresql://ann:pw@db/sl");
+	n = storeconf_name(c.c_store_url, c.c_state_dir);
+	ck_assert_str_eq(n, "PostgreSQL postgresql://ann@db/sl");
+	free(n);
+	gwconf_free(&c);
+	ck_assert_int_eq(args(&c, "--config-dir", dir, "--store",
+	    "postgres:///other?host=/run/pg", (char *)NULL), 0);
+	ck_assert_msg(gwconf_load(&c, err) == 0, "%s", err);
+	ck_assert_str_eq(c.c_store_url, "postgres:///other?host=/run/pg");
+	gwconf_free(&c);
+	load_ok(&c, "{\"store\": {\"url\": null}, \"state_dir\": \"st\"}");
+	ck_assert_ptr_null(c.c_store_url);
+	n = storeconf_name(c.c_store_url, c.c_state_dir);
+	ck_assert_str_eq(n, "SQLite st/sluice.db");
+	free(n);
+	gwconf_free(&c);
+
+	ck_assert_int_eq(stderr_of(storeconf_flag, &url,
+	    "postgresql://ann:s3cret@db/sl", said, sizeof(said)), -1);
+	ck_assert_ptr_null(url);
+	ck_assert_msg(strstr(said, "holds a password") != NULL &&
+	    strstr(said, "PGPASSFILE") != NULL && strstr(said, "s3cret") ==
+	    NULL, "%s", said);
+	ck_assert_int_eq(stderr_of(storeconf_flag, &url, "/var/lib/x.db",
+	    said, sizeof(said)), -1);
+	ck_assert_ptr_nonnull(strstr(said, "must be a postgresql://"));
+	ck_assert_int_eq(args(&c, "--store", "postgresql://a:b@h/d",
+	    (char *)NULL), -1);
+	gwconf_free(&c);
+
+	load_fails("{\n  \"store\": \"postgresql://h/d\"}",
+	    "sluice.json:2:3: 'store' must be an object");
+	load_fails("{\"store\": {\n  \"uri\": \"postgresql://h/d\"}}",
+	    "sluice.json:2:3: unknown setting 'store.uri'");
+	load_fails("{\"store\": {\"url\": \"state/sluice.db\"}}",
+	    "'store.url' must be a postgresql:// (or postgres://) URL");
+	load_fails("{\"store\": {\"url\": 5}}", "'store.url' must be a "
+	    "string, not a number");
+}
+END_TEST
+
+/* A worker's environment: the store's URL from the settings only, and
+ * none of the variables that make a process talk to systemd. */
+START_TEST(worker_environment)
+{
+	struct wenv	 we;
+	size_t		 i;
+	int		 store = 0, kept = 0;
+
+	setenv("NOTIFY_SOCKET", "/run/systemd/notify", 1);
+	setenv(WENV_STORE, "postgresql://inherited/db", 1);
+	setenv("SLUICE_TEST_KEPT", "yes", 1);
+	wenv_build(&we, "postgresql://ann:pw@db/sl");
+	for (i = 0; we.we_env[i] != NULL; i++) {
+		ck_assert_msg(strncmp(we.we_env[i], "NOTIFY_SOCKET=", 14) != 0,
+		    "NOTIFY_SOCKET reaches the worker");
+		if (strncmp(we.we_env[i], WENV_STORE "=", strlen(WENV_STORE)
+		    + 1) == 0) {
+			ck_assert_str_eq(we.we_env[i], WENV_STORE
+			    "=postgresql://ann:pw@db/sl");
+			store++;
+		}
+		kept += strcmp(we.we_env[i], "SLUICE_TEST_KEPT=yes") == 0;
+	}
+	ck_assert_int_eq(store, 1);
+	ck_assert_int_eq(kept, 1);
+	wenv_free(&we);
+	wenv_build(&we, NULL);
+	for (i = 0; we.we_env[i] != NULL; i++)
+		ck_assert_msg(strncmp(we.we_env[i], WENV_STORE, strlen(
+		    WENV_STORE)) != 0, "an inherited store URL is passed on");
+	ck_assert_uint_gt(i, 0);
+	wenv_free(&we);
+}
+END_TEST
+
 static Suite *
 gwconf_suite(void)
 {
@@ -567,6 +681,8 @@ gwconf_suite(void)
 	tcase_add_test(tc, remote_bind_needs_keys);
 	tcase_add_test(tc, browser_lists);
 	tcase_add_test(tc, peers_list);
+	tcase_add_test(tc, store_setting);
+	tcase_add_test(tc, worker_environment);
 	tcase_add_test(tc, unknown_user_is_an_error);
 	tcase_add_test(tc, concurrency_settings);
 	tcase_add_test(tc, db_synchronous_setting);

@@ -839,11 +839,13 @@ run_import(struct run *r, const char *dir, const char *state)
 	char			*out = scratchdir_path(&t_dir, "out");
 	char			*err = scratchdir_path(&t_dir, "err");
 	char			*from = scratchdir_path(&t_dir, dir);
+	char			*db = xasprintf("%s/sluice.db", state != NULL ?
+				    state : t_db.sd_dir);
 	int			 fd1 = dup(1), fd2 = dup(2);
 
 	o = t_opts;
 	o.io_dir = from;
-	o.io_state_dir = state != NULL ? state : t_db.sd_dir;
+	o.io_store = db;
 	fflush(stdout);
 	fflush(stderr);
 	ck_assert_ptr_nonnull(freopen(out, "w", stdout));
@@ -858,6 +860,7 @@ run_import(struct run *r, const char *dir, const char *state)
 	r->r_out = slurp("out");
 	r->r_err = slurp("err");
 	free(from);
+	free(db);
 	free(out);
 	free(err);
 }

@@ -843,7 +843,7 @@ START_TEST(store_on_first_use)
 	char	*path;
 
 	scratchdir_mkdir(&t_dir, "state");
-	t_wc.wc_state_dir = path = scratchdir_path(&t_dir, "state");
+	t_wc.wc_store_at = path = scratchdir_path(&t_dir, "state/sluice.db");
 	start();
 	request("r1", "echo", "");
 	expect_chunk("r1", "|wuser|");
@@ -893,10 +893,10 @@ START_TEST(store_wait)
 {
 	struct proto_msg	 m;
 	struct store		*db;
-	char			*state = scratchdir_path(&t_dir, "state");
+	char			*state = scratchdir_path(&t_dir, "state/sluice.db");
 
 	scratchdir_mkdir(&t_dir, "state");
-	t_wc.wc_state_dir = state;
+	t_wc.wc_store_at = state;
 	start();
 	request("r1", "store", "");
 	expect_chunk("r1", "same");

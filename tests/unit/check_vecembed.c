@@ -412,7 +412,7 @@ START_TEST(a9_6_backfill_run)
 	nodectx_write(&C, "Users/u.json", "{\"chatCompleteAddUserAssistant\": "
 	    "false, \"chatCompletionAddMissingAssistantGenerator\": false, "
 	    "\"endpointConfigsSubDirectory\": \"\"}");
-	o = (struct backfill_opts){ C.nc_db.sd_dir, "u", "E", C.nc_db.sd_dir,
+	o = (struct backfill_opts){ C.nc_db.sd_dir, "u", "E", C.nc_db.sd_path,
 	    false, 2 };
 	ck_assert_ptr_nonnull(freopen("/dev/null", "w", stdout));
 	ck_assert_int_eq(vecbackfill_run(&o), 0);
@@ -432,7 +432,7 @@ START_TEST(a9_6_backfill_run)
 	ck_assert_int_eq(q_int("SELECT count(*) FROM memory_embeddings WHERE "
 	    "model = 'emb-Gone'"), 0);
 	ck_assert_int_eq(q_int("SELECT count(*) FROM memory_embeddings"), 6);
-	o.bo_state_dir = "/nonexistent";
+	o.bo_store = "/nonexistent/sluice.db";
 	o.bo_endpoint = "E";
 	ck_assert_int_eq(vecbackfill_run(&o), EX_NOINPUT);
 	fflush(stdout);

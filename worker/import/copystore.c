@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sysexits.h>
-#include <unistd.h>
 
 #include "../../common/pgurl.h"
 #include "../../common/xmem.h"
@@ -82,16 +81,11 @@ end_init(struct end *e, const char *arg, const char *role)
 	memset(e, 0, sizeof(*e));
 	e->e_arg = arg;
 	e->e_role = role;
-	if (pgurl_is(arg)) {
-		e->e_path = xstrdup(arg);
-		e->e_name = pgurl_name(arg);
-		return;
-	}
-	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
+	if (!pgurl_is(arg) && stat(arg, &st) == 0 && S_ISDIR(st.st_mode))
 		e->e_path = xasprintf("%.*s/sluice.db", trimmed(arg), arg);
 	else
 		e->e_path = xstrdup(arg);
-	e->e_name = xstrdup(e->e_path);
+	e->e_name = store_where_name(e->e_path);
 }
 
 static void
@@ -107,7 +101,7 @@ end_free(struct end *e)
 static int
 source_exists(const struct end *e)
 {
-	if (pgurl_is(e->e_path) || access(e->e_path, F_OK) == 0)
+	if (store_exists(e->e_path) == 0)
 		return 0;
 	fprintf(stderr, "error: source store %s: %s (give a SQLite file, a "
 	    "state folder holding sluice.db, or a postgresql:// URL)\n",

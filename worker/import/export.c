@@ -351,14 +351,14 @@ open_db(const struct import_opts *o, char **path)
 	struct store		*s;
 	char			 err[STORE_ERRLEN];
 
-	*path = xasprintf("%s/sluice.db", o->io_state_dir);
-	if (access(*path, F_OK) == -1) {
+	*path = store_where_name(o->io_store);
+	if (store_exists(o->io_store) == -1) {
 		fprintf(stderr, "error: %s: %s (nothing to export: is "
 		    "--state-dir the one the gateway serves with?)\n", *path,
 		    strerror(errno));
 		return NULL;
 	}
-	if ((s = store_open(*path, &so, err)) == NULL)
+	if ((s = store_open(o->io_store, &so, err)) == NULL)
 		fprintf(stderr, "error: %s\n", err);
 	return s;
 }
@@ -401,7 +401,7 @@ export_run(const struct import_opts *o)
 		return EX_CONFIG;
 	}
 	if ((s = open_db(o, &db)) == NULL) {
-		r = access(db, F_OK) == -1 ? EX_NOINPUT : EX_IOERR;
+		r = store_exists(o->io_store) == -1 ? EX_NOINPUT : EX_IOERR;
 		free(db);
 		imp_keys_free(&ks);
 		return r;

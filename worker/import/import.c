@@ -93,8 +93,8 @@ open_store(const struct import_opts *o, char **path)
 	struct store		*s;
 	char			 err[STORE_ERRLEN];
 
-	*path = xasprintf("%s/sluice.db", o->io_state_dir);
-	if ((s = store_open(*path, &so, err)) == NULL)
+	*path = store_where_name(o->io_store);
+	if ((s = store_open(o->io_store, &so, err)) == NULL)
 		fprintf(stderr, "error: %s\n", err);
 	return s;
 }

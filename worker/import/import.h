@@ -7,7 +7,8 @@
 struct import_opts {
 	const char	*io_dir;	/* a DiscussionIds folder or one
 					   discussion's folder */
-	const char	*io_state_dir;	/* the database is <dir>/sluice.db */
+	const char	*io_store;	/* the database: a SQLite file or a
+					   PostgreSQL URL (store_open) */
 	bool		 io_sync_full;	/* --db-sync full */
 	/* Encrypted discussions (encryptUsingApiKey): files holding an
 	 * API key each (--import-key-file; $WILMER_API_KEY is read too),

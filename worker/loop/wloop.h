@@ -52,7 +52,9 @@ struct wctx {
 	struct wloop_faults wc_faults;
 	struct rq	 wc_rq;			/* the seam, for the layers below */
 	/* the shared database (wloop_store.c) */
-	const char	*wc_state_dir;		/* --state-dir, or NULL */
+	const char	*wc_store_at;		/* the database: a SQLite
+						   path or a PostgreSQL URL
+						   (a secret), or NULL */
 	bool		 wc_db_sync_full;	/* --db-sync full */
 	struct store	*wc_store;		/* opened on first use */
 	bool		 wc_store_used;		/* ...by the current request */

@@ -41,23 +41,18 @@ wloop_store(struct rq *rq, char *err)
 	struct wctx		*wc = rq->rq_loop;
 	struct store_opts	 o = { .so_sync_full = wc->wc_db_sync_full,
 				    .so_on_wait = on_wait, .so_arg = wc };
-	char			*path;
-
 	if (wc->wc_store == NULL) {
-		if (wc->wc_state_dir == NULL) {
+		if (wc->wc_store_at == NULL) {
 			snprintf(err, STORE_ERRLEN, "no database: "
 			    "sluice-worker was started without --state-dir");
 			return NULL;
 		}
-		path = xasprintf("%s/sluice.db", wc->wc_state_dir);
-		wc->wc_store = store_open(path, &o, err);
-		if (wc->wc_store != NULL)
-			log_debug("[rq %s] database %s open", wc->wc_rqid, path);
-		else
+		wc->wc_store = store_open(wc->wc_store_at, &o, err);
+		if (wc->wc_store == NULL) {
 			open_failed(wc, err);
-		free(path);
-		if (wc->wc_store == NULL)
 			return NULL;
+		}
+		log_debug("[rq %s] database open", wc->wc_rqid);
 	}
 	store_seal_key(wc->wc_store, rq->rq_crypt);
 	wc->wc_store_used = true;

@@ -192,12 +192,12 @@ open_db(const struct backfill_opts *o, int *status)
 	struct store		*s;
 	char			 err[STORE_ERRLEN], *path;
 
-	path = xasprintf("%s/sluice.db", o->bo_state_dir);
-	if (access(path, F_OK) == -1) {
+	path = store_where_name(o->bo_store);
+	if (store_exists(o->bo_store) == -1) {
 		fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
 		*status = EX_NOINPUT;
 		s = NULL;
-	} else if ((s = store_open(path, &so, err)) == NULL) {
+	} else if ((s = store_open(o->bo_store, &so, err)) == NULL) {
 		fprintf(stderr, "error: %s\n", err);
 		*status = EX_IOERR;
 	}
@@ -229,6 +229,7 @@ int
 vecbackfill_run(const struct backfill_opts *o)
 {
 	struct backfill	 bf;
+	char		*db;
 	int		 r = EX_CONFIG;
 
 	memset(&bf, 0, sizeof(bf));
@@ -238,10 +239,11 @@ vecbackfill_run(const struct backfill_opts *o)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (load_target(&bf) == 0 && (bf.bf_s = open_db(o, &r)) != NULL) {
-		printf("embedding the vector memories of %s/sluice.db without "
-		    "a vector by '%s' (model '%s'), %ld a request\n",
-		    o->bo_state_dir, bf.bf_t.et_ep->e_name,
-		    bf.bf_t.et_ep->e_model, o->bo_batch);
+		db = store_where_name(o->bo_store);
+		printf("embedding the vector memories of %s without a vector "
+		    "by '%s' (model '%s'), %ld a request\n", db,
+		    bf.bf_t.et_ep->e_name, bf.bf_t.et_ep->e_model, o->bo_batch);
+		free(db);
 		fflush(stdout);
 		r = finish(&bf, run_all(&bf));
 	}

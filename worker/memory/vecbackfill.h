@@ -12,7 +12,8 @@ struct backfill_opts {
 	const char	*bo_user;	/* whose Endpoints folder names it */
 	const char	*bo_endpoint;	/* an openAIEmbeddings or
 					   ollamaEmbeddings endpoint */
-	const char	*bo_state_dir;	/* the database is <dir>/sluice.db */
+	const char	*bo_store;	/* the database: a SQLite file or a
+					   PostgreSQL URL (store_open) */
 	bool		 bo_sync_full;	/* --db-sync full */
 	long		 bo_batch;	/* texts a request, at least 1 */
 };

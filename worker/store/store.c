@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../common/log.h"
 #include "../../common/pgurl.h"
@@ -41,6 +42,18 @@ store_wrote(struct store *s)
 {
 	s->s_tally.st_writes++;
 	s->s_tally.st_failing = false;
+}
+
+int
+store_exists(const char *path)
+{
+	return pgurl_is(path) ? 0 : access(path, F_OK);
+}
+
+char *
+store_where_name(const char *path)
+{
+	return pgurl_is(path) ? pgurl_name(path) : xstrdup(path);
 }
 
 bool

@@ -31,6 +31,15 @@ struct store_opts {
 struct store	*store_open(const char *path, const struct store_opts *opts,
 		    char err[STORE_ERRLEN]);
 
+/* Whether the database at path may be opened without making one: a
+ * SQLite file that exists, or any PostgreSQL URL (whose server says
+ * more when store_open connects). 0, or -1 with errno (ENOENT ...). */
+int		 store_exists(const char *path);
+
+/* path as it may be shown to a user: a URL without its password, a
+ * file as it is. Caller frees. */
+char		*store_where_name(const char *path);
+
 /* Finalise the cached statements, roll back an open transaction and
  * close. NULL is a no-op. */
 void		 store_close(struct store *);
