@@ -136,6 +136,8 @@ GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 GATEWAY_SRCS	+= gateway/owui.c
 # chat bodies read without a jansson tree of their messages
 GATEWAY_SRCS	+= gateway/api_body.c
+# --copy-store: the arguments checked, the worker run (gwimport.c)
+GATEWAY_SRCS	+= gateway/gwcopy.c
 # the embeddings routes (POST /v1/embeddings, /api/embed, /api/embeddings)
 GATEWAY_SRCS	+= $(addprefix gateway/,api_embed.c resp_embed.c)
 # The worker, one folder per layer, top first (docs/HACKING.md): each
@@ -187,6 +189,8 @@ W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 W_IMPORT	+= worker/import/import_compact.c
 # --export-wilmer: the import run backwards.
 W_IMPORT	+= $(addprefix worker/import/,export.c export_files.c export_vec.c)
+# --copy-store: one store into another (SQLite, PostgreSQL), checked.
+W_IMPORT	+= worker/import/copystore.c
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_stage.c clean_toks.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
@@ -197,6 +201,7 @@ W_STORE	+= worker/store/store_seal.c
 W_STORE	+= worker/store/store_sqlite.c worker/store/store_wait.c
 W_STORE	+= $(addprefix worker/store/,store_pg.c store_pgsql.c \
 		   store_schema_pg.c store_turn.c)
+W_STORE	+= worker/store/store_copy.c
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
@@ -368,6 +373,7 @@ IT_TESTS	+= check_embed_it
 IT_TESTS	+= check_redact_it
 IT_TESTS	+= check_pace
 IT_TESTS	+= check_haproxy
+IT_TESTS	+= check_copystore_it
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c pgtmp.c)
@@ -550,6 +556,11 @@ check_imp_A		:= STORE
 check_export_OBJS	:= $(call obj,$(W_IMPORT)) \
 			   $(call u,scratchdb.c scratchdir.c pgtmp.c)
 check_export_A		:= STORE
+# --copy-store: SQLite -> PostgreSQL -> SQLite on pgtmp's cluster.
+UNIT_TESTS	+= check_copystore
+check_copystore_OBJS	:= $(call obj,worker/import/copystore.c \
+			   worker/store/store_copy.c) $(call u,pgtmp.c scratchdir.c)
+check_copystore_A	:= STORE
 # The wiki nodes and their client against tests/mock-wiki.
 check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 			   worker/nodes/node_wiki.c worker/tools/wiki.c \
@@ -610,6 +621,10 @@ check_memory_chaos_OBJS	+= $(DBQ)
 check_compactor_it_OBJS	+= $(DBQ)
 check_crypt_it_OBJS	+= $(DBQ)
 check_embed_it_OBJS	+= $(call obj,tests/mock_embed.c)
+# --copy-store through the real binaries, on pgtmp's cluster
+check_copystore_it_OBJS	+= $(call u,pgtmp.c)
+check_copystore_it_A	:= STORE
+$(O)/tests/it/check_copystore_it: | $(BINS)
 
 define TEST_template
 $(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \
