@@ -811,7 +811,7 @@ bench: $(O)/config.mk
 bench-store: $(O)/config.mk
 	@scripts/deps.sh --install bench
 	$(MAKE) --no-print-directory all $(LOADGEN) $(PGRUN)
-	BENCH_SCENARIOS=store bench/run.sh $(O)
+	BENCH_TARGET=bench-store BENCH_SCENARIOS=store bench/run.sh $(O)
 
 # The chaos suite's long version: about five minutes; figures on the
 # lines starting "chaos: " (docs/chaos.md).

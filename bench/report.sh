@@ -10,10 +10,14 @@ peak() {
 	cat "$TMP/m.$1" 2>/dev/null || echo "- -"
 }
 
-# The command that produced the results, with any BENCH_* overrides.
+# The command that produced the results, with any BENCH_* overrides
+# (make bench-store says BENCH_TARGET and sets BENCH_SCENARIOS itself).
 command_line() {
 	env=
-	for v in BENCH_SCENARIOS BENCH_SMOKE BENCH_DURATION BENCH_WARMUP \
+	tgt=${BENCH_TARGET:-bench}
+	scen=BENCH_SCENARIOS
+	[ "$tgt" = bench ] || scen=
+	for v in $scen BENCH_SMOKE BENCH_DURATION BENCH_WARMUP \
 	    BENCH_CLIENTS BENCH_WORKERS BENCH_CONV BENCH_CACHE_CLIENTS \
 	    BENCH_PACED_CLIENTS BENCH_PACED_WORKERS BENCH_PACED_TARGETS \
 	    BENCH_PACED_DURATION BENCH_PACED_WARMUP \
@@ -26,9 +30,9 @@ command_line() {
 	if [ -z "${MAKELEVEL:-}" ]; then
 		echo "${env}bench/run.sh $O"
 	elif [ "$O" = build ]; then
-		echo "${env}make bench"
+		echo "${env}make $tgt"
 	else
-		echo "${env}make bench O=$O"
+		echo "${env}make $tgt O=$O"
 	fi
 }
 

@@ -175,8 +175,9 @@ st_haproxy() {
 		export SLUICE_A="127.0.0.1:$1" SLUICE_B="127.0.0.1:$2"
 		# not root: HAProxy cannot become user haproxy; it stays us
 		if [ "$(id -u)" -ne 0 ]; then
-			export SLUICE_HAPROXY_USER="$(id -un)"
-			export SLUICE_HAPROXY_GROUP="$(id -gn)"
+			SLUICE_HAPROXY_USER=$(id -un)
+			SLUICE_HAPROXY_GROUP=$(id -gn)
+			export SLUICE_HAPROXY_USER SLUICE_HAPROXY_GROUP
 		fi
 		exec "$ST_HAPROXY" -db -f deploy/haproxy.cfg
 	) >"$3" 2>&1 &
@@ -250,7 +251,7 @@ st_cell() {
 	r=$(cat "$TMP/lg.out")
 	[ "$rc" -eq 0 ] && [ -n "$r" ] ||
 	    r="{\"count\":0,\"errors\":-1,\"first_error\":\"loadgen exit status $rc\"}"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046
 	set -- "$@" $cpu0 $(st_cpu)
 	echo "$(($9 - $6)) $((${10} - $7)) $((${11} - $8))" >"$TMP/s.$key.cpu"
 	r1=$(st_rows "$1" "$5")
