@@ -14,7 +14,7 @@
 # 30), BENCH_PACE_FIRST_MS (50), BENCH_PACE_EVENTS (20), BENCH_PACE_GAP_MS
 # (10); the store scenario: BENCH_STORE_CLIENTS ("1 4 16"),
 # BENCH_STORE_BACKENDS ("sqlite postgresql"), BENCH_STORE_TOPOLOGIES
-# ("one haproxy1 haproxy2"), BENCH_STORE_WORKERS. bench/README.md
+# ("one haproxy1 haproxy2"), BENCH_STORE_WORKERS, BENCH_HAPROXY. bench/README.md
 # explains them.
 set -eu
 

@@ -55,7 +55,9 @@ st_postgres() {
 	n=0
 	while ! grep -q '^url ' "$TMP/pgrun.out" 2>/dev/null; do
 		if ! alive "$ST_PG_PID" || [ "$n" -ge 1200 ]; then
-			ST_PG_SKIP="the throwaway cluster did not start: $(tr '\n' ' ' <"$TMP/pgrun.log" | cut -c1-400)"
+			ST_PG_SKIP="no throwaway cluster: $(tr '\n' ' ' \
+			    <"$TMP/pgrun.log" | sed -e 's/\*\*\* bench: //' \
+			    -e 's/ *$//' | cut -c1-400)"
 			stop_pid "$ST_PG_PID"
 			ST_PG_PID=''
 			return 0
@@ -68,8 +70,13 @@ st_postgres() {
 	ST_PG_VERSION=$(psql --version 2>/dev/null | sed 's/^psql (PostgreSQL) //')
 }
 
-# HAProxy's binary (as tests/it/check_haproxy.c finds it), or nothing.
+# HAProxy's binary (BENCH_HAPROXY, else where tests/it/check_haproxy.c
+# looks), or nothing.
 st_haproxy_bin() {
+	if [ -n "${BENCH_HAPROXY:-}" ]; then
+		[ ! -x "$BENCH_HAPROXY" ] || echo "$BENCH_HAPROXY"
+		return 0
+	fi
 	for b in /usr/sbin/haproxy /usr/local/sbin/haproxy /usr/bin/haproxy; do
 		[ -x "$b" ] && { echo "$b"; return 0; }
 	done
@@ -334,7 +341,7 @@ store_cells() {
 	[ -z "$ST_PG_SKIP" ] || st_skip "PostgreSQL" "$ST_PG_SKIP"
 	ST_HAPROXY=$(st_haproxy_bin)
 	if [ -z "$ST_HAPROXY" ]; then
-		ST_HAP_SKIP="HAProxy is not installed (Debian: apt-get install haproxy; make bench installs it)"
+		ST_HAP_SKIP="HAProxy is not installed (${BENCH_HAPROXY:-no /usr/sbin/haproxy}; Debian: apt-get install haproxy; make bench installs it)"
 		st_skip "the HAProxy cells" "$ST_HAP_SKIP"
 	else
 		ST_HAP_VERSION=$("$ST_HAPROXY" -v 2>/dev/null | head -1 |
