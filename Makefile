@@ -6,6 +6,7 @@
 #   make check      install missing packages, build, run every test, then
 #                   the same tests again in an ASan+UBSan build
 #   make bench      load and latency benchmark, writes bench/RESULTS.md
+#   make bench-store  only its store part: SQLite/PostgreSQL, 1 or 2 gateways
 #   make lint       cppcheck
 #   make chaos      the chaos suite's long version (tests/chaos/)
 #   make valgrind   integration suites with gateway and workers under valgrind
@@ -244,6 +245,7 @@ MOCK_WEB	:= $(O)/tests/mock-web
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 JINJABENCH	:= $(O)/bench/jinjabench
+PGRUN		:= $(O)/bench/pgrun
 BINS		:= $(GATEWAY) $(WORKER)
 
 all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB)
@@ -315,6 +317,13 @@ $(CLEANBENCH): $(call obj,bench/cleanbench.c) $(A_CLEAN) $(A_COMMON) \
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
 	    $(LIBS_WORKER) -lm
+
+# The store scenario's throwaway PostgreSQL cluster (tests/unit/pgtmp.c).
+$(PGRUN): $(call obj,bench/pgrun.c tests/unit/pgtmp.c) $(O)/ldflags
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_WORKER)
 
 # The cost of one render through worker/tools/jinja (bench/RESULTS.md).
 $(JINJABENCH): $(call obj,bench/jinjabench.c worker/tools/jinja.c \
@@ -807,11 +816,18 @@ run: $(O)/config.mk
 # bench/peers, npm ci; skipped when npm is missing): bench/README.md.
 bench: $(O)/config.mk
 	@scripts/deps.sh --install bench
-	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH)
+	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH) $(PGRUN)
 	@(cd bench/peers && npm ci --ignore-scripts --no-audit --no-fund \
 	    --loglevel=error >/dev/null) || \
 	    echo "npm ci failed in bench/peers: Portkey will be skipped"
 	bench/run.sh $(O)
+
+# Only the store scenario of make bench (SQLite against PostgreSQL, one
+# gateway against two behind HAProxy): bench/README.md.
+bench-store: $(O)/config.mk
+	@scripts/deps.sh --install bench
+	$(MAKE) --no-print-directory all $(LOADGEN) $(PGRUN)
+	BENCH_TARGET=bench-store BENCH_SCENARIOS=store bench/run.sh $(O)
 
 # The chaos suite's long version: about five minutes; figures on the
 # lines starting "chaos: " (docs/chaos.md).
@@ -848,9 +864,10 @@ clean:
 	rm -rf $(O) $(ASAN_O)
 
 help:
-	@sed -n '2,13p' Makefile
+	@sed -n '2,14p' Makefile
 
 .PHONY: all deps check check-run check-build clients-deps lint run bench install clean help \
+	bench-store \
 	fuzz fuzz-short chaos valgrind
 
 # A link or a compile that fails leaves no half-written target behind
