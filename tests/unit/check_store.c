@@ -1541,6 +1541,36 @@ START_TEST(test_pg_keepalives)
 }
 END_TEST
 
+/* A server that takes the connection and never answers (a listening
+ * socket nobody accepts on): store_open gives up after the driver's
+ * connect_timeout (5 s), not after TCP's minutes, naming the store. */
+START_TEST(test_pg_connect_timeout)
+{
+	struct sockaddr_in	 sa = { .sin_family = AF_INET };
+	socklen_t		 len = sizeof(sa);
+	char			 err[STORE_ERRLEN];
+	struct store		*s;
+	uint64_t		 t0;
+	int			 fd;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ge(fd = socket(AF_INET, SOCK_STREAM, 0), 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(t_db, sizeof(t_db), "postgresql://127.0.0.1:%d/x?user=sluice",
+	    ntohs(sa.sin_port));
+	t0 = clock_mono_ms();
+	s = store_open(t_db, NULL, err);
+	ck_assert_ptr_null(s);
+	ck_assert_msg(clock_mono_ms() - t0 < 9000, "gave up after %llu ms",
+	    (unsigned long long)(clock_mono_ms() - t0));
+	ck_assert_msg(strstr(err, "postgresql://127.0.0.1:") != NULL, "%s",
+	    err);
+	close(fd);
+}
+END_TEST
+
 /* Turns on an endpoint, counted across sessions (PostgreSQL: one of
  * limit advisory locks, given back by store_turn_give or by the end of
  * the session); SQLite counts nothing and always says taken. */
@@ -1655,6 +1685,7 @@ store_suite(bool pg)
 	tcase_add_test(tc, test_pg_lock_reconnect);
 	tcase_add_test(tc, test_pg_lock_key_wait);
 	tcase_add_test(tc, test_pg_keepalives);
+	tcase_add_test(tc, test_pg_connect_timeout);
 	return su;
 }
 
