@@ -41,18 +41,9 @@ tpath(const char *rel)
 static void
 run_gw(struct run *r, const char *const *args)
 {
-	char		 out[128], err[128];
-	const char	*argv[8] = { "--copy-store" };
-	int		 n = 1;
+	const char *const pre[] = { "--copy-store", NULL };
 
-	snprintf(out, sizeof(out), "%s/out", T);
-	snprintf(err, sizeof(err), "%s/err", T);
-	for (; *args != NULL && n < 7; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	r->r_status = it_gateway_once(argv, out, err);
-	r->r_out = it_file_text(out);
-	r->r_err = it_file_text(err);
+	r->r_status = it_gateway_job(T, pre, args, &r->r_out, &r->r_err);
 }
 
 static void

@@ -159,19 +159,11 @@ dump(const char *db_path)
 static void
 run_gw(struct run *r, const char *const *args)
 {
-	char		 conf[512], out[512], err[512];
-	const char	*argv[16] = { "--config-dir", conf };
-	int		 n = 2;
+	char		 conf[512];
+	const char	*pre[] = { "--config-dir", conf, NULL };
 
 	snprintf(conf, sizeof(conf), "%s/conf", T);
-	snprintf(out, sizeof(out), "%s/out", T);
-	snprintf(err, sizeof(err), "%s/err", T);
-	for (; *args != NULL && n < 15; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	r->r_status = it_gateway_once(argv, out, err);
-	r->r_out = slurp(out);
-	r->r_err = slurp(err);
+	r->r_status = it_gateway_job(T, pre, args, &r->r_out, &r->r_err);
 }
 
 static void

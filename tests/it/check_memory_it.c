@@ -275,13 +275,6 @@ START_TEST(memories_read_back)
 }
 END_TEST
 
-/* The file's contents, or NULL. Caller frees. */
-static char *
-slurp_file(const char *path)
-{
-	return access(path, R_OK) == 0 ? it_file_text(path) : NULL;
-}
-
 /* Whether secret shows in a worker's command line. */
 static bool
 in_worker_args(const char *secret)
@@ -329,8 +322,7 @@ START_TEST(pg_memories_read_back)
 	ck_assert_msg(access(path, F_OK) == -1, "%s was made", path);
 	ck_assert_int_eq(it_db_int(&T, "SELECT count(*) FROM memories WHERE "
 	    "discussion = 'r'"), 5);
-	log = slurp_file(T.it_log);
-	ck_assert_ptr_nonnull(log);
+	log = it_file_text(T.it_log);
 	ck_assert_msg(strstr(log, "the shared database: PostgreSQL "
 	    "postgresql:///") != NULL, "%s", log);
 	ck_assert_msg(strstr(log, "s3cret") == NULL, "the password is "

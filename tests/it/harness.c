@@ -652,6 +652,27 @@ it_gateway_once(const char *const *args, const char *out, const char *err)
 	return WEXITSTATUS(st);
 }
 
+int
+it_gateway_job(const char *dir, const char *const *pre,
+    const char *const *args, char **out, char **err)
+{
+	char		 o[300], e[300];
+	const char	*argv[21];
+	int		 n = 0, st;
+
+	snprintf(o, sizeof(o), "%s/out", dir);
+	snprintf(e, sizeof(e), "%s/err", dir);
+	for (; *pre != NULL && n < 20; pre++)
+		argv[n++] = *pre;
+	for (; *args != NULL && n < 20; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	st = it_gateway_once(argv, o, e);
+	*out = it_file_text(o);
+	*err = it_file_text(e);
+	return st;
+}
+
 void
 it_stop_clean(struct it *t)
 {

@@ -89,6 +89,12 @@ void	it_stop_clean(struct it *);
 int	it_gateway_once(const char *const *args, const char *out,
 	    const char *err);
 
+/* it_gateway_once with the NULL-ended lists pre, then args (at most 20
+ * in all), its output and errors in dir/out and dir/err and their text
+ * in *out and *err (caller frees). Returns its exit status. */
+int	it_gateway_job(const char *dir, const char *const *pre,
+	    const char *const *args, char **out, char **err);
+
 struct it_resp {
 	long		 r_status;
 	struct buf	 r_body;
