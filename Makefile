@@ -368,6 +368,7 @@ IT_TESTS	+= check_embed_it
 IT_TESTS	+= check_redact_it
 IT_TESTS	+= check_pace
 IT_TESTS	+= check_haproxy
+IT_TESTS	+= check_cluster
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c pgtmp.c)
@@ -587,6 +588,7 @@ $(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
 $(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(MOCK) $(BINS)
 $(O)/tests/it/check_pace: | $(MOCK)
 $(O)/tests/it/check_haproxy: | $(MOCK) $(BINS)
+$(O)/tests/it/check_cluster: | $(MOCK) $(BINS)
 # MCPToolCall against tests/mcp/fake_server.py (stdio, and as mock-mcp
 # over HTTP) and the npm package @modelcontextprotocol/server-everything.
 check_mcp_OBJS		:= $(call obj,worker/nodes/node_mcp.c $(W_TOOLS)) \
@@ -602,6 +604,8 @@ $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
 check_store_it_OBJS	+= $(DBQ)
 check_memory_it_OBJS	+= $(DBQ) $(call u,pgtmp.c)
+check_cluster_OBJS	+= $(DBQ) $(call u,pgtmp.c) \
+			   $(call obj,tests/it/netlab.c)
 check_vecmem_it_OBJS	+= $(DBQ)
 check_timestamps_it_OBJS += $(DBQ)
 check_cache_it_OBJS	+= $(DBQ)
@@ -649,6 +653,7 @@ $(CHAOS_BIN): $(call obj,$(CHAOS_SRCS)) $(HARNESS) $(A_PROTO) $(A_COMMON) \
 # into their measurement.
 SOLO_BINS	:= $(O)/tests/it/check_hostile
 SOLO_BINS	+= $(O)/tests/it/check_haproxy
+SOLO_BINS	+= $(O)/tests/it/check_cluster
 check-run: check-build
 	@$(MAKE) -s --no-print-directory -j$(CHECK_JOBS) --output-sync=target \
 	    $(addsuffix .run,$(filter-out $(SOLO_BINS),$(TEST_BINS)))
