@@ -25,7 +25,7 @@ struct it {
 	char	 it_args[256];		/* "--a --b v": WilmerAI's flags
 					   instead of --config-dir and
 					   --state-dir, or "" */
-	char	 it_host[16];		/* the gateway's address for
+	char	 it_host[48];		/* the gateway's address for
 					   it_request and it_streams, or
 					   "": 127.0.0.1 */
 	char	 it_store[512];		/* the store's PostgreSQL URL when

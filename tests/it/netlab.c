@@ -100,6 +100,11 @@ ns_make(struct netlab *nl)
 {
 	int	 h, sub = 20 + (int)(getpid() % 200);
 
+	if (getenv("SLUICE_NETLAB_NO_NS") != NULL) {
+		snprintf(nl->nl_why, sizeof(nl->nl_why), "SLUICE_NETLAB_NO_NS "
+		    "is set");
+		return -1;
+	}
 	if (geteuid() != 0) {
 		snprintf(nl->nl_why, sizeof(nl->nl_why), "not root");
 		return -1;
@@ -332,6 +337,15 @@ netlab_enter(struct netlab *nl, enum nl_host h)
 	ck_assert_msg(setns(fd, CLONE_NEWNET) == 0, "setns %s: %s", path,
 	    strerror(errno));
 	close(fd);
+}
+
+int
+netlab_cable(const struct netlab *nl, enum nl_host h, bool up)
+{
+	if (!nl->nl_ns || h == NL_HOST)
+		return -1;
+	return ip(nl, "link set %s-%s %s", nl->nl_tag, host_name[h],
+	    up ? "up" : "down");
 }
 
 void

@@ -13,7 +13,7 @@ enum nl_host { NL_HOST, NL_DB, NL_A, NL_B, NL_NHOSTS };
 struct netlab {
 	bool	 nl_ns;			/* namespaces; false: loopback */
 	char	 nl_tag[16];		/* "slc<pid>": names it makes */
-	char	 nl_addr[NL_NHOSTS][16];	/* each host's address */
+	char	 nl_addr[NL_NHOSTS][24];	/* each host's address */
 	int	 nl_root;		/* the test's own namespace, or -1 */
 	char	 nl_dir[64];		/* its folder: what to remove */
 	char	 nl_why[256];		/* why loopback, when it is */
@@ -46,6 +46,12 @@ const char	*netlab_mark(const struct netlab *, enum nl_host);
  * most max; their count. */
 size_t	 netlab_pids(const struct netlab *, enum nl_host, pid_t *,
 	    size_t max);
+
+/* Cut host's cable (its veth end on the bridge goes down) or plug it
+ * in again, as a machine that vanishes from the network would: its
+ * processes live on, and no packet comes or goes. 0, or -1 (always on
+ * loopback, where there is no cable). */
+int	 netlab_cable(const struct netlab *, enum nl_host, bool up);
 
 /* A folder (made by the test) to remove at the end however it ends. */
 void	 netlab_own(struct netlab *, const char *dir);
