@@ -13,6 +13,7 @@
 #include "../../common/buf.h"
 #include "../unit/pgtmp.h"
 #include "dbq.h"
+#include "front.h"
 #include "harness.h"
 #include "netlab.h"
 
@@ -26,7 +27,6 @@
  * "cluster: " (docs/scaling.md has them).
  */
 #define PACE		"200,30,100"
-#define EVENTS		30
 #define NWORKERS	24	/* per node: every stream gets a worker,
 				   however HAProxy spreads them */
 #define NKILL		32	/* streams during the kill */
@@ -47,24 +47,6 @@ static pid_t		 MOCK, HAP;
 static int		 PORT;		/* each node's port */
 
 /* ---- the cluster ---------------------------------------------------- */
-
-/* The words the paced mock sends: "one two three one ...". */
-static const char *
-paced_text(void)
-{
-	static const char *const w[] = { "one", "two", "three" };
-	static char	 text[EVENTS * 6 + 1];
-	size_t		 i;
-
-	if (text[0] != '\0')
-		return text;
-	for (i = 0; i < EVENTS; i++) {
-		if (i > 0)
-			strcat(text, " ");
-		strcat(text, w[i % 3]);
-	}
-	return text;
-}
 
 /* The mock on the test's host, where both nodes reach it; the test
  * reaches it on 127.0.0.1 too (it_mock_stat). */
@@ -104,8 +86,9 @@ node_workflows(struct it *t)
 	/* a workflow lock per discussion, then the streamed answer */
 	it_file(t, "Workflows/_shared/locked/_DefaultWorkflow.json",
 	    "{\"nodes\": [{\"type\": \"WorkflowLock\", \"workflowLockId\":"
-	    " \"L-{Discussion_Id}\"}, {\"type\": \"Standard\", \"endpointName\":"
-	    " \"Mock\", \"preset\": \"Mock\", \"prompt\": \"\","
+	    " \"L-{Discussion_Id}\"}, {\"type\": \"Standard\","
+	    " \"endpointName\": \"Mock\", \"preset\": \"Mock\","
+	    " \"prompt\": \"\","
 	    " \"lastMessagesToSendInsteadOfPrompt\": 5,"
 	    " \"maxResponseSizeInTokens\": 300}]}\n");
 	/* the answer, then memories; and a reader of them */
@@ -145,8 +128,8 @@ node_config(int i, const char *store, int limit)
 	if (limit > 0) {
 		snprintf(ep, sizeof(ep), "{\"endpoint\": \"%s\","
 		    " \"apiTypeConfigFileName\": \"Open-AI-API\","
-		    " \"modelNameToSendToAPI\": \"mock-model\", \"promptTemplate\":"
-		    " null, \"maxContextTokenSize\": 4096,"
+		    " \"modelNameToSendToAPI\": \"mock-model\","
+		    " \"promptTemplate\": null, \"maxContextTokenSize\": 4096,"
 		    " \"maxConcurrentRequests\": %d}\n", murl, limit);
 		it_file(t, "Endpoints/it/Mock.json", ep);
 	}
@@ -171,56 +154,16 @@ node_start(int i)
 	netlab_enter(&L, NL_HOST);
 }
 
-/* Wait until GET /health through the front answers 200. */
+/* HAProxy on the test's host, in front of both nodes. */
 static void
-front_wait(const char *hlog)
+haproxy_start(void)
 {
-	struct it_resp	 r;
-	uint64_t	 end = it_now() + 5000;
-	long		 st = 0;
+	char	 a[32], b[32], hlog[300];
 
-	while (st != 200 && it_now() < end) {
-		if (it_request(&F, "GET", "/health", NULL, &r) == 0)
-			st = r.r_status;
-		it_resp_free(&r);
-		if (st != 200)
-			it_sleep(20);
-	}
-	ck_assert_msg(st == 200, "HAProxy did not come up; see %s", hlog);
-}
-
-/* HAProxy on deploy/haproxy.cfg in front of both nodes, on the test's
- * host at 127.0.0.1, dying with the test. */
-static void
-front_start(void)
-{
-	const char	*src = getenv("SLUICE_SRC");
-	char		 cfg[400], front[32], a[32], b[32], hlog[300];
-	int		 fd;
-
-	snprintf(cfg, sizeof(cfg), "%s/deploy/haproxy.cfg", src ? src : ".");
-	F.it_port = it_dead_port();
-	snprintf(front, sizeof(front), "127.0.0.1:%d", F.it_port);
 	snprintf(a, sizeof(a), "%s:%d", L.nl_addr[NL_A], PORT);
 	snprintf(b, sizeof(b), "%s:%d", L.nl_addr[NL_B], PORT);
 	snprintf(hlog, sizeof(hlog), "%s/haproxy.log", L.nl_dir);
-	ck_assert_int_ge(HAP = fork(), 0);
-	if (HAP == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if ((fd = open(hlog, O_WRONLY | O_CREAT | O_TRUNC, 0644)) ==
-		    -1)
-			_exit(126);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		putenv((char *)(uintptr_t)netlab_mark(&L, NL_HOST));
-		setenv("SLUICE_FRONT", front, 1);
-		setenv("SLUICE_A", a, 1);
-		setenv("SLUICE_B", b, 1);
-		execl("/usr/sbin/haproxy", "haproxy", "-db", "-f", cfg,
-		    (char *)NULL);
-		_exit(127);
-	}
-	front_wait(hlog);
+	HAP = front_start(&F, a, b, hlog, netlab_mark(&L, NL_HOST));
 }
 
 /* The whole cluster; limit as node_config's. */
@@ -240,7 +183,7 @@ cluster_up(int limit)
 		node_config(i, store, limit);
 	for (i = 0; i < 2; i++)
 		node_start(i);
-	front_start();
+	haproxy_start();
 	for (i = 0; i < 2; i++)
 		it_wait_idle(&N[i], NWORKERS);
 }
@@ -267,8 +210,10 @@ teardown(void)
 		kill(HAP, SIGTERM);
 		waitpid(HAP, &st, 0);
 	}
+	/* a clean exit: 0 (an ASan build reports leaks through it); a
+	 * node the test killed has it_gw 0 */
 	for (i = 0; i < 2; i++)
-		it_stop(&N[i], 15000);
+		it_stop_clean(&N[i]);
 	if (MOCK > 0) {
 		kill(MOCK, SIGTERM);
 		waitpid(MOCK, &st, 0);
@@ -376,43 +321,6 @@ served_by(const char *id)
 	return hit;
 }
 
-/* The request id of a stream, from its headers ("" before they came). */
-static void
-stream_id(const struct it_stream *s, char *id, size_t idlen)
-{
-	if (s->s_headers == NULL ||
-	    it_header_in(s->s_headers, "X-Request-Id", id, idlen) == NULL)
-		id[0] = '\0';
-}
-
-/* n streams of body (each its own when bodies is not NULL), each with
- * a header buffer. */
-static void
-streams_init(struct it_stream *s, struct buf *hd, size_t n, char **bodies,
-    const char *body)
-{
-	size_t	 i;
-
-	memset(s, 0, n * sizeof(*s));
-	for (i = 0; i < n; i++) {
-		s[i].s_body = bodies != NULL ? bodies[i] : body;
-		buf_init(&s[i].s_out);
-		buf_init(&hd[i]);
-		s[i].s_headers = &hd[i];
-	}
-}
-
-static void
-streams_free(struct it_stream *s, struct buf *hd, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++) {
-		buf_free(&s[i].s_out);
-		buf_free(&hd[i]);
-	}
-}
-
 /* Whether a stream came whole: 200, [DONE], no error, the paced text. */
 static bool
 stream_whole(const struct it_stream *s)
@@ -424,7 +332,7 @@ stream_whole(const struct it_stream *s)
 		return false;
 	it_sse_parse(s->s_out.b_data, &ss);
 	ok = ss.ss_done && !ss.ss_error && ss.ss_text != NULL &&
-	    strcmp(ss.ss_text, paced_text()) == 0;
+	    strcmp(ss.ss_text, front_paced_text()) == 0;
 	free(ss.ss_text);
 	return ok;
 }
@@ -433,14 +341,10 @@ stream_whole(const struct it_stream *s)
 static bool
 hlog_has(const char *needle)
 {
-	char	 path[300], *text;
-	bool	 hit;
+	char	 path[300];
 
 	snprintf(path, sizeof(path), "%s/haproxy.log", L.nl_dir);
-	text = it_file_text(path);
-	hit = strstr(text, needle) != NULL;
-	free(text);
-	return hit;
+	return front_log_has(path, needle);
 }
 
 /* Which node runs request id now (its /admin/workers): 0 (A), 1 (B),
@@ -515,28 +419,18 @@ static void
 xcancel_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 {
 	struct xcancel	*x = arg;
-	struct it_resp	 r;
-	char		 id[64], body[128];
+	char		 id[64];
 	size_t		 i;
 	int		 g;
 
-	if (x->x_sent > 0)
+	if (x->x_sent > 0 || !front_streams_headed(s, n))
 		return;
 	for (i = 0; i < n; i++) {
-		stream_id(&s[i], id, sizeof(id));
-		if (id[0] == '\0' || s[i].s_out.b_len == 0)
-			return;
-	}
-	for (i = 0; i < n; i++) {
-		stream_id(&s[i], id, sizeof(id));
+		front_stream_id(&s[i], id, sizeof(id));
 		ck_assert_int_ge(g = runs_on(id), 0);
 		x->x_on[g]++;
-		snprintf(body, sizeof(body), "{\"request_id\":\"%s\"}", id);
-		ck_assert_int_eq(it_request(&N[!g], "DELETE", "/api/chat",
-		    body, &r), 0);
-		x->x_status[i] = r.r_status;
+		x->x_status[i] = front_delete(&N[!g], id);
 		x->x_sent++;
-		it_resp_free(&r);
 	}
 }
 
@@ -555,7 +449,7 @@ START_TEST(delete_crosses_nodes)
 	size_t			 i;
 
 	memset(&x, 0, sizeof(x));
-	streams_init(s, hd, 2, NULL, FOREVER);
+	front_streams_init(s, hd, 2, NULL, FOREVER);
 	t0 = it_now();
 	it_streams(&F, s, 2, 10000, xcancel_tick, &x);
 	ck_assert_int_eq(x.x_sent, 2);
@@ -570,7 +464,7 @@ START_TEST(delete_crosses_nodes)
 	fprintf(stderr, "cluster: DELETE through the other node: both "
 	    "streams cancelled, %llu ms from their start\n",
 	    (unsigned long long)(it_now() - t0));
-	streams_free(s, hd, 2);
+	front_streams_free(s, hd, 2);
 }
 END_TEST
 
@@ -634,7 +528,7 @@ lock_free(int k)
 	snprintf(disc, sizeof(disc), "k%d", k);
 	body = chat_body("locked", disc, 1, QUICK_MOCK, false);
 	st = ask(&N[1], body, &text, id, sizeof(id));
-	ok = st == 200 && text != NULL && strcmp(text, paced_text()) == 0;
+	ok = st == 200 && text != NULL && strcmp(text, front_paced_text()) == 0;
 	free(text);
 	free(body);
 	return ok;
@@ -648,7 +542,7 @@ a_stream(struct it_stream *s, size_t n, json_t *on_a)
 	size_t	 i;
 
 	for (i = 0; i < n; i++) {
-		stream_id(&s[i], id, sizeof(id));
+		front_stream_id(&s[i], id, sizeof(id));
 		if (json_object_get(on_a, id) != NULL)
 			return (int)i;
 	}
@@ -691,7 +585,7 @@ kill_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 	body = chat_body("x", NULL, 1, QUICK_MOCK, false);
 	k->k_probes++;
 	if (ask(&F, body, &text, id, sizeof(id)) != 200 || text == NULL ||
-	    strcmp(text, paced_text()) != 0)
+	    strcmp(text, front_paced_text()) != 0)
 		k->k_bad++;
 	else if (served_by(id) == 1)
 		k->k_on_b++;
@@ -725,7 +619,7 @@ kill_streams_expect(struct killrun *k, struct it_stream *s, size_t n)
 	long	 end, end_max = 0;
 
 	for (i = 0; i < n; i++) {
-		stream_id(&s[i], id, sizeof(id));
+		front_stream_id(&s[i], id, sizeof(id));
 		if (json_object_get(k->k_on_a, id) == NULL) {
 			ck_assert_msg(stream_whole(&s[i]), "B's stream %zu: "
 			    "%s", i, s[i].s_out.b_data);
@@ -755,7 +649,7 @@ kill_locks_expect(struct killrun *k, struct it_stream *s, size_t n)
 	size_t	 i;
 
 	for (i = 0; i < n; i++) {
-		stream_id(&s[i], id, sizeof(id));
+		front_stream_id(&s[i], id, sizeof(id));
 		if (json_object_get(k->k_on_a, id) != NULL)
 			ck_assert_msg(lock_free((int)i), "the lock of A's "
 			    "stream %zu is still held", i);
@@ -782,7 +676,7 @@ START_TEST(node_killed)
 	memset(&k, 0, sizeof(k));
 	k.k_lockdisc = -1;
 	k.k_lock_ms = k.k_down_ms = -1;
-	streams_init(s, hd, NKILL, bodies, NULL);
+	front_streams_init(s, hd, NKILL, bodies, NULL);
 	k.k_t0 = it_now();
 	it_streams(&F, s, NKILL, 20000, kill_tick, &k);
 	end = it_now() + DOWN_BOUND_MS;
@@ -810,7 +704,7 @@ START_TEST(node_killed)
 	ck_assert_int_eq(k.k_on_b, k.k_probes);
 	kill_locks_expect(&k, s, NKILL);
 	json_decref(k.k_on_a);
-	streams_free(s, hd, NKILL);
+	front_streams_free(s, hd, NKILL);
 	for (i = 0; i < NKILL; i++)
 		free(bodies[i]);
 }
@@ -839,21 +733,6 @@ struct cutrun {
 	long		 c_down_ms;	/* A DOWN in HAProxy, -1 */
 };
 
-/* Whether every stream has its head: its request id. */
-static bool
-streams_headed(const struct it_stream *s, size_t n)
-{
-	char	 id[64];
-	size_t	 i;
-
-	for (i = 0; i < n; i++) {
-		stream_id(&s[i], id, sizeof(id));
-		if (id[0] == '\0')
-			return false;
-	}
-	return true;
-}
-
 /* Once every stream holds its lock, cut A's cable; then ask B for A's
  * lock every 250 ms until it has it. */
 static void
@@ -864,7 +743,7 @@ cut_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 
 	if (c->c_cut_ms == 0) {
 		/* every stream has its head (its id) and its lock */
-		if (ms < 500 || !streams_headed(s, n) || it_db_int(&N[1],
+		if (ms < 500 || !front_streams_headed(s, n) || it_db_int(&N[1],
 		    "SELECT count(*) FROM workflow_locks") < (long long)n)
 			return;
 		c->c_on_a = ids_on_a();
@@ -907,12 +786,12 @@ START_TEST(node_unplugged)
 	memset(&c, 0, sizeof(c));
 	c.c_a = -1;
 	c.c_lock_ms = c.c_down_ms = -1;
-	streams_init(s, hd, NCUT, bodies, NULL);
+	front_streams_init(s, hd, NCUT, bodies, NULL);
 	c.c_t0 = it_now();
 	it_streams(&F, s, NCUT, CUT_BOUND_MS + 2000, cut_tick, &c);
 	ck_assert_msg(c.c_a >= 0, "no stream ran on A at the cut");
 	for (i = 0; i < NCUT; i++) {
-		stream_id(&s[i], id, sizeof(id));
+		front_stream_id(&s[i], id, sizeof(id));
 		if (json_object_get(c.c_on_a, id) == NULL)
 			ck_assert_msg(stream_whole(&s[i]), "B's stream: %s",
 			    s[i].s_out.b_data);
@@ -935,7 +814,7 @@ START_TEST(node_unplugged)
 	waitpid(N[0].it_gw, NULL, 0);
 	N[0].it_gw = 0;
 	json_decref(c.c_on_a);
-	streams_free(s, hd, NCUT);
+	front_streams_free(s, hd, NCUT);
 	for (i = 0; i < NCUT; i++)
 		free(bodies[i]);
 }
@@ -1008,7 +887,7 @@ db_probe(struct dbrun *d)
 	body = chat_body("x", NULL, 1, QUICK_MOCK, false);
 	d->d_plain++;
 	if (ask(&F, body, &text, id, sizeof(id)) != 200 || text == NULL ||
-	    strcmp(text, paced_text()) != 0)
+	    strcmp(text, front_paced_text()) != 0)
 		d->d_plain_bad++;
 	free(text);
 	free(body);
@@ -1058,7 +937,7 @@ db_recovery(int i, uint64_t since, long bound_ms)
 	while (!ok && it_now() - t0 < (uint64_t)bound_ms) {
 		st = ask(&N[i], body, &text, id, sizeof(id));
 		ok = st == 200 && text != NULL &&
-		    strcmp(text, paced_text()) == 0;
+		    strcmp(text, front_paced_text()) == 0;
 		free(text);
 		if (!ok)
 			it_sleep(50);
@@ -1100,7 +979,7 @@ START_TEST(db_restarted)
 	size_t			 i;
 
 	memset(&d, 0, sizeof(d));
-	streams_init(s, hd, 8, NULL, body);
+	front_streams_init(s, hd, 8, NULL, body);
 	d.d_t0 = it_now();
 	it_streams(&F, s, 8, 20000, db_tick, &d);
 	for (i = 0; i < 8; i++)
@@ -1135,7 +1014,7 @@ START_TEST(db_restarted)
 		    "AB"[i]);
 		ck_assert(health_ok((int)i, 10000));
 	}
-	streams_free(s, hd, 8);
+	front_streams_free(s, hd, 8);
 	free(body);
 }
 END_TEST
@@ -1174,12 +1053,12 @@ START_TEST(limit_serialises)
 	size_t			 i;
 	int			 g;
 
-	streams_init(s, hd, 4, NULL, body);
+	front_streams_init(s, hd, 4, NULL, body);
 	it_streams(&F, s, 4, 30000, peak_tick, &p);
 	for (i = 0; i < 4; i++) {
 		ck_assert_msg(stream_whole(&s[i]), "stream %zu: %s", i,
 		    s[i].s_out.b_data);
-		stream_id(&s[i], id, sizeof(id));
+		front_stream_id(&s[i], id, sizeof(id));
 		ck_assert_int_ge(g = served_by(id), 0);
 		p.p_on[g]++;
 	}
@@ -1189,7 +1068,7 @@ START_TEST(limit_serialises)
 	ck_assert_msg(p.p_on[0] > 0 && p.p_on[1] > 0, "streams: %d on A, %d "
 	    "on B", p.p_on[0], p.p_on[1]);
 	ck_assert_int_eq(p.p_max, 1);
-	streams_free(s, hd, 4);
+	front_streams_free(s, hd, 4);
 	free(body);
 }
 END_TEST
@@ -1208,9 +1087,9 @@ main(void)
 	Suite		*s;
 	TCase		*tc;
 
-	if (access("/usr/sbin/haproxy", X_OK) == -1) {
+	if (front_haproxy_bin() == NULL) {
 		fprintf(stderr, "\n*** check_cluster: SKIPPED: haproxy is not "
-		    "installed (/usr/sbin/haproxy), so the cluster was NOT "
+		    "installed, so the cluster was NOT "
 		    "tested.\n*** make check installs it (scripts/deps.sh "
 		    "check).\n\n");
 		printf("check_cluster: SKIPPED: haproxy is not installed\n");

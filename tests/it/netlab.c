@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../unit/watchdog.h"
 #include "netlab.h"
 
 static const char *const host_name[NL_NHOSTS] = { "host", "db", "a", "b" };
@@ -243,30 +244,11 @@ cleanup(const struct netlab *nl)
 	rm_owned(nl);
 }
 
-/* As pgtmp's: a process adopted by init waits for the end of a pipe
- * that only the test and its forks hold (close-on-exec), then cleans. */
+/* The watchdog's cleanup (test_watchdog). */
 static void
-watchdog(const struct netlab *nl)
+cleanup_cb(void *nl)
 {
-	int	 p[2];
-	char	 c;
-	pid_t	 pid;
-
-	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1)
-		return;
-	if (pid == 0) {
-		if (fork() != 0)
-			_exit(0);
-		close(p[1]);
-		setsid();
-		while (read(p[0], &c, 1) == -1 && errno == EINTR)
-			;
-		cleanup(nl);
-		_exit(0);
-	}
-	close(p[0]);
-	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-		;
+	cleanup(nl);
 }
 
 void
@@ -280,7 +262,7 @@ netlab_up(struct netlab *nl)
 	snprintf(nl->nl_dir, sizeof(nl->nl_dir), "/tmp/sluice-netlab.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(nl->nl_dir));
 	nl->nl_ns = true;	/* what there is to undo */
-	watchdog(nl);
+	test_watchdog(cleanup_cb, nl);
 	if (ns_make(nl) == 0 &&
 	    (nl->nl_root = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) !=
 	    -1)
@@ -292,7 +274,7 @@ netlab_up(struct netlab *nl)
 	ck_assert_ptr_nonnull(mkdtemp(strcpy(nl->nl_dir,
 	    "/tmp/sluice-netlab.XXXXXX")));
 	nl->nl_ns = false;
-	watchdog(nl);
+	test_watchdog(cleanup_cb, nl);
 	for (h = 0; h < NL_NHOSTS; h++)
 		snprintf(nl->nl_addr[h], sizeof(nl->nl_addr[h]),
 		    "127.0.0.%d", h + 1);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pgtmp.h"
+#include "watchdog.h"
 
 #define PG_BINDIR	"/usr/lib/postgresql/15/bin"	/* Debian 12 */
 #define PG_USER		"sluice"	/* the cluster's superuser */
@@ -178,35 +179,12 @@ init_and_start(struct pgtmp *pt, const char *bin, const char *what)
 	return 0;
 }
 
-/*
- * A cluster must not outlive the tests that use it, even when they are
- * killed (a Check timeout, a crash) before pgtmp_stop. A watchdog
- * process, reparented at once, waits for the end of a pipe whose write
- * side only the starter and its forks hold (close-on-exec: not the
- * server), then stops the server and removes the folder.
- */
+/* The watchdog's cleanup (test_watchdog): a cluster must not outlive
+ * the tests that use it, even killed. */
 static void
-watchdog(struct pgtmp *pt)
+stop_cb(void *pt)
 {
-	int	 p[2];
-	char	 c;
-	pid_t	 pid;
-
-	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1)
-		return;
-	if (pid == 0) {
-		if (fork() != 0)
-			_exit(0);		/* init adopts the watchdog */
-		close(p[1]);
-		setsid();
-		while (read(p[0], &c, 1) == -1 && errno == EINTR)
-			;
-		pgtmp_stop(pt);
-		_exit(0);
-	}
-	close(p[0]);
-	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-		;
+	pgtmp_stop(pt);
 }
 
 /* A TCP port of 127.0.0.1 that is free now, or 0. */
@@ -259,7 +237,7 @@ start(struct pgtmp *pt, const char *what, bool tcp, const char *addr)
 		pgtmp_stop(pt);
 		return -1;
 	}
-	watchdog(pt);
+	test_watchdog(stop_cb, pt);
 	return 0;
 }
 
