@@ -6,6 +6,7 @@
 #   make check      install missing packages, build, run every test, then
 #                   the same tests again in an ASan+UBSan build
 #   make bench      load and latency benchmark, writes bench/RESULTS.md
+#   make bench-store  only its store part: SQLite/PostgreSQL, 1 or 2 gateways
 #   make lint       cppcheck
 #   make chaos      the chaos suite's long version (tests/chaos/)
 #   make valgrind   integration suites with gateway and workers under valgrind
@@ -136,12 +137,14 @@ GATEWAY_SRCS	+= $(addprefix gateway/,browser.c origin.c)
 GATEWAY_SRCS	+= gateway/owui.c
 # chat bodies read without a jansson tree of their messages
 GATEWAY_SRCS	+= gateway/api_body.c
+# --copy-store: the arguments checked, the worker run (gwimport.c)
+GATEWAY_SRCS	+= gateway/gwcopy.c
 # the embeddings routes (POST /v1/embeddings, /api/embed, /api/embeddings)
 GATEWAY_SRCS	+= $(addprefix gateway/,api_embed.c resp_embed.c)
 # The worker, one folder per layer, top first (docs/HACKING.md): each
 # uses only the folders below it (scripts/layers.py checks the link).
 W_LOOP	:= $(addprefix worker/loop/,wloop.c wloop_store.c slot.c)
-W_LOOP	+= worker/loop/keycache.c
+W_LOOP	+= worker/loop/keycache.c worker/loop/turn.c
 W_ENGINE	:= $(addprefix worker/engine/,flow.c wf.c wf_ts.c routing.c \
 		   registry.c)
 # the embeddings routes' job (API_OPENAI_EMBED, API_OLLAMA_EMBED)
@@ -187,6 +190,8 @@ W_IMPORT	:= $(addprefix worker/import/,import.c import_json.c \
 W_IMPORT	+= worker/import/import_compact.c
 # --export-wilmer: the import run backwards.
 W_IMPORT	+= $(addprefix worker/import/,export.c export_files.c export_vec.c)
+# --copy-store: one store into another (SQLite, PostgreSQL), checked.
+W_IMPORT	+= worker/import/copystore.c
 W_CLEAN	:= $(addprefix worker/clean/,clean.c clean_conf.c clean_match.c \
 		   clean_stage.c clean_toks.c \
 		   clean_prefix.c clean_pycall.c clean_think.c \
@@ -196,7 +201,8 @@ W_STORE	:= $(addprefix worker/store/,store.c store_lock.c store_schema.c \
 W_STORE	+= worker/store/store_seal.c
 W_STORE	+= worker/store/store_sqlite.c worker/store/store_wait.c
 W_STORE	+= $(addprefix worker/store/,store_pg.c store_pgsql.c \
-		   store_schema_pg.c)
+		   store_schema_pg.c store_turn.c)
+W_STORE	+= worker/store/store_copy.c
 W_CORE	:= $(addprefix worker/core/,msgs.c msgs_edit.c msgs_norm.c \
 		   msgs_tooltext.c msgs_liveness.c vars.c \
 		   vars_conv.c vars_json.c prompt.c groupchat.c node.c)
@@ -239,6 +245,7 @@ MOCK_WEB	:= $(O)/tests/mock-web
 LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 JINJABENCH	:= $(O)/bench/jinjabench
+PGRUN		:= $(O)/bench/pgrun
 BINS		:= $(GATEWAY) $(WORKER)
 
 all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB)
@@ -311,6 +318,13 @@ $(CLEANBENCH): $(call obj,bench/cleanbench.c) $(A_CLEAN) $(A_COMMON) \
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
 	    $(LIBS_WORKER) -lm
 
+# The store scenario's throwaway PostgreSQL cluster (tests/unit/pgtmp.c).
+$(PGRUN): $(call obj,bench/pgrun.c tests/unit/pgtmp.c) $(O)/ldflags
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
+	    $(LIBS_WORKER)
+
 # The cost of one render through worker/tools/jinja (bench/RESULTS.md).
 $(JINJABENCH): $(call obj,bench/jinjabench.c worker/tools/jinja.c \
 	    worker/tools/jinja_script.c worker/tools/child.c) $(A_COMMON) \
@@ -368,6 +382,7 @@ IT_TESTS	+= check_embed_it
 IT_TESTS	+= check_redact_it
 IT_TESTS	+= check_pace
 IT_TESTS	+= check_haproxy
+IT_TESTS	+= check_copystore_it
 IT_TESTS	+= check_cluster
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
@@ -551,6 +566,11 @@ check_imp_A		:= STORE
 check_export_OBJS	:= $(call obj,$(W_IMPORT)) \
 			   $(call u,scratchdb.c scratchdir.c pgtmp.c)
 check_export_A		:= STORE
+# --copy-store: SQLite -> PostgreSQL -> SQLite on pgtmp's cluster.
+UNIT_TESTS	+= check_copystore
+check_copystore_OBJS	:= $(call obj,worker/import/copystore.c \
+			   worker/store/store_copy.c) $(call u,pgtmp.c scratchdir.c)
+check_copystore_A	:= STORE
 # The wiki nodes and their client against tests/mock-wiki.
 check_wiki_OBJS		:= $(call obj,worker/engine/registry.c \
 			   worker/nodes/node_wiki.c worker/tools/wiki.c \
@@ -604,6 +624,7 @@ $(foreach t,$(IT_TESTS),$(eval $(t)_OBJS := $(HARNESS)))
 check_wilmer_OBJS	+= $(DBQ)
 check_store_it_OBJS	+= $(DBQ)
 check_memory_it_OBJS	+= $(DBQ) $(call u,pgtmp.c)
+check_limits_OBJS	+= $(call u,pgtmp.c)
 check_cluster_OBJS	+= $(DBQ) $(call u,pgtmp.c) \
 			   $(call obj,tests/it/netlab.c tests/it/front.c)
 check_haproxy_OBJS	+= $(call obj,tests/it/front.c)
@@ -614,6 +635,10 @@ check_memory_chaos_OBJS	+= $(DBQ)
 check_compactor_it_OBJS	+= $(DBQ)
 check_crypt_it_OBJS	+= $(DBQ)
 check_embed_it_OBJS	+= $(call obj,tests/mock_embed.c)
+# --copy-store through the real binaries, on pgtmp's cluster
+check_copystore_it_OBJS	+= $(call u,pgtmp.c)
+check_copystore_it_A	:= STORE
+$(O)/tests/it/check_copystore_it: | $(BINS)
 
 define TEST_template
 $(O)/tests/$(2)/$(1): $(call obj,tests/$(2)/$(1).c) $$($(1)_OBJS) \
@@ -797,11 +822,18 @@ run: $(O)/config.mk
 # bench/peers, npm ci; skipped when npm is missing): bench/README.md.
 bench: $(O)/config.mk
 	@scripts/deps.sh --install bench
-	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH)
+	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH) $(PGRUN)
 	@(cd bench/peers && npm ci --ignore-scripts --no-audit --no-fund \
 	    --loglevel=error >/dev/null) || \
 	    echo "npm ci failed in bench/peers: Portkey will be skipped"
 	bench/run.sh $(O)
+
+# Only the store scenario of make bench (SQLite against PostgreSQL, one
+# gateway against two behind HAProxy): bench/README.md.
+bench-store: $(O)/config.mk
+	@scripts/deps.sh --install bench
+	$(MAKE) --no-print-directory all $(LOADGEN) $(PGRUN)
+	BENCH_TARGET=bench-store BENCH_SCENARIOS=store bench/run.sh $(O)
 
 # The chaos suite's long version: about five minutes; figures on the
 # lines starting "chaos: " (docs/chaos.md).
@@ -838,9 +870,10 @@ clean:
 	rm -rf $(O) $(ASAN_O)
 
 help:
-	@sed -n '2,13p' Makefile
+	@sed -n '2,14p' Makefile
 
 .PHONY: all deps check check-run check-build clients-deps lint run bench install clean help \
+	bench-store \
 	fuzz fuzz-short chaos valgrind
 
 # A link or a compile that fails leaves no half-written target behind

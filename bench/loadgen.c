@@ -42,6 +42,7 @@ struct opts {
 	bool		 o_epoll;	/* socket API on epoll */
 	const char	*o_headers[MAX_HEADERS];	/* extra request headers */
 	size_t		 o_nheaders;
+	const char	*o_unique;	/* replaced per request, or NULL */
 };
 
 /* Every measured sample, in microseconds; sorted at the end. */
@@ -57,6 +58,8 @@ struct client {
 	uint64_t	 c_t0;		/* request start, us */
 	uint64_t	 c_first;	/* first body byte, us; 0 = none yet */
 	struct buf	 c_body;
+	char		*c_req;		/* --unique: this client's request
+					   body, g_body with a new number */
 };
 
 struct lg {
@@ -82,6 +85,8 @@ struct lg {
 	unsigned long		 g_warm_ok;
 	unsigned long		 g_warm_err;
 	char			 g_first_err[128];
+	size_t			 g_mark_at;	/* --unique: offset in g_body */
+	unsigned long		 g_seq;		/* --unique: requests so far */
 };
 
 static uint64_t
@@ -100,7 +105,8 @@ usage(void)
 	    "--concurrency N --duration S\n"
 	    "               [--warmup S] [--timeout S] [--stream]"
 	    " [--header 'Name: value']...\n"
-	    "               [--count-events] [--self-cpu] [--epoll]\n"
+	    "               [--count-events] [--self-cpu] [--epoll]"
+	    " [--unique MARK]\n"
 	    "POSTs FILE (application/json) to URL from N clients in a closed "
 	    "loop for S\nseconds after the warm-up and prints one JSON line. "
 	    "--stream: the body asks\nfor SSE; report time to first byte and "
@@ -108,7 +114,10 @@ usage(void)
 	    "--header adds a request header (up to 16). --count-events adds "
 	    "avg_events\n(SSE \"data:\" lines per stream); --self-cpu adds "
 	    "cpu_ms (loadgen's own CPU).\n--epoll: libcurl's socket API on "
-	    "epoll, O(1) per wake-up instead of O(N).\n");
+	    "epoll, O(1) per wake-up instead of O(N).\n--unique: the "
+	    "first MARK in FILE becomes the request's number, zero-padded\n"
+	    "to MARK's length (0, 1, 2, ... over all clients), so that no two "
+	    "requests\nare the same.\n");
 	exit(EX_USAGE);
 }
 
@@ -140,6 +149,7 @@ parse_args(struct opts *o, int argc, char **argv)
 		{ "count-events", no_argument, NULL, 'e' },
 		{ "self-cpu", no_argument, NULL, 'C' },
 		{ "epoll", no_argument, NULL, 'E' },
+		{ "unique", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int				 ch;
@@ -168,6 +178,11 @@ parse_args(struct opts *o, int argc, char **argv)
 		case 'e': o->o_events = true; break;
 		case 'C': o->o_self_cpu = true; break;
 		case 'E': o->o_epoll = true; break;
+		case 'U':
+			if (*optarg == '\0' || strlen(optarg) > 20)
+				usage();
+			o->o_unique = optarg;
+			break;
 		case 'H':
 			if (o->o_nheaders == MAX_HEADERS)
 				usage();
@@ -188,6 +203,7 @@ read_body(struct lg *g)
 	char		 tmp[8192];
 	size_t		 n;
 	FILE		*f;
+	char		*p;
 
 	if ((f = fopen(g->g_o.o_body_file, "r")) == NULL)
 		fatal("%s", g->g_o.o_body_file);
@@ -198,6 +214,26 @@ read_body(struct lg *g)
 	fclose(f);
 	g->g_body_len = b.b_len;
 	g->g_body = b.b_len > 0 ? buf_take(&b) : xstrdup("");
+	if (g->g_o.o_unique == NULL)
+		return;
+	p = memmem(g->g_body, g->g_body_len, g->g_o.o_unique,
+	    strlen(g->g_o.o_unique));
+	if (p == NULL)
+		fatalx("--unique %s: not in %s", g->g_o.o_unique,
+		    g->g_o.o_body_file);
+	g->g_mark_at = (size_t)(p - g->g_body);
+}
+
+/* --unique: the client's body with the next request number in place of
+ * the mark (same length, so the size libcurl has stays right). */
+static void
+number_body(struct lg *g, struct client *c)
+{
+	size_t	 w = strlen(g->g_o.o_unique);
+	char	 num[24];
+
+	snprintf(num, sizeof(num), "%0*lu", (int)w, g->g_seq++);
+	memcpy(c->c_req + g->g_mark_at, num + strlen(num) - w, w);
 }
 
 static void
@@ -261,7 +297,12 @@ client_setup(struct lg *g, struct client *c)
 	curl_easy_setopt(c->c_h, CURLOPT_URL, g->g_o.o_url);
 	curl_easy_setopt(c->c_h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(c->c_h, CURLOPT_HTTPHEADER, g->g_hdrs);
-	curl_easy_setopt(c->c_h, CURLOPT_POSTFIELDS, g->g_body);
+	if (g->g_o.o_unique != NULL) {
+		c->c_req = xmalloc(g->g_body_len + 1);
+		memcpy(c->c_req, g->g_body, g->g_body_len + 1);
+	}
+	curl_easy_setopt(c->c_h, CURLOPT_POSTFIELDS, c->c_req != NULL ?
+	    c->c_req : g->g_body);
 	curl_easy_setopt(c->c_h, CURLOPT_POSTFIELDSIZE_LARGE,
 	    (curl_off_t)g->g_body_len);
 	curl_easy_setopt(c->c_h, CURLOPT_WRITEFUNCTION, on_write);
@@ -276,6 +317,8 @@ static void
 client_start(struct lg *g, struct client *c)
 {
 	buf_reset(&c->c_body);
+	if (c->c_req != NULL)
+		number_body(g, c);
 	c->c_first = 0;
 	c->c_t0 = now_us();
 	if (curl_multi_add_handle(g->g_m, c->c_h) != CURLM_OK)
@@ -608,6 +651,7 @@ teardown(struct lg *g)
 	for (i = 0; i < g->g_o.o_concurrency; i++) {
 		curl_easy_cleanup(g->g_cl[i].c_h);
 		buf_free(&g->g_cl[i].c_body);
+		free(g->g_cl[i].c_req);
 	}
 	curl_multi_cleanup(g->g_m);
 	if (g->g_ep != -1)

@@ -10,24 +10,30 @@ peak() {
 	cat "$TMP/m.$1" 2>/dev/null || echo "- -"
 }
 
-# The command that produced the results, with any BENCH_* overrides.
+# The command that produced the results, with any BENCH_* overrides
+# (make bench-store says BENCH_TARGET and sets BENCH_SCENARIOS itself).
 command_line() {
 	env=
-	for v in BENCH_SCENARIOS BENCH_SMOKE BENCH_DURATION BENCH_WARMUP \
+	tgt=${BENCH_TARGET:-bench}
+	scen=BENCH_SCENARIOS
+	[ "$tgt" = bench ] || scen=
+	for v in $scen BENCH_SMOKE BENCH_DURATION BENCH_WARMUP \
 	    BENCH_CLIENTS BENCH_WORKERS BENCH_CONV BENCH_CACHE_CLIENTS \
 	    BENCH_PACED_CLIENTS BENCH_PACED_WORKERS BENCH_PACED_TARGETS \
 	    BENCH_PACED_DURATION BENCH_PACED_WARMUP \
 	    BENCH_PACED_TIMEOUT BENCH_PACE_FIRST_MS BENCH_PACE_EVENTS \
-	    BENCH_PACE_GAP_MS; do
+	    BENCH_PACE_GAP_MS BENCH_STORE_CLIENTS BENCH_STORE_BACKENDS \
+	    BENCH_STORE_TOPOLOGIES BENCH_STORE_WORKERS BENCH_HAPROXY \
+	    SLUICE_PG_BINDIR; do
 		eval "x=\${$v:-}"
 		[ -z "$x" ] || env="$env$v='$x' "
 	done
 	if [ -z "${MAKELEVEL:-}" ]; then
 		echo "${env}bench/run.sh $O"
 	elif [ "$O" = build ]; then
-		echo "${env}make bench"
+		echo "${env}make $tgt"
 	else
-		echo "${env}make bench O=$O"
+		echo "${env}make $tgt O=$O"
 	fi
 }
 
@@ -294,6 +300,10 @@ report() {
 		paced_section
 		echo
 	fi
+	if has store; then
+		store_section
+		echo
+	fi
 	echo "## Memory"
 	echo
 	memory_section
@@ -486,13 +496,15 @@ paced_section() {
 	echo "<!-- paced:end -->"
 }
 
-# Put section file $1 into file $2 in place of its paced section, or at
-# its end when it has none.
+# Put section file $1 into file $2 in place of its paced section (or
+# the section named $3: store), or at its end when it has none.
 paced_splice() {
-	if [ -f "$2" ] && grep -q '^<!-- paced:begin' "$2" &&
-	    grep -q '^<!-- paced:end' "$2"; then
-		awk -v f="$1" '/^<!-- paced:begin/ { while ((getline l < f) > 0) print l; skip = 1; next }
-		    /^<!-- paced:end/ { skip = 0; next }
+	sec=${3:-paced}
+	if [ -f "$2" ] && grep -q "^<!-- $sec:begin" "$2" &&
+	    grep -q "^<!-- $sec:end" "$2"; then
+		awk -v f="$1" -v b="^<!-- $sec:begin" -v e="^<!-- $sec:end" \
+		    '$0 ~ b { while ((getline l < f) > 0) print l; skip = 1; next }
+		    $0 ~ e { skip = 0; next }
 		    !skip' "$2" >"$2.tmp"
 	else
 		{ if [ -f "$2" ]; then cat "$2"; echo; fi; cat "$1"; } >"$2.tmp"

@@ -2,8 +2,8 @@
 # run.sh - benchmark Sluice beside nginx (the backend, straight) and Portkey (a peer gateway) with loadgen; writes bench/RESULTS.md.
 #
 # Usage: bench/run.sh [BUILD_DIR]          (make bench runs: bench/run.sh build)
-# Environment: BENCH_SCENARIOS ("main paced"; "paced" alone rewrites only
-# the paced section of BENCH_OUT), BENCH_SMOKE (1: a quick small run into
+# Environment: BENCH_SCENARIOS ("main paced store"; "paced" or "store"
+# alone rewrites only its section of BENCH_OUT), BENCH_SMOKE (1: a quick small run into
 # BUILD_DIR/bench/RESULTS-smoke.md), BENCH_DURATION (s, default 5),
 # BENCH_WARMUP (s, 1), BENCH_CLIENTS ("1 16 64 256"), BENCH_WORKERS (the
 # largest client count), BENCH_CONV ("10 100 1000" messages),
@@ -12,7 +12,10 @@
 # BENCH_PACED_DURATION (s, 10), BENCH_PACED_WARMUP (s, 3),
 # BENCH_PACED_TARGETS ("direct sluice portkey"), BENCH_PACED_TIMEOUT (s,
 # 30), BENCH_PACE_FIRST_MS (50), BENCH_PACE_EVENTS (20), BENCH_PACE_GAP_MS
-# (10). bench/README.md explains them.
+# (10); the store scenario: BENCH_STORE_CLIENTS ("1 4 16"),
+# BENCH_STORE_BACKENDS ("sqlite postgresql"), BENCH_STORE_TOPOLOGIES
+# ("one haproxy1 haproxy2"), BENCH_STORE_WORKERS, BENCH_HAPROXY. bench/README.md
+# explains them.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -20,9 +23,10 @@ cd "$(dirname "$0")/.."
 . bench/peers.sh
 . bench/setup.sh
 . bench/report.sh
+. bench/store.sh
 
 O=${1:-build}
-SCENARIOS=${BENCH_SCENARIOS:-"main paced"}
+SCENARIOS=${BENCH_SCENARIOS:-"main paced store"}
 if [ -n "${BENCH_SMOKE:-}" ]; then
 	# Small and short, and never into bench/RESULTS.md by default.
 	DURATION=${BENCH_DURATION:-2}
@@ -89,6 +93,7 @@ cleanup() {
 	stop_pid "$PK_PID"
 	stop_pid "$NGX_PID"
 	stop_pid "$MOCK_PID"
+	store_cleanup
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -442,28 +447,39 @@ main() {
 	STAMP=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 	LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 	GW_DIED=no PACED_DIED=no
-	has main || has paced || die "BENCH_SCENARIOS='$SCENARIOS': want main, paced or both"
+	has main || has paced || has store ||
+	    die "BENCH_SCENARIOS='$SCENARIOS': want main, paced, store or some"
 	raise_nofile
-	start_portkey
-	write_bodies
+	if has main || has paced; then
+		start_portkey
+		write_bodies
+	fi
 	! has main || main_cells
 	! has paced || paced_cells
+	! has store || store_cells
 	mkdir -p "$(dirname "$OUT")"
 	if has main; then
 		report >"$TMP/results.md"
 		cp "$TMP/results.md" "$OUT"
 	else
-		paced_section >"$TMP/paced.md"
-		paced_splice "$TMP/paced.md" "$OUT"
+		if has paced; then
+			paced_section >"$TMP/paced.md"
+			paced_splice "$TMP/paced.md" "$OUT"
+		fi
+		if has store; then
+			store_section >"$TMP/store.md"
+			paced_splice "$TMP/store.md" "$OUT" store
+		fi
 	fi
 	echo
 	cat "$OUT"
 	echo
 	echo "bench: wrote $OUT; gateway logs in $O/bench/"
-	errs=$(cat "$TMP"/[rp].*.sluice.* 2>/dev/null |
+	errs=$(cat "$TMP"/[rp].*.sluice.* "$TMP"/s.* 2>/dev/null |
 	    sed -n 's/.*"errors":\([-0-9]*\).*/\1/p' |
 	    awk '{ if ($1 != 0) bad = 1 } END { print bad + 0 }')
-	if [ "$GW_DIED" = yes ] || [ "$PACED_DIED" = yes ] || [ "$errs" -ne 0 ]; then
+	if [ "$GW_DIED" = yes ] || [ "$PACED_DIED" = yes ] || [ "$errs" -ne 0 ] ||
+	    [ -n "${ST_DIED:-}" ]; then
 		echo "bench: the gateway failed requests or died; see $OUT" >&2
 		exit 1
 	fi

@@ -159,6 +159,9 @@ usage(FILE *f)
 "  --backfill-embeddings ENDPOINT  embed every vector memory that has no\n"
 "                     vector by ENDPOINT's model, then exit\n"
 "  --backfill-batch-size N  texts a request for it (default 32)\n"
+"  --copy-store FROM TO  copy a store's rows into another and check them,\n"
+"                     then exit; each a SQLite file, a state folder or a\n"
+"                     postgresql:// URL (no password: PGPASSWORD, ~/.pgpass)\n"
 "  -v, --verbose      debug logging\n"
 "  --version, --help\n"
 "WilmerAI's --ConfigDirectory and --User are accepted as aliases, and\n"
@@ -222,6 +225,7 @@ enum { O_CONFIG = 256, O_USER, O_LISTEN, O_PORT, O_WORKERS, O_STATE,
     O_IMPORT, O_IMPORT_KEY, O_AHOST, O_AORIGIN, O_PUBLIC, O_LOGDIR,
     O_DISCDIR, O_SQLDIR, O_FILELOG, O_EXPORT, O_BACKFILL, O_BATCH,
     O_STORE };
+enum { O_COPY = 512 };
 
 static const struct option longopts[] = {
 	{ "config-dir", required_argument, NULL, O_CONFIG },
@@ -241,6 +245,7 @@ static const struct option longopts[] = {
 	{ "export-key-file", required_argument, NULL, O_IMPORT_KEY },
 	{ "backfill-embeddings", required_argument, NULL, O_BACKFILL },
 	{ "backfill-batch-size", required_argument, NULL, O_BATCH },
+	{ "copy-store", required_argument, NULL, O_COPY },
 	{ "concurrency", required_argument, NULL, O_CONC },
 	{ "concurrency-timeout", required_argument, NULL, O_CONC_TO },
 	{ "concurrency-level", required_argument, NULL, O_CONC_LEVEL },
@@ -407,6 +412,7 @@ apply_opt(struct gw_conf *c, int ch, const char *arg)
 	case O_IMPORT:	replace(&c->c_import_dir, arg); return 0;
 	case O_EXPORT:	replace(&c->c_export_dir, arg); return 0;
 	case O_BACKFILL: replace(&c->c_backfill_ep, arg); return 0;
+	case O_COPY:	replace(&c->c_copy_from, arg); return 0;
 	case O_BATCH:
 		if (parse_uint(arg, &n) == -1 || n == 0) {
 			fprintf(stderr, "sluice-gateway: --backfill-batch-size "
@@ -485,6 +491,15 @@ gwconf_args(struct gw_conf *c, int argc, char **argv)
 			usage(stderr);
 			return -1;
 		}
+	}
+	if (c->c_copy_from != NULL && optind < argc)	/* --copy-store's TO */
+		replace(&c->c_copy_to, argv[optind++]);
+	if (c->c_copy_from != NULL && (c->c_copy_to == NULL || optind <
+	    argc || c->c_import_dir != NULL || c->c_export_dir != NULL ||
+	    c->c_backfill_ep != NULL)) {
+		fprintf(stderr, "sluice-gateway: --copy-store takes two "
+		    "arguments, FROM and TO, and no other job\n");
+		return -1;
 	}
 	if (optind < argc) {		/* WilmerAI's positional form */
 		if (!c->c_wilmer.w_config_given)
@@ -861,6 +876,8 @@ gwconf_free(struct gw_conf *c)
 	free(c->c_export_dir);
 	free(c->c_backfill_ep);
 	free(c->c_backfill_batch);
+	free(c->c_copy_from);
+	free(c->c_copy_to);
 	list_clear(c->c_api_keys);
 	list_clear(c->c_admin_keys);
 	list_clear(c->c_allowed_hosts);

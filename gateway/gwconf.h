@@ -69,6 +69,8 @@ struct gw_conf {
 	char			*c_backfill_ep;	/* --backfill-embeddings EP */
 	char			*c_backfill_batch;	/* its batch size, or
 						   NULL (the worker's) */
+	char			*c_copy_from;	/* --copy-store FROM TO */
+	char			*c_copy_to;
 	char			*c_import_keys[GW_MAX_KEYS + 1];	/* each
 						   --import-key-file or
 						   --export-key-file;

@@ -86,6 +86,13 @@ job_args(const struct gw_conf *c, char **argv)
 {
 	size_t	 n = 0, i;
 
+	if (c->c_copy_from != NULL) {	/* gwcopy.c */
+		argv[n++] = "--copy-store";
+		argv[n++] = c->c_copy_from;
+		argv[n++] = "--copy-to";
+		argv[n++] = c->c_copy_to;
+		return n;
+	}
 	if (c->c_backfill_ep != NULL) {
 		argv[n++] = "--backfill-embeddings";
 		argv[n++] = c->c_backfill_ep;

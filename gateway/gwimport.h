@@ -5,7 +5,8 @@
 struct gw_conf;
 
 /* Run sluice-worker --import-wilmer c_import_dir (or --export-wilmer
- * c_export_dir, or --backfill-embeddings c_backfill_ep with the
+ * c_export_dir, or --copy-store c_copy_from --copy-to c_copy_to
+ * (gwcopy.c), or --backfill-embeddings c_backfill_ep with the
  * configuration folder and the first user) with the database of c_state_dir (which must exist for
  * the import; the export reports a missing one) and c_db_sync_full, with
  * the key files and user names, through

@@ -21,6 +21,7 @@
 #include "confcheck.h"
 #include "greq.h"
 #include "gw.h"
+#include "gwcopy.h"
 #include "gwimport.h"
 #include "notify.h"
 #include "peers.h"
@@ -316,6 +317,11 @@ main(int argc, char **argv)
 		return r > 0 ? 0 : EX_USAGE;
 	}
 	log_init(g.g_conf.c_log_level);
+	if (g.g_conf.c_copy_from != NULL) {	/* no configuration needed */
+		r = gwcopy_run(&g.g_conf);
+		gwconf_free(&g.g_conf);
+		return r;
+	}
 	if (gwconf_load(&g.g_conf, err) == -1) {
 		log_warnx("%s", err);
 		gwconf_free(&g.g_conf);

@@ -19,7 +19,8 @@
 #           tests/unit/pgtmp.c),
 #           iproute2 (check_cluster puts each node in a network
 #           namespace with ip netns)
-#   bench   build plus nginx, the benchmark's backend
+#   bench   build plus nginx, the benchmark's backend, and haproxy and
+#           postgresql (its store part: bench/store.sh)
 #
 # Exit status 0 when nothing is missing. Otherwise, with --install and
 # as root, the missing packages are installed with apt-get; without
@@ -47,7 +48,7 @@ python3:python3 python3-jinja2:+jinja2"
 CHECK="cppcheck clang libclang-rt-dev nodejs:node npm:npm strace
 curl:curl systemd:systemd-analyze procps man-db:man mandoc haproxy
 postgresql iproute2:ip"
-BENCH="nginx-light:nginx curl"
+BENCH="nginx-light:nginx curl haproxy postgresql"
 
 case $set_ in
 build|run)	want=$BUILD ;;

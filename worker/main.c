@@ -12,8 +12,10 @@
 
 #include "../common/log.h"
 #include "../common/logfile.h"
+#include "../common/pgurl.h"
 #include "../common/xmem.h"
 #include "fault.h"
+#include "import/copystore.h"
 #include "import/export.h"
 #include "import/import.h"
 #include "memory/vecbackfill.h"
@@ -47,6 +49,8 @@ struct wargs {
 	const char	*wa_sealers[IMPORT_MAX];	/* --import-encrypt-user */
 	size_t		 wa_nsealers;
 	struct cache_conf wa_cache;	/* --cache-max, -ttl-s, -temp */
+	const char	*wa_copy_from;	/* --copy-store FROM */
+	const char	*wa_copy_to;	/* --copy-to TO */
 };
 
 static const struct option longopts[] = {
@@ -69,6 +73,8 @@ static const struct option longopts[] = {
 	{ "cache-ttl-s", required_argument, NULL, 'T' },
 	{ "cache-temp", required_argument, NULL, 'E' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "copy-store", required_argument, NULL, 'F' },
+	{ "copy-to", required_argument, NULL, 'O' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -138,6 +144,8 @@ parse_args(struct wargs *a, int argc, char **argv)
 				return -1;
 			  a->wa_sealers[a->wa_nsealers++] = optarg;
 			  break;
+		case 'F': a->wa_copy_from = optarg; break;
+		case 'O': a->wa_copy_to = optarg; break;
 		case 'M': case 'T': case 'E':
 			  if (cache_arg(&a->wa_cache, ch, optarg) == -1)
 				  return -1;
@@ -145,6 +153,8 @@ parse_args(struct wargs *a, int argc, char **argv)
 		default: return -1;
 		}
 	}
+	if (a->wa_copy_from != NULL || a->wa_copy_to != NULL)
+		return a->wa_copy_from != NULL && a->wa_copy_to != NULL ? 0 : -1;
 	if (a->wa_backfill != NULL)
 		return a->wa_state_dir != NULL && a->wa_confdir != NULL &&
 		    a->wa_user != NULL ? 0 : -1;
@@ -222,6 +232,16 @@ run_backfill(const struct wargs *a)
 	return r;
 }
 
+/* sluice-gateway --copy-store runs us this way (copystore.h): the two
+ * stores are its arguments, not the state folder's. */
+static int
+run_copy(const struct wargs *a)
+{
+	log_procinit("worker/copy");
+	tie_to_parent(a->wa_parent);
+	return copystore_run(a->wa_copy_from, a->wa_copy_to);
+}
+
 /* The worker proper: requests from the gateway on CHAN_FD. */
 static int
 serve(const struct wargs *a)
@@ -252,6 +272,7 @@ serve(const struct wargs *a)
 	wc.wc_user = a->wa_user;
 	wc.wc_max_requests = a->wa_max_requests;
 	wc.wc_store_at = a->wa_store;
+	wc.wc_turns.tu_pg = a->wa_store != NULL && pgurl_is(a->wa_store);
 	wc.wc_db_sync_full = a->wa_sync_full;
 	wc.wc_cache = a->wa_cache;
 	wc.wc_faults = (struct wloop_faults){ fault_on_request,
@@ -284,6 +305,8 @@ main(int argc, char **argv)
 		r = run_import(&a);
 	else if (a.wa_backfill != NULL)
 		r = run_backfill(&a);
+	else if (a.wa_copy_from != NULL)
+		r = run_copy(&a);
 	else
 		r = serve(&a);
 	xfree_secret(a.wa_store);

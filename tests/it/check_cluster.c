@@ -1035,14 +1035,9 @@ peak_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 	p->p_max = a > p->p_max ? a : p->p_max;
 }
 
-/*
- * TODO(issue 21 item 3): written to pass once endpoint slots are
- * counted across gateways; until then it fails (each gateway grants
- * its own slot), so it runs only with SLUICE_CLUSTER_LIMITS=1.
- * maxConcurrentRequests 1 on the Mock endpoint of both nodes: four
- * streams through the front (two on each node) reach the backend one
- * at a time.
- */
+/* maxConcurrentRequests 1 on the Mock endpoint of both nodes (issue 21
+ * item 3): four streams through the front, two on each node, reach
+ * the backend one at a time. */
 START_TEST(limit_serialises)
 {
 	struct it_stream	 s[4];
@@ -1050,10 +1045,12 @@ START_TEST(limit_serialises)
 	struct peak		 p = { 0, { 0, 0 } };
 	char			*body = chat_body("x", NULL, 1, "hi", true);
 	char			 id[64];
+	uint64_t		 t0;
 	size_t			 i;
 	int			 g;
 
 	front_streams_init(s, hd, 4, NULL, body);
+	t0 = it_now();
 	it_streams(&F, s, 4, 30000, peak_tick, &p);
 	for (i = 0; i < 4; i++) {
 		ck_assert_msg(stream_whole(&s[i]), "stream %zu: %s", i,
@@ -1063,13 +1060,58 @@ START_TEST(limit_serialises)
 		p.p_on[g]++;
 	}
 	fprintf(stderr, "cluster: limit 1 on both nodes: at most %lld calls "
-	    "at once at the backend (streams: %d on A, %d on B)\n", p.p_max,
-	    p.p_on[0], p.p_on[1]);
+	    "at once at the backend (streams: %d on A, %d on B); the four "
+	    "3.1 s streams took %llu ms\n", p.p_max, p.p_on[0], p.p_on[1],
+	    (unsigned long long)(it_now() - t0));
 	ck_assert_msg(p.p_on[0] > 0 && p.p_on[1] > 0, "streams: %d on A, %d "
 	    "on B", p.p_on[0], p.p_on[1]);
 	ck_assert_int_eq(p.p_max, 1);
 	front_streams_free(s, hd, 4);
 	free(body);
+}
+END_TEST
+
+/* Once the stream on A has its head (it holds the endpoint's one
+ * turn), kill -9 every process of A. */
+static void
+turn_kill_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
+{
+	uint64_t	*kill_at = arg;
+
+	if (*kill_at != 0 || !front_streams_headed(s, n))
+		return;
+	ck_assert_uint_gt(kill_node_a(), 0);
+	*kill_at = it_now();
+}
+
+/* The endpoint's one turn, held by a stream on node A, is B's as soon
+ * as A is killed: the database ends A's sessions, and their advisory
+ * locks with them. */
+START_TEST(limit_freed_by_kill)
+{
+	struct it_stream	 s;
+	struct buf		 hd;
+	uint64_t		 kill_at = 0;
+	char			*body = chat_body("x", NULL, 1, QUICK_MOCK, false);
+	char			*text, id[64];
+	long			 st, ms;
+
+	front_streams_init(&s, &hd, 1, NULL, FOREVER);
+	it_streams(&N[0], &s, 1, 10000, turn_kill_tick, &kill_at);
+	ck_assert_msg(kill_at != 0, "A's stream never started");
+	waitpid(N[0].it_gw, NULL, 0);
+	N[0].it_gw = 0;
+	st = ask(&N[1], body, &text, id, sizeof(id));
+	ms = (long)(it_now() - kill_at);
+	fprintf(stderr, "cluster: limit 1, its turn held by a stream on A: "
+	    "kill -9 of A; B's call answered %ld ms after the kill (status "
+	    "%ld)\n", ms, st);
+	ck_assert_msg(st == 200 && text != NULL && strcmp(text,
+	    front_paced_text()) == 0, "B: %ld %s", st, text);
+	ck_assert_msg(ms <= LOCK_BOUND_MS, "B waited %ld ms for the turn", ms);
+	free(text);
+	free(body);
+	front_streams_free(&s, &hd, 1);
 }
 END_TEST
 
@@ -1083,7 +1125,6 @@ main(void)
 		{ "dbrestart", db_restarted },
 		{ "unplug", node_unplugged },
 	};
-	const char	*lim = getenv("SLUICE_CLUSTER_LIMITS");
 	Suite		*s;
 	TCase		*tc;
 
@@ -1097,15 +1138,12 @@ main(void)
 	}
 	s = it_suite_fixture("cluster", cases, sizeof(cases) /
 	    sizeof(cases[0]), 90, setup, teardown);
-	if (lim != NULL && strcmp(lim, "1") == 0) {
-		tc = tcase_create("limit");
-		tcase_set_timeout(tc, 90);
-		tcase_add_checked_fixture(tc, setup_limit, teardown);
-		tcase_add_test(tc, limit_serialises);
-		suite_add_tcase(s, tc);
-	} else
-		fprintf(stderr, "*** check_cluster: TODO: the case \"limit\" "
-		    "(a limit of 1 serialises calls through both nodes, issue "
-		    "21 item 3) is not run; SLUICE_CLUSTER_LIMITS=1 runs it\n");
+	/* the same cluster with a limit of 1 on the endpoint */
+	tc = tcase_create("limit");
+	tcase_set_timeout(tc, 90);
+	tcase_add_checked_fixture(tc, setup_limit, teardown);
+	tcase_add_test(tc, limit_serialises);
+	tcase_add_test(tc, limit_freed_by_kill);
+	suite_add_tcase(s, tc);
 	return it_main(s);
 }

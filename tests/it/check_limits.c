@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include "../testmain.h"
+#include "../unit/pgtmp.h"
 #include "harness.h"
 
 static struct it	 T;
+static struct pgtmp	 L_cluster;	/* main starts it, for the pg case */
 
 static const char endpoint_fmt[] = "{\"endpoint\": \"http://127.0.0.1:%d\","
     " \"apiTypeConfigFileName\": \"Open-AI-API\", \"modelNameToSendToAPI\":"
@@ -140,6 +142,78 @@ START_TEST(endpoint_limit_serializes_calls)
 	start("\"min_workers\": 2, \"max_workers\": 2", 1);
 	two_streams_one_at_a_time();
 	it_stop_clean(&T);
+}
+END_TEST
+
+/* Whether a worker of t says it waits for a turn across gateways. */
+static bool
+turn_waiter(struct it *t)
+{
+	json_t	*j = it_get_json(t, "/admin/workers"), *w;
+	size_t	 i;
+	bool	 seen = false;
+
+	json_array_foreach(json_object_get(j, "workers"), i, w)
+		if (strstr(json_string_value(json_object_get(w, "phase")),
+		    "waiting for a turn on endpoint Mock across gateways") !=
+		    NULL)
+			seen = true;
+	json_decref(j);
+	return seen;
+}
+
+struct turn_watch {
+	struct it	*tw_other;	/* the second gateway */
+	bool		 tw_seen;	/* a worker of either waited */
+};
+
+static void
+watch_turns(struct it *t, struct it_stream *s, size_t n, void *arg)
+{
+	struct turn_watch	*tw = arg;
+
+	if (!tw->tw_seen)
+		tw->tw_seen = turn_waiter(t) || turn_waiter(tw->tw_other);
+}
+
+/*
+ * Two gateways on one PostgreSQL store, each with its own slots: the
+ * endpoint's limit of 1 still holds across them (issue 21 item 3). A
+ * stream through each: the second backend call starts after the first
+ * ended, and the one that waited said so in its phase.
+ */
+START_TEST(pg_limit_holds_across_gateways)
+{
+	char		 url[512], set[900], ep[512], murl[64];
+	char		*body = chat_body(true, "{\"delay_ms\": 60}");
+	struct it	 B;
+	struct it_stream s[2] = { { .s_body = body }, { .s_body = body } };
+	struct turn_watch tw = { &B, false };
+	size_t		 i;
+
+	ck_assert_int_eq(pgtmp_newdb(&L_cluster, url, sizeof(url)), 0);
+	snprintf(set, sizeof(set), "\"min_workers\": 2, \"max_workers\": 2, "
+	    "\"store\": {\"url\": \"%s\"}", url);
+	start(set, 1);
+	memset(&B, 0, sizeof(B));
+	snprintf(murl, sizeof(murl), "http://127.0.0.1:%d", T.it_mock_port);
+	it_config(&B, set, murl);
+	snprintf(ep, sizeof(ep), endpoint_fmt, T.it_mock_port, 1);
+	it_file(&B, "Endpoints/it/Mock.json", ep);
+	it_gateway_start(&B, NULL);
+	it_wait_idle(&B, 2);
+	s[1].s_port = B.it_port;
+	it_streams(&T, s, 2, 20000, watch_turns, &tw);
+	ck_assert_msg(tw.tw_seen, "no worker said it waited for a turn "
+	    "across gateways");
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(s[i].s_status, 200);
+		buf_free(&s[i].s_out);
+	}
+	assert_calls_serialized();
+	it_stop_clean(&B);
+	it_stop_clean(&T);
+	free(body);
 }
 END_TEST
 
@@ -424,7 +498,7 @@ START_TEST(slot_timeout_is_503_naming_endpoint)
 END_TEST
 
 static Suite *
-limits_suite(void)
+limits_suite(bool pg)
 {
 	Suite	*s = suite_create("limits");
 	TCase	*tc = tcase_create("limits");
@@ -437,11 +511,23 @@ limits_suite(void)
 	tcase_add_test(tc, cancelled_waiter_never_reaches_backend);
 	tcase_add_test(tc, slot_timeout_is_503_naming_endpoint);
 	suite_add_tcase(s, tc);
+	if (!pg)
+		return s;
+	tc = tcase_create("pg");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, pg_limit_holds_across_gateways);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
+/* The PostgreSQL case needs the cluster: started here, once (skipped,
+ * loudly, without PostgreSQL). */
 int
 main(void)
 {
-	return check_main(limits_suite());
+	bool	 pg = pgtmp_start(&L_cluster, "check_limits") == 0;
+	int	 rc = check_main(limits_suite(pg));
+
+	pgtmp_stop(&L_cluster);
+	return rc;
 }

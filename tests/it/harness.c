@@ -892,7 +892,8 @@ stream_handle(struct it *t, struct sctx *sc, struct curl_slist *hd)
 	char	 url[128];
 
 	snprintf(url, sizeof(url), "http://%s:%d%s", t->it_host[0] != '\0' ?
-	    t->it_host : "127.0.0.1", t->it_port,
+	    t->it_host : "127.0.0.1",
+	    sc->sc_s->s_port != 0 ? sc->sc_s->s_port : t->it_port,
 	    sc->sc_s->s_path != NULL ? sc->sc_s->s_path :
 	    "/v1/chat/completions");
 	curl_easy_setopt(h, CURLOPT_URL, url);

@@ -138,6 +138,8 @@ struct it_stream {
 	uint64_t	 s_first_ms;	/* ms from start to the first byte */
 	uint64_t	 s_end_ms;
 	const char	*s_path;	/* NULL: /v1/chat/completions */
+	int		 s_port;	/* 0: the gateway of the it given to
+					   it_streams; else another one's */
 	struct buf	*s_headers;	/* NULL, or receives the response's
 					   header lines (caller frees) */
 };

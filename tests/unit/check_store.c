@@ -23,6 +23,7 @@
 #include "../../worker/store/store_pg.h"
 #include "../../worker/store/store_schema.h"
 #include "../../worker/store/store_stmt.h"
+#include "../../worker/store/store_turn.h"
 #include "../testmain.h"
 #include "pgtmp.h"
 
@@ -1540,6 +1541,69 @@ START_TEST(test_pg_keepalives)
 }
 END_TEST
 
+/* A server that takes the connection and never answers (a listening
+ * socket nobody accepts on): store_open gives up after the driver's
+ * connect_timeout (5 s), not after TCP's minutes, naming the store. */
+START_TEST(test_pg_connect_timeout)
+{
+	struct sockaddr_in	 sa = { .sin_family = AF_INET };
+	socklen_t		 len = sizeof(sa);
+	char			 err[STORE_ERRLEN];
+	struct store		*s;
+	uint64_t		 t0;
+	int			 fd;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ge(fd = socket(AF_INET, SOCK_STREAM, 0), 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(t_db, sizeof(t_db), "postgresql://127.0.0.1:%d/x?user=sluice",
+	    ntohs(sa.sin_port));
+	t0 = clock_mono_ms();
+	s = store_open(t_db, NULL, err);
+	ck_assert_ptr_null(s);
+	ck_assert_msg(clock_mono_ms() - t0 < 9000, "gave up after %llu ms",
+	    (unsigned long long)(clock_mono_ms() - t0));
+	ck_assert_msg(strstr(err, "postgresql://127.0.0.1:") != NULL, "%s",
+	    err);
+	close(fd);
+}
+END_TEST
+
+/* Turns on an endpoint, counted across sessions (PostgreSQL: one of
+ * limit advisory locks, given back by store_turn_give or by the end of
+ * the session); SQLite counts nothing and always says taken. */
+START_TEST(test_turns)
+{
+	struct store	*a = open_ok(NULL), *b = open_ok(NULL), *c;
+	unsigned	 ia = 9, ib = 9;
+
+	ck_assert_int_eq(store_turn_try(a, "GPU", 1, &ia), 1);
+	ck_assert_uint_eq(ia, 0);
+	ck_assert_int_eq(store_turn_try(b, "GPU", 1, &ib), t_pg ? 0 : 1);
+	ck_assert_int_eq(store_turn_try(b, "other", 1, &ib), 1);
+	ck_assert_int_eq(store_turn_give(b, "other", ib), 0);
+	ck_assert_int_eq(store_turn_give(a, "GPU", ia), 0);
+	ck_assert_int_eq(store_turn_try(b, "GPU", 1, &ib), 1);
+	ck_assert_uint_eq(ib, 0);
+	ck_assert_int_eq(store_turn_give(b, "GPU", ib), 0);
+
+	/* a limit of 2: two sessions, two turns; a third waits until a
+	 * holder's session ends */
+	ck_assert_int_eq(store_turn_try(a, "Two", 2, &ia), 1);
+	ck_assert_int_eq(store_turn_try(b, "Two", 2, &ib), 1);
+	if (t_pg)
+		ck_assert_uint_ne(ia, ib);
+	c = open_ok(NULL);
+	ck_assert_int_eq(store_turn_try(c, "Two", 2, &ia), t_pg ? 0 : 1);
+	store_close(b);
+	ck_assert_int_eq(store_turn_try(c, "Two", 2, &ib), 1);
+	store_close(c);
+	store_close(a);
+}
+END_TEST
+
 /* A case of the backend's (sqlite_NAME or pg_NAME) with its fixture. */
 static TCase *
 backend_case(Suite *su, bool pg, const char *name, int secs)
@@ -1587,6 +1651,7 @@ add_neutral(Suite *su, bool pg)
 	tcase_add_test(tc, test_locks);
 	tcase_add_test(tc, test_lock_orphans);
 	tcase_add_test(tc, test_lock_pid_reused);
+	tcase_add_test(tc, test_turns);
 	tcase_add_test(tc, test_lock_holder_killed);
 
 	tc = backend_case(su, pg, "busy", 30);
@@ -1620,6 +1685,7 @@ store_suite(bool pg)
 	tcase_add_test(tc, test_pg_lock_reconnect);
 	tcase_add_test(tc, test_pg_lock_key_wait);
 	tcase_add_test(tc, test_pg_keepalives);
+	tcase_add_test(tc, test_pg_connect_timeout);
 	return su;
 }
 

@@ -378,12 +378,32 @@ op_hold(struct rq *rq, bool on)
 		wloop_flush(wc);
 }
 
+/* The gateway's slot, then (PostgreSQL store) a turn counted across
+ * gateways, both within the request's wait for a slot. */
 static enum rq_slot
 op_slot_take(struct rq *rq, const char *ep, unsigned limit)
 {
 	struct wctx	*wc = wctx_of(rq);
+	uint64_t	 end = clock_mono_ms() + rq->rq_ep_wait_ms;
+	char		 was[96];
+	enum rq_slot	 r;
 
-	return slot_take(rq, &wc->wc_slot_wait, wc->wc_phase, ep, limit);
+	snprintf(was, sizeof(was), "%s", wc->wc_phase);
+	r = slot_take(rq, &wc->wc_slot_wait, wc->wc_phase, ep, limit);
+	if (r != RQ_SLOT_OK)
+		return r;
+	if ((r = turn_take(rq, &wc->wc_turns, ep, limit, end)) != RQ_SLOT_OK)
+		slot_give(rq, ep, limit);
+	if (strcmp(was, wc->wc_phase) != 0)
+		rq_phase(rq, "%s", was);
+	return r;
+}
+
+static void
+op_slot_give(struct rq *rq, const char *ep, unsigned limit)
+{
+	turn_give(rq, &wctx_of(rq)->wc_turns, ep);
+	slot_give(rq, ep, limit);
 }
 
 static void
@@ -407,7 +427,7 @@ static const struct rq_ops ops = {
 	.ro_send = op_send,
 	.ro_hold = op_hold,
 	.ro_slot_take = op_slot_take,
-	.ro_slot_give = slot_give,
+	.ro_slot_give = op_slot_give,
 	.ro_store = wloop_store,
 	.ro_answer = op_answer,
 	.ro_answered = op_answered,
@@ -467,6 +487,7 @@ serve(struct wctx *wc, const struct proto_msg *m)
 		embed_job_run(&wc->wc_rq, rs, wc->wc_user, &res);
 	else if (wloop_store_key(wc, rs, &res) == 0)
 		flow_run(&wc->wc_rq, rs, wc->wc_user, &res);
+	turn_give_all(&wc->wc_rq, &wc->wc_turns);
 	wloop_store_end(wc);	/* WorkflowLock: the run's locks go */
 	wloop_store_report(wc);
 	fault_after(wc, &res);

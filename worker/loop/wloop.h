@@ -10,6 +10,7 @@
 #include "../store/cache.h"
 #include "../store/store.h"
 #include "slot.h"
+#include "turn.h"
 
 struct store;
 struct keycache;
@@ -49,6 +50,8 @@ struct wctx {
 	char		 wc_phase[96];
 	void		*wc_priv;		/* the frame reader */
 	struct slot_wait wc_slot_wait;		/* a SLOT_ACQUIRE in flight */
+	struct turns	 wc_turns;		/* endpoint turns across
+						   gateways (PostgreSQL) */
 	struct wloop_faults wc_faults;
 	struct rq	 wc_rq;			/* the seam, for the layers below */
 	/* the shared database (wloop_store.c) */

@@ -38,6 +38,7 @@ enum {
 #define KA_INTERVAL_S	"1"
 #define KA_COUNT	"5"
 #define USER_TIMEOUT_MS	"10000"
+#define CONNECT_S	"5"	/* seconds to wait for a server to answer */
 
 /* Type oids of pg_type (server/catalog/pg_type_d.h is not in libpq-dev). */
 #define OID_BOOL	16
@@ -252,16 +253,19 @@ quiet(void *arg, const char *msg)
 }
 
 /* Connect to url, the client's keepalives on (a server that vanished
- * is noticed as the server notices a vanished worker). The URL comes
- * last: a setting of its own wins over these. */
+ * is noticed as the server notices a vanished worker), and giving up
+ * after CONNECT_S on a server that does not answer (libpq would wait
+ * as long as TCP does: minutes), so a request that needs the store
+ * fails soon with the reason. The URL comes last: a setting of its own
+ * wins over these. */
 static PGconn *
 connect_url(const char *url)
 {
 	const char *const keys[] = { "keepalives", "keepalives_idle",
 		    "keepalives_interval", "keepalives_count",
-		    "tcp_user_timeout", "dbname", NULL };
+		    "tcp_user_timeout", "connect_timeout", "dbname", NULL };
 	const char *const vals[] = { "1", KA_IDLE_S, KA_INTERVAL_S, KA_COUNT,
-		    USER_TIMEOUT_MS, url, NULL };
+		    USER_TIMEOUT_MS, CONNECT_S, url, NULL };
 
 	return PQconnectdbParams(keys, vals, 1);
 }
