@@ -383,6 +383,7 @@ IT_TESTS	+= check_redact_it
 IT_TESTS	+= check_pace
 IT_TESTS	+= check_haproxy
 IT_TESTS	+= check_copystore_it
+IT_TESTS	+= check_cluster
 
 u		= $(call obj,$(addprefix tests/unit/,$(1)))
 SCRATCHDB	:= $(call u,scratchdb.c pgtmp.c)
@@ -607,6 +608,7 @@ $(O)/tests/unit/check_webfetch: | $(MOCK_WEB)
 $(O)/tests/it/check_webfetch_it: | $(MOCK_WEB) $(MOCK) $(BINS)
 $(O)/tests/it/check_pace: | $(MOCK)
 $(O)/tests/it/check_haproxy: | $(MOCK) $(BINS)
+$(O)/tests/it/check_cluster: | $(MOCK) $(BINS)
 # MCPToolCall against tests/mcp/fake_server.py (stdio, and as mock-mcp
 # over HTTP) and the npm package @modelcontextprotocol/server-everything.
 check_mcp_OBJS		:= $(call obj,worker/nodes/node_mcp.c $(W_TOOLS)) \
@@ -623,6 +625,9 @@ check_wilmer_OBJS	+= $(DBQ)
 check_store_it_OBJS	+= $(DBQ)
 check_memory_it_OBJS	+= $(DBQ) $(call u,pgtmp.c)
 check_limits_OBJS	+= $(call u,pgtmp.c)
+check_cluster_OBJS	+= $(DBQ) $(call u,pgtmp.c) \
+			   $(call obj,tests/it/netlab.c tests/it/front.c)
+check_haproxy_OBJS	+= $(call obj,tests/it/front.c)
 check_vecmem_it_OBJS	+= $(DBQ)
 check_timestamps_it_OBJS += $(DBQ)
 check_cache_it_OBJS	+= $(DBQ)
@@ -674,6 +679,7 @@ $(CHAOS_BIN): $(call obj,$(CHAOS_SRCS)) $(HARNESS) $(A_PROTO) $(A_COMMON) \
 # into their measurement.
 SOLO_BINS	:= $(O)/tests/it/check_hostile
 SOLO_BINS	+= $(O)/tests/it/check_haproxy
+SOLO_BINS	+= $(O)/tests/it/check_cluster
 check-run: check-build
 	@$(MAKE) -s --no-print-directory -j$(CHECK_JOBS) --output-sync=target \
 	    $(addsuffix .run,$(filter-out $(SOLO_BINS),$(TEST_BINS)))

@@ -16,7 +16,9 @@
 #           /bin/kill of ExecReload=, man for Documentation=) and mandoc,
 #           haproxy (check_haproxy runs deploy/haproxy.cfg),
 #           postgresql (the store's suites start a throwaway cluster:
-#           tests/unit/pgtmp.c)
+#           tests/unit/pgtmp.c),
+#           iproute2 (check_cluster puts each node in a network
+#           namespace with ip netns)
 #   bench   build plus nginx, the benchmark's backend, and haproxy and
 #           postgresql (its store part: bench/store.sh)
 #
@@ -45,7 +47,7 @@ libpq-dev
 python3:python3 python3-jinja2:+jinja2"
 CHECK="cppcheck clang libclang-rt-dev nodejs:node npm:npm strace
 curl:curl systemd:systemd-analyze procps man-db:man mandoc haproxy
-postgresql"
+postgresql iproute2:ip"
 BENCH="nginx-light:nginx curl haproxy postgresql"
 
 case $set_ in

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../../common/buf.h"
+#include "front.h"
 #include "harness.h"
 
 /*
@@ -22,7 +23,7 @@
  * to stderr on lines starting "haproxy: " (docs/scaling.md has them).
  */
 #define FIRST_MS	200
-#define EVENTS		30
+#define EVENTS		FRONT_EVENTS
 #define GAP_MS		100
 #define PACE		"200,30,100"
 #define QUICK		"hi\n#mock {\"first_ms\":0,\"delay_ms\":0}"
@@ -40,102 +41,16 @@ static struct it	 F;		/* the front: it_port is HAProxy's */
 static pid_t		 HAP;
 static char		 HLOG[300];	/* HAProxy's output */
 
-/* HAProxy's binary, or NULL when it is not installed. */
-static const char *
-haproxy_bin(void)
-{
-	static const char *const where[] = { "/usr/sbin/haproxy",
-	    "/usr/local/sbin/haproxy", "/usr/bin/haproxy" };
-	size_t	 i;
-
-	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++)
-		if (access(where[i], X_OK) == 0)
-			return where[i];
-	return NULL;
-}
-
-/* The words the paced mock sends: "one two three one ...". */
-static const char *
-paced_text(void)
-{
-	static const char *const w[] = { "one", "two", "three" };
-	static char	 text[EVENTS * 6 + 1];
-	size_t		 i;
-
-	if (text[0] != '\0')
-		return text;
-	for (i = 0; i < EVENTS; i++) {
-		if (i > 0)
-			strcat(text, " ");
-		strcat(text, w[i % 3]);
-	}
-	return text;
-}
-
-/* Wait until GET /health through the front answers 200. */
-static void
-front_wait(void)
-{
-	struct it_resp	 r;
-	uint64_t	 end = it_now() + 5000;
-	long		 st = 0;
-
-	while (st != 200 && it_now() < end) {
-		if (it_request(&F, "GET", "/health", NULL, &r) == 0)
-			st = r.r_status;
-		it_resp_free(&r);
-		if (st != 200)
-			it_sleep(20);
-	}
-	ck_assert_msg(st == 200, "HAProxy did not come up; see %s", HLOG);
-}
-
-/* Not root: HAProxy cannot become user haproxy, so it stays us. */
-static void
-run_as_self(void)
-{
-	struct passwd	*pw;
-	struct group	*gr;
-
-	if (geteuid() == 0)
-		return;
-	if ((pw = getpwuid(geteuid())) != NULL)
-		setenv("SLUICE_HAPROXY_USER", pw->pw_name, 1);
-	if ((gr = getgrgid(getegid())) != NULL)
-		setenv("SLUICE_HAPROXY_GROUP", gr->gr_name, 1);
-}
-
-/* HAProxy in the foreground (-db) on deploy/haproxy.cfg, its addresses
- * from the environment, its output in HLOG. */
+/* HAProxy in front of A and B, its output in HLOG. */
 static void
 haproxy_start(void)
 {
-	const char	*src = getenv("SLUICE_SRC"), *bin = haproxy_bin();
-	char		 cfg[400], front[32], a[32], b[32];
-	int		 fd;
+	char	 a[32], b[32];
 
-	ck_assert_ptr_nonnull(bin);
-	snprintf(cfg, sizeof(cfg), "%s/deploy/haproxy.cfg", src ? src : ".");
-	F.it_port = it_dead_port();
-	snprintf(front, sizeof(front), "127.0.0.1:%d", F.it_port);
 	snprintf(a, sizeof(a), "127.0.0.1:%d", GW[0].it_port);
 	snprintf(b, sizeof(b), "127.0.0.1:%d", GW[1].it_port);
 	snprintf(HLOG, sizeof(HLOG), "%s/haproxy.log", GW[0].it_dir);
-	ck_assert_int_ge(HAP = fork(), 0);
-	if (HAP == 0) {
-		if ((fd = open(HLOG, O_WRONLY | O_CREAT | O_TRUNC, 0644)) ==
-		    -1)
-			_exit(126);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		setenv("SLUICE_FRONT", front, 1);
-		setenv("SLUICE_A", a, 1);
-		setenv("SLUICE_B", b, 1);
-		run_as_self();
-		execl(bin, "haproxy", "-db", "-f", cfg, (char *)NULL);
-		_exit(127);
-	}
-	front_wait();
+	HAP = front_start(&F, a, b, HLOG, NULL);
 }
 
 /* The mock (paced), gateway A, gateway B with A's state folder, and
@@ -205,11 +120,7 @@ served_by(const char *id)
 static bool
 hlog_has(const char *needle)
 {
-	char	*text = it_file_text(HLOG);
-	bool	 hit = strstr(text, needle) != NULL;
-
-	free(text);
-	return hit;
+	return front_log_has(HLOG, needle);
 }
 
 /* Requests HAProxy sent to another gateway after a refused connection
@@ -241,7 +152,7 @@ front_chat(char *id, size_t idlen)
 	st = r.r_status;
 	if (it_header(&r, "X-Request-Id", id, idlen) == NULL)
 		id[0] = '\0';
-	snprintf(want, sizeof(want), "\"content\":\"%s\"", paced_text());
+	snprintf(want, sizeof(want), "\"content\":\"%s\"", front_paced_text());
 	if (st == 200)
 		ck_assert_msg(strstr(r.r_body.b_data, want) != NULL,
 		    "wrong answer: %s", r.r_body.b_data);
@@ -286,42 +197,8 @@ expect_sse_whole(const struct it_stream *s, const char *what)
 	it_sse_parse(s->s_out.b_data, &ss);
 	ck_assert_msg(ss.ss_done && !ss.ss_error, "%s: done %d error %d: %s",
 	    what, ss.ss_done, ss.ss_error, s->s_out.b_data);
-	ck_assert_str_eq(ss.ss_text, paced_text());
+	ck_assert_str_eq(ss.ss_text, front_paced_text());
 	free(ss.ss_text);
-}
-
-/* The request id of a stream, from its headers ("" before they came). */
-static void
-stream_id(const struct it_stream *s, char *id, size_t idlen)
-{
-	if (it_header_in(s->s_headers, "X-Request-Id", id, idlen) == NULL)
-		id[0] = '\0';
-}
-
-/* Two streams, each with a header buffer, on the paced default. */
-static void
-streams_init(struct it_stream *s, struct buf *hd, size_t n, const char *body)
-{
-	size_t	 i;
-
-	memset(s, 0, n * sizeof(*s));
-	for (i = 0; i < n; i++) {
-		s[i].s_body = body;
-		buf_init(&s[i].s_out);
-		buf_init(&hd[i]);
-		s[i].s_headers = &hd[i];
-	}
-}
-
-static void
-streams_free(struct it_stream *s, struct buf *hd, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++) {
-		buf_free(&s[i].s_out);
-		buf_free(&hd[i]);
-	}
 }
 
 /* Requests through the front reach both gateways and are answered
@@ -344,14 +221,14 @@ START_TEST(front_spreads)
 	    by[1]);
 	text = it_chat_text(&F, true, QUICK, &st);
 	ck_assert_int_eq(st, 200);
-	ck_assert_str_eq(text, paced_text());
+	ck_assert_str_eq(text, front_paced_text());
 	free(text);
 	body = it_way_body(IT_OLLAMA_STREAM, "x", QUICK);
 	ck_assert_int_eq(it_request(&F, "POST", "/api/chat", body, &r), 0);
 	ck_assert_int_eq(r.r_status, 200);
 	text = ndjson_text(r.r_body.b_data, &done);
 	ck_assert(done);
-	ck_assert_str_eq(text, paced_text());
+	ck_assert_str_eq(text, front_paced_text());
 	free(text);
 	free(body);
 	it_resp_free(&r);
@@ -361,7 +238,7 @@ START_TEST(front_spreads)
 	j = it_json(r.r_body.b_data);
 	ck_assert(json_is_true(json_object_get(j, "done")));
 	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j,
-	    "message"), "content")), paced_text());
+	    "message"), "content")), front_paced_text());
 	json_decref(j);
 	free(body);
 	it_resp_free(&r);
@@ -398,7 +275,7 @@ direct_first_word(uint64_t via_ms)
 	struct buf		 hd;
 	struct firstword	 fw = { 0, { 0, 0 } };
 
-	streams_init(&s, &hd, 1, STREAM_BODY);
+	front_streams_init(&s, &hd, 1, NULL, STREAM_BODY);
 	fw.fw_t0 = it_now();
 	it_streams(&GW[1], &s, 1, 10000, first_word_tick, &fw);
 	expect_sse_whole(&s, "straight to B");
@@ -408,7 +285,7 @@ direct_first_word(uint64_t via_ms)
 	ck_assert_msg(via_ms <= fw.fw_ms[0] + 150, "HAProxy delayed the "
 	    "first word: %llu ms, %llu ms straight", (unsigned long long)
 	    via_ms, (unsigned long long)fw.fw_ms[0]);
-	streams_free(&s, &hd, 1);
+	front_streams_free(&s, &hd, 1);
 }
 
 /* A stream's first word came soon after the mock sent it (FIRST_MS),
@@ -446,7 +323,7 @@ START_TEST(front_streams_as_they_come)
 	 * and the straight stream below runs on a warm one */
 	for (i = 0; i < 2; i++)
 		ck_assert_int_eq(front_chat(id, sizeof(id)), 200);
-	streams_init(s, hd, 2, STREAM_BODY);
+	front_streams_init(s, hd, 2, NULL, STREAM_BODY);
 	s[1].s_body = ob;
 	s[1].s_path = "/api/chat";
 	fw.fw_t0 = it_now();
@@ -455,12 +332,12 @@ START_TEST(front_streams_as_they_come)
 	ck_assert(s[1].s_finished && s[1].s_status == 200);
 	text = ndjson_text(s[1].s_out.b_data, &done);
 	ck_assert(done);
-	ck_assert_str_eq(text, paced_text());
+	ck_assert_str_eq(text, front_paced_text());
 	free(text);
 	for (i = 0; i < 2; i++)
 		expect_early(what[i], fw.fw_ms[i], s[i].s_end_ms);
 	direct_first_word(fw.fw_ms[0]);
-	streams_free(s, hd, 2);
+	front_streams_free(s, hd, 2);
 	free(ob);
 }
 END_TEST
@@ -564,7 +441,7 @@ probe_run(struct probe *p, struct it_stream *s, struct buf *hd, int sig)
 	p->p_down_ms = -1;
 	p->p_exit = -1;
 	p->p_signal = sig;
-	streams_init(s, hd, 2, STREAM_BODY);
+	front_streams_init(s, hd, 2, NULL, STREAM_BODY);
 	p->p_t0 = it_now();
 	it_streams(&F, s, 2, 10000, probe_tick, p);
 	end = it_now() + DOWN_BOUND_MS;
@@ -635,7 +512,7 @@ START_TEST(front_respects_drain)
 	probe_run(&p, s, hd, SIGTERM);
 	for (i = 0; i < 2; i++) {
 		expect_sse_whole(&s[i], "stream during the drain");
-		stream_id(&s[i], id, sizeof(id));
+		front_stream_id(&s[i], id, sizeof(id));
 		ck_assert_int_ge(st = served_by(id), 0);
 		on[st]++;
 	}
@@ -647,7 +524,7 @@ START_TEST(front_respects_drain)
 	    "A did not exit cleanly after its drain (status %d)", st);
 	probe_expect(&p, "SIGTERM");
 	ck_assert_int_ge(p.p_during, 3);
-	streams_free(s, hd, 2);
+	front_streams_free(s, hd, 2);
 }
 END_TEST
 
@@ -666,7 +543,7 @@ START_TEST(front_survives_kill)
 	probe_run(&p, s, hd, SIGKILL);
 	ck_assert_msg(p.p_busy[0] != '\0', "A ran nothing at the kill");
 	for (i = 0; i < 2; i++) {
-		stream_id(&s[i], id, sizeof(id));
+		front_stream_id(&s[i], id, sizeof(id));
 		if (strcmp(id, p.p_busy) != 0) {
 			expect_sse_whole(&s[i], "B's stream");
 			continue;
@@ -683,7 +560,7 @@ START_TEST(front_survives_kill)
 	st = a_exit(&p, 5000);
 	ck_assert(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	probe_expect(&p, "kill -9");
-	streams_free(s, hd, 2);
+	front_streams_free(s, hd, 2);
 }
 END_TEST
 
@@ -744,26 +621,16 @@ static void
 cancel_tick(struct it *t, struct it_stream *s, size_t n, void *arg)
 {
 	struct cancels	*c = arg;
-	struct it_resp	 r;
-	char		 id[64], body[128];
+	char		 id[64];
 	size_t		 i;
 	int		 g;
 
-	if (c->c_sent > 0)
+	if (c->c_sent > 0 || !front_streams_headed(s, n))
 		return;
 	for (i = 0; i < n; i++) {
-		stream_id(&s[i], id, sizeof(id));
-		if (id[0] == '\0' || s[i].s_out.b_len == 0)
-			return;
-	}
-	for (i = 0; i < n; i++) {
-		stream_id(&s[i], id, sizeof(id));
-		snprintf(body, sizeof(body), "{\"request_id\":\"%s\"}", id);
-		ck_assert_int_eq(it_request(&F, "DELETE", "/api/chat", body,
-		    &r), 0);
+		front_stream_id(&s[i], id, sizeof(id));
 		c->c_sent++;
-		c->c_ok += r.r_status == 200;
-		it_resp_free(&r);
+		c->c_ok += front_delete(&F, id) == 200;
 		if ((g = served_by(id)) >= 0)
 			c->c_on[g]++;
 	}
@@ -788,7 +655,7 @@ START_TEST(front_cancels)
 	size_t			 i;
 	int			 fd;
 
-	streams_init(s, hd, NCANCEL, FOREVER);
+	front_streams_init(s, hd, NCANCEL, NULL, FOREVER);
 	it_streams(&F, s, NCANCEL, 10000, cancel_tick, &c);
 	ck_assert_int_eq(c.c_sent, NCANCEL);
 	ck_assert_int_eq(c.c_ok, NCANCEL);
@@ -798,7 +665,7 @@ START_TEST(front_cancels)
 		ck_assert_msg(s[i].s_finished && strstr(s[i].s_out.b_data,
 		    "cancelled by DELETE") != NULL, "stream %zu: %s", i,
 		    s[i].s_out.b_data);
-	streams_free(s, hd, NCANCEL);
+	front_streams_free(s, hd, NCANCEL);
 	gone = it_mock_stat(&F, "client_gone");
 	fd = it_connect(&F);
 	it_send_post(fd, "/v1/chat/completions", HANG, NULL);
@@ -821,7 +688,7 @@ main(void)
 		{ "unready", front_skips_unready },
 	};
 
-	if (haproxy_bin() == NULL) {
+	if (front_haproxy_bin() == NULL) {
 		fprintf(stderr, "\n*** check_haproxy: SKIPPED: haproxy is not "
 		    "installed, so deploy/haproxy.cfg was NOT tested.\n"
 		    "*** Install it (apt-get install haproxy); make check "

@@ -73,7 +73,7 @@ write_file(const char *dir, const char *rel, const char *text)
 	fclose(f);
 }
 
-/* Read "mock-llm listening on 127.0.0.1:PORT" from the mock's stdout. */
+/* Read "mock-llm listening on ADDR:PORT" from the mock's stdout. */
 pid_t
 it_double_start(const char *name, const char *const *args, int *port)
 {
@@ -102,9 +102,11 @@ it_double_start(const char *name, const char *const *args, int *port)
 	ck_assert_ptr_nonnull(f = fdopen(p[0], "r"));
 	ck_assert_msg(fgets(line, sizeof(line), f) != NULL,
 	    "%s did not start (%s)", name, bin);
-	snprintf(want, sizeof(want), "%s listening on 127.0.0.1:", name);
+	/* the address is 127.0.0.1 unless args chose another */
+	snprintf(want, sizeof(want), "%s listening on ", name);
 	ck_assert_msg(strncmp(line, want, strlen(want)) == 0 &&
-	    (*port = atoi(line + strlen(want))) > 0,
+	    strrchr(line, ':') != NULL &&
+	    (*port = atoi(strrchr(line, ':') + 1)) > 0,
 	    "unexpected %s output: %s", name, line);
 	fclose(f);
 	return pid;
@@ -836,8 +838,9 @@ it_request(struct it *t, const char *method, const char *path,
 	char	 url[512];
 	int	 mock = strncmp(path, "mock:", 5) == 0;
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s",
-	    mock ? t->it_mock_port : t->it_port, mock ? path + 5 : path);
+	snprintf(url, sizeof(url), "http://%s:%d%s", mock || t->it_host[0] ==
+	    '\0' ? "127.0.0.1" : t->it_host, mock ? t->it_mock_port :
+	    t->it_port, mock ? path + 5 : path);
 	return it_request_url(method, url, NULL, body, r);
 }
 
@@ -909,7 +912,8 @@ stream_handle(struct it *t, struct sctx *sc, struct curl_slist *hd)
 	CURL	*h = curl_easy_init();
 	char	 url[128];
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s",
+	snprintf(url, sizeof(url), "http://%s:%d%s", t->it_host[0] != '\0' ?
+	    t->it_host : "127.0.0.1",
 	    sc->sc_s->s_port != 0 ? sc->sc_s->s_port : t->it_port,
 	    sc->sc_s->s_path != NULL ? sc->sc_s->s_path :
 	    "/v1/chat/completions");

@@ -25,6 +25,9 @@ struct it {
 	char	 it_args[256];		/* "--a --b v": WilmerAI's flags
 					   instead of --config-dir and
 					   --state-dir, or "" */
+	char	 it_host[48];		/* the gateway's address for
+					   it_request and it_streams, or
+					   "": 127.0.0.1 */
 	char	 it_store[512];		/* the store's PostgreSQL URL when
 					   the test's sluice.json names
 					   one (dbq.h reads it there), or
@@ -36,9 +39,9 @@ void	it_mock_start(struct it *);
 
 /* Start the test double $SLUICE_BUILD/tests/NAME (mock-llm, mock-wiki,
  * mock-research) with the NULL-terminated args (NULL: none, at most
- * 14); it prints "NAME listening on 127.0.0.1:PORT" once bound.
- * Returns its pid, the port in *port; fails the test when it does not
- * start. */
+ * 14); it prints "NAME listening on ADDR:PORT" once bound (ADDR
+ * 127.0.0.1 unless args say --listen). Returns its pid, the port in
+ * *port; fails the test when it does not start. */
 pid_t	it_double_start(const char *name, const char *const *args,
 	    int *port);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pgtmp.h"
+#include "watchdog.h"
 
 #define PG_BINDIR	"/usr/lib/postgresql/15/bin"	/* Debian 12 */
 #define PG_USER		"sluice"	/* the cluster's superuser */
@@ -112,17 +113,31 @@ show_logs(const struct pgtmp *pt, const char *what, const char *step)
 	}
 }
 
+/* Clients on other hosts (other network namespaces) may connect
+ * without a password, as local ones may: the cluster listens on a
+ * private test address only. 0, or -1. */
 static int
-init_and_start(struct pgtmp *pt, const char *bin, const char *what)
+hba_any(const struct pgtmp *pt)
 {
-	char	 initdb[192], pg_ctl[192], data[96], slog[96], opts[320];
-	char	*init_argv[] = { initdb, "-D", data, "-U", PG_USER,
-		    "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync",
-		    "--no-instructions", NULL };
+	char	 path[96];
+	FILE	*f;
+	int	 rc;
+
+	snprintf(path, sizeof(path), "%s/data/pg_hba.conf", pt->pt_dir);
+	if ((f = fopen(path, "a")) == NULL)
+		return -1;
+	rc = fputs("host all all 0.0.0.0/0 trust\n", f) < 0 ? -1 : 0;
+	return fclose(f) == 0 ? rc : -1;
+}
+
+/* pg_ctl start on the cluster's data folder: 0, or -1. */
+static int
+server_start(struct pgtmp *pt, const char *bin)
+{
+	char	 pg_ctl[192], data[96], slog[96], opts[320];
 	char	*start_argv[] = { pg_ctl, "start", "-w", "-t", "60", "-D",
 		    data, "-l", slog, "-o", opts, NULL };
 
-	snprintf(initdb, sizeof(initdb), "%s/initdb", bin);
 	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", bin);
 	snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
 	snprintf(slog, sizeof(slog), "%s/server.log", pt->pt_dir);
@@ -133,13 +148,30 @@ init_and_start(struct pgtmp *pt, const char *bin, const char *what)
 	    "-c unix_socket_directories='%s' -p %d -c fsync=off "
 	    "-c full_page_writes=off -c synchronous_commit=off "
 	    "-c shared_buffers=16MB -c min_wal_size=32MB "
-	    "-c max_wal_size=32MB", pt->pt_tcp ? "127.0.0.1" : "",
-	    pt->pt_dir, pt->pt_port);
+	    "-c max_wal_size=32MB", pt->pt_addr[0] != '\0' ? pt->pt_addr :
+	    pt->pt_tcp ? "127.0.0.1" : "", pt->pt_dir, pt->pt_port);
+	return run(pt, start_argv) == 0 ? 0 : -1;
+}
+
+static int
+init_and_start(struct pgtmp *pt, const char *bin, const char *what)
+{
+	char	 initdb[192], data[96];
+	char	*init_argv[] = { initdb, "-D", data, "-U", PG_USER,
+		    "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync",
+		    "--no-instructions", NULL };
+
+	snprintf(initdb, sizeof(initdb), "%s/initdb", bin);
+	snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
 	if (run(pt, init_argv) != 0) {
 		show_logs(pt, what, "initdb");
 		return -1;
 	}
-	if (run(pt, start_argv) != 0) {
+	if (pt->pt_addr[0] != '\0' && hba_any(pt) == -1) {
+		show_logs(pt, what, "writing pg_hba.conf");
+		return -1;
+	}
+	if (server_start(pt, bin) == -1) {
 		show_logs(pt, what, "pg_ctl start");
 		return -1;
 	}
@@ -147,35 +179,12 @@ init_and_start(struct pgtmp *pt, const char *bin, const char *what)
 	return 0;
 }
 
-/*
- * A cluster must not outlive the tests that use it, even when they are
- * killed (a Check timeout, a crash) before pgtmp_stop. A watchdog
- * process, reparented at once, waits for the end of a pipe whose write
- * side only the starter and its forks hold (close-on-exec: not the
- * server), then stops the server and removes the folder.
- */
+/* The watchdog's cleanup (test_watchdog): a cluster must not outlive
+ * the tests that use it, even killed. */
 static void
-watchdog(struct pgtmp *pt)
+stop_cb(void *pt)
 {
-	int	 p[2];
-	char	 c;
-	pid_t	 pid;
-
-	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1)
-		return;
-	if (pid == 0) {
-		if (fork() != 0)
-			_exit(0);		/* init adopts the watchdog */
-		close(p[1]);
-		setsid();
-		while (read(p[0], &c, 1) == -1 && errno == EINTR)
-			;
-		pgtmp_stop(pt);
-		_exit(0);
-	}
-	close(p[0]);
-	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-		;
+	pgtmp_stop(pt);
 }
 
 /* A TCP port of 127.0.0.1 that is free now, or 0. */
@@ -199,12 +208,13 @@ free_port(void)
 }
 
 static int
-start(struct pgtmp *pt, const char *what, bool tcp)
+start(struct pgtmp *pt, const char *what, bool tcp, const char *addr)
 {
 	char	 bin[160], path[192];
 
 	memset(pt, 0, sizeof(*pt));
 	pt->pt_tcp = tcp;
+	snprintf(pt->pt_addr, sizeof(pt->pt_addr), "%s", addr);
 	bindir(bin, sizeof(bin));
 	snprintf(path, sizeof(path), "%s/initdb", bin);
 	if (access(path, X_OK) == -1) {
@@ -227,20 +237,26 @@ start(struct pgtmp *pt, const char *what, bool tcp)
 		pgtmp_stop(pt);
 		return -1;
 	}
-	watchdog(pt);
+	test_watchdog(stop_cb, pt);
 	return 0;
 }
 
 int
 pgtmp_start(struct pgtmp *pt, const char *what)
 {
-	return start(pt, what, false);
+	return start(pt, what, false, "");
 }
 
 int
 pgtmp_start_tcp(struct pgtmp *pt, const char *what)
 {
-	return start(pt, what, true);
+	return start(pt, what, true, "");
+}
+
+int
+pgtmp_start_on(struct pgtmp *pt, const char *what, const char *addr)
+{
+	return start(pt, what, true, addr);
 }
 
 /* A connection to the cluster's "postgres" database, or NULL after
@@ -297,8 +313,12 @@ pgtmp_newdb(struct pgtmp *pt, char *url, size_t len)
 	    name);
 	rc = admin_exec(c, sql);
 	PQfinish(c);
-	snprintf(url, len, "postgresql:///%s?host=%s&port=%d&user=" PG_USER,
-	    name, pt->pt_dir, pt->pt_port);
+	if (pt->pt_addr[0] != '\0')
+		snprintf(url, len, "postgresql://" PG_USER "@%s:%d/%s",
+		    pt->pt_addr, pt->pt_port, name);
+	else
+		snprintf(url, len, "postgresql:///%s?host=%s&port=%d&user="
+		    PG_USER, name, pt->pt_dir, pt->pt_port);
 	return rc;
 }
 
@@ -339,26 +359,52 @@ rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
 	return remove(path);
 }
 
-void
-pgtmp_stop(struct pgtmp *pt)
+int
+pgtmp_pause(struct pgtmp *pt)
 {
 	char	 bin[160], pg_ctl[192], data[96];
 	char	*stop_argv[] = { pg_ctl, "stop", "-m", "immediate", "-w",
 		    "-D", data, NULL };
+
+	if (!pt->pt_up)
+		return 0;
+	snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
+	bindir(bin, sizeof(bin));
+	snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", bin);
+	pt->pt_up = false;
+	if (run(pt, stop_argv) == 0)
+		return 0;
+	fprintf(stderr, "pgtmp: pg_ctl stop failed in %s\n", pt->pt_dir);
+	return -1;
+}
+
+int
+pgtmp_resume(struct pgtmp *pt)
+{
+	char	 bin[160];
+
+	if (pt->pt_up || pt->pt_dir[0] == '\0')
+		return pt->pt_up ? 0 : -1;
+	bindir(bin, sizeof(bin));
+	if (server_start(pt, bin) == -1) {
+		show_logs(pt, "pgtmp_resume", "pg_ctl start");
+		return -1;
+	}
+	pt->pt_up = true;
+	return 0;
+}
+
+void
+pgtmp_stop(struct pgtmp *pt)
+{
+	char	 data[96];
 
 	if (pt->pt_dir[0] == '\0')
 		return;
 	snprintf(data, sizeof(data), "%s/data", pt->pt_dir);
 	if (access(data, F_OK) == -1)
 		pt->pt_up = false;	/* stopped and removed already */
-	if (pt->pt_up) {
-		bindir(bin, sizeof(bin));
-		snprintf(pg_ctl, sizeof(pg_ctl), "%s/pg_ctl", bin);
-		if (run(pt, stop_argv) != 0)
-			fprintf(stderr, "pgtmp: pg_ctl stop failed in %s\n",
-			    pt->pt_dir);
-		pt->pt_up = false;
-	}
+	pgtmp_pause(pt);
 	if (getenv("STORE_KEEP") == NULL)
 		nftw(pt->pt_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	pt->pt_dir[0] = '\0';

@@ -10,6 +10,7 @@ struct pgtmp {
 	int	 pt_port;	/* names the socket (.s.PGSQL.<port>) */
 	bool	 pt_up;		/* the server runs */
 	bool	 pt_tcp;	/* it also listens on 127.0.0.1:pt_port */
+	char	 pt_addr[48];	/* or on this address instead, or "" */
 	unsigned pt_ndb;	/* databases made so far */
 };
 
@@ -25,6 +26,22 @@ int	pgtmp_start(struct pgtmp *, const char *what);
  * port that was free (pt_port, which names the socket too): for tests
  * of what only TCP connections have (keepalives). */
 int	pgtmp_start_tcp(struct pgtmp *, const char *what);
+
+/* pgtmp_start_tcp, listening on addr (an address of this network
+ * namespace) instead of 127.0.0.1, and taking TCP clients from any
+ * address without a password: for tests with several hosts (network
+ * namespaces). pgtmp_newdb's URLs are then
+ * postgresql://sluice@ADDR:PORT/NAME. */
+int	pgtmp_start_on(struct pgtmp *, const char *what, const char *addr);
+
+/* Stop the server at once (pg_ctl stop -m immediate), keeping its
+ * folder and data, as a crash of the database would: 0, or -1 with the
+ * reason on stderr. pgtmp_resume starts it again on the same address
+ * and port (0, or -1 with the server's log on stderr). Both are no-ops
+ * on a cluster already so. Run from the network namespace pgtmp_start
+ * ran in. */
+int	pgtmp_pause(struct pgtmp *);
+int	pgtmp_resume(struct pgtmp *);
 
 /* A new empty database on the cluster; its connection URL
  * (postgresql:///NAME?host=DIR&port=N&user=sluice) into url. 0, or -1
