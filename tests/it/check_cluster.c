@@ -964,11 +964,32 @@ health_ok(int i, int bound_ms)
 	return false;
 }
 
+/* Memories written through node A in discussion disc, waited for
+ * until committed (acknowledged): how many. */
+static long long
+acknowledged_memories(const char *disc)
+{
+	char		*body, *text, id[64], sql[128];
+	long		 st;
+
+	body = chat_body("memwrite", disc, 7, NULL, false);
+	st = ask(&N[0], body, &text, id, sizeof(id));
+	ck_assert_msg(st == 200, "A: %ld %s", st, text);
+	free(text);
+	free(body);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM memories WHERE "
+	    "discussion = '%s'", disc);
+	ck_assert_msg(it_db_wait(&N[0], sql, 5, it_slow(15000)), "A wrote no "
+	    "memories");
+	return it_db_int(&N[0], sql);
+}
+
 /* PostgreSQL stops (immediate, as a crash) during 8 plain streams and
  * comes back 1.8 s later: the streams and plain chats go on, requests
  * that need the store (a WorkflowLock before the answer) fail at once
  * with a 500 naming the database, /health says degraded, the gateways
- * stay up, and the same requests work again without a restart. */
+ * stay up, the same requests work again without a restart, and the
+ * memories committed before the crash are all there after it. */
 START_TEST(db_restarted)
 {
 	struct it_stream	 s[8];
@@ -976,8 +997,10 @@ START_TEST(db_restarted)
 	struct dbrun		 d;
 	char			*body = chat_body("x", NULL, 1, "hi", true);
 	long			 rec[2];
+	long long		 kept;
 	size_t			 i;
 
+	kept = acknowledged_memories("kept");
 	memset(&d, 0, sizeof(d));
 	front_streams_init(s, hd, 8, NULL, body);
 	d.d_t0 = it_now();
@@ -1014,6 +1037,8 @@ START_TEST(db_restarted)
 		    "AB"[i]);
 		ck_assert(health_ok((int)i, 10000));
 	}
+	ck_assert_int_eq(it_db_int(&N[1], "SELECT count(*) FROM memories "
+	    "WHERE discussion = 'kept'"), kept);
 	front_streams_free(s, hd, 8);
 	free(body);
 }
