@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -251,6 +252,23 @@ cleanup_cb(void *nl)
 	cleanup(nl);
 }
 
+/* `ip netns` mounts /run/netns, and a file a namespace, where every
+ * process of the machine sees them; a run that fails or is killed
+ * leaves them behind (a fresh-machine root could not be removed). In a
+ * mount namespace of the test's own, made before the watchdog is
+ * forked, they go when its last process does. 0, or -1 with the
+ * reason in nl_why. */
+static int
+private_mounts(struct netlab *nl)
+{
+	if (unshare(CLONE_NEWNS) == 0 &&
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+		return 0;
+	snprintf(nl->nl_why, sizeof(nl->nl_why), "a mount namespace of its "
+	    "own: %s", strerror(errno));
+	return -1;
+}
+
 void
 netlab_up(struct netlab *nl)
 {
@@ -261,12 +279,14 @@ netlab_up(struct netlab *nl)
 	snprintf(nl->nl_tag, sizeof(nl->nl_tag), "slc%d", (int)getpid());
 	snprintf(nl->nl_dir, sizeof(nl->nl_dir), "/tmp/sluice-netlab.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(nl->nl_dir));
-	nl->nl_ns = true;	/* what there is to undo */
-	test_watchdog(cleanup_cb, nl);
-	if (ns_make(nl) == 0 &&
-	    (nl->nl_root = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) !=
-	    -1)
-		return;
+	/* what there is to undo: nothing without a mount namespace */
+	nl->nl_ns = private_mounts(nl) == 0;
+	if (nl->nl_ns) {
+		test_watchdog(cleanup_cb, nl);
+		if (ns_make(nl) == 0 && (nl->nl_root = open("/proc/self/ns/net",
+		    O_RDONLY | O_CLOEXEC)) != -1)
+			return;
+	}
 	if (nl->nl_why[0] == '\0')
 		snprintf(nl->nl_why, sizeof(nl->nl_why), "/proc/self/ns/net: "
 		    "%s", strerror(errno));
