@@ -4,6 +4,10 @@
 
 #include <stdbool.h>
 
+/* The environment variable that carries the store's URL from the
+ * gateway to its workers (never their command line). */
+#define PGURL_ENV	"SLUICE_STORE_URL"
+
 /* Whether path names a PostgreSQL database: a URL starting with
  * postgresql:// or postgres://. */
 bool	 pgurl_is(const char *path);

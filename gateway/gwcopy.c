@@ -8,24 +8,17 @@
 #include "gwconf.h"
 #include "gwcopy.h"
 #include "gwimport.h"
+#include "storeconf.h"
 
 /* 0, or EX_USAGE after saying why arg cannot be passed on. */
 static int
 refuse(const char *arg, const char *role)
 {
-	char	*name;
+	char	 what[48];
 
-	if (pgurl_is(arg) && pgurl_has_password(arg)) {
-		name = pgurl_name(arg);
-		fprintf(stderr, "sluice-gateway: --copy-store: the %s URL %s "
-		    "holds a password, which anyone on this machine can read "
-		    "in the process list: remove it from the URL and put it "
-		    "in the environment variable PGPASSWORD, or in a password "
-		    "file (~/.pgpass, or the file PGPASSFILE names), which "
-		    "libpq reads\n", role, name);
-		free(name);
+	snprintf(what, sizeof(what), "--copy-store: the %s URL", role);
+	if (storeconf_no_password(what, arg, NULL) == -1)
 		return EX_USAGE;
-	}
 	if (!pgurl_is(arg) && strstr(arg, "://") != NULL) {
 		fprintf(stderr, "sluice-gateway: --copy-store: %s '%s' is no "
 		    "store: give a SQLite file, a state folder, or a "

@@ -71,18 +71,30 @@ storeconf_flag(char **url, const char *arg)
 		fprintf(stderr, "sluice-gateway: --store %s\n", why);
 		return -1;
 	}
-	if (pgurl_has_password(arg)) {
-		fprintf(stderr, "sluice-gateway: --store: the URL holds a "
-		    "password, which any user of this machine can read in "
-		    "/proc/PID/cmdline. Put the URL in sluice.json (\"store\": "
-		    "{\"url\": ...}), or the password in PGPASSWORD or a "
-		    "password file (PGPASSFILE, ~/.pgpass): "
-		    "docs/scaling.md\n");
+	if (storeconf_no_password("--store: the URL", arg, "or put the URL "
+	    "in sluice.json (\"store\": {\"url\": ...}); docs/scaling.md") ==
+	    -1)
 		return -1;
-	}
 	xfree_secret(*url);
 	*url = xstrdup(arg);
 	return 0;
+}
+
+int
+storeconf_no_password(const char *what, const char *url, const char *hint)
+{
+	char	*n;
+
+	if (!pgurl_is(url) || !pgurl_has_password(url))
+		return 0;
+	n = pgurl_name(url);
+	fprintf(stderr, "sluice-gateway: %s %s holds a password, which any "
+	    "user of this machine can read in /proc/PID/cmdline: leave it "
+	    "out and give it in PGPASSWORD or a password file (PGPASSFILE, "
+	    "~/.pgpass), which libpq reads%s%s\n", what, n,
+	    hint != NULL ? "; " : "", hint != NULL ? hint : "");
+	free(n);
+	return -1;
 }
 
 char *

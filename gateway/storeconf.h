@@ -19,6 +19,14 @@ int	storeconf_json(char **url, const struct jfile *jf, json_t *parent,
  * after a message on stderr saying where a password goes instead. */
 int	storeconf_flag(char **url, const char *arg);
 
+/* A store URL given on the command line (what names it: "--store",
+ * "--copy-store: the FROM URL") must not hold a password, which every
+ * user of the machine can read in /proc/PID/cmdline: 0, or -1 after
+ * saying so on stderr with where the password goes instead, and hint
+ * (NULL: none) after that. */
+int	storeconf_no_password(const char *what, const char *url,
+	    const char *hint);
+
 /* What names the store in logs: "PostgreSQL postgresql://ann@db/x"
  * (no password) or "SQLite <state_dir>/sluice.db". Caller frees. */
 char	*storeconf_name(const char *url, const char *state_dir);

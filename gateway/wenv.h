@@ -2,11 +2,13 @@
 #ifndef SLUICE_WENV_H
 #define SLUICE_WENV_H
 
+#include "../common/pgurl.h"
+
 /* The variable that tells a worker where the shared database is (the
  * "store" setting's URL). It travels in the environment, which only
  * the worker's own user can read (/proc/PID/environ is mode 0400),
  * never on its command line, which everyone can. */
-#define WENV_STORE	"SLUICE_STORE_URL"
+#define WENV_STORE	PGURL_ENV
 
 struct wenv {
 	char	**we_env;	/* NULL-ended, for posix_spawn */

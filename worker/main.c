@@ -24,7 +24,6 @@
 #include "loop/wloop_store.h"
 
 #define CHAN_FD		3
-#define STORE_URL_ENV	"SLUICE_STORE_URL"	/* gateway/wenv.h */
 #define IMPORT_MAX	32	/* key files, user names */
 
 struct wargs {
@@ -166,7 +165,7 @@ parse_args(struct wargs *a, int argc, char **argv)
 
 /*
  * Where the database is: the gateway's "store" URL when it gave one
- * (SLUICE_STORE_URL: the environment, which only our own user can
+ * (PGURL_ENV: the environment, which only our own user can
  * read, where a command line is everyone's), else SQLite in the state
  * folder; NULL without either. The variable leaves our environment at
  * once, so no tool's child process inherits a database password.
@@ -175,7 +174,7 @@ parse_args(struct wargs *a, int argc, char **argv)
 static char *
 store_where(const char *state_dir)
 {
-	const char	*url = getenv(STORE_URL_ENV);
+	const char	*url = getenv(PGURL_ENV);
 	char		*where = NULL;
 
 	if (url != NULL && *url != '\0')
@@ -183,7 +182,7 @@ store_where(const char *state_dir)
 	else if (state_dir != NULL)
 		where = xasprintf("%s/sluice.db", state_dir);
 	if (url != NULL)
-		unsetenv(STORE_URL_ENV);
+		unsetenv(PGURL_ENV);
 	return where;
 }
 
