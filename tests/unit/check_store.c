@@ -1004,6 +1004,7 @@ END_TEST
 
 #define NWRITERS	8
 #define NKILLS		200
+#define MINROWS		(NKILLS / 2)
 #define MAXGEN		(NKILLS + 2)
 
 /* A row's text follows from its hash: a torn or mixed-up row shows. */
@@ -1124,9 +1125,7 @@ check_rows(struct store *s, struct tally *t)
 		total++;
 	}
 	ck_assert_int_eq(r, 0);
-	/* PostgreSQL connects anew after each kill: fewer rows */
-	ck_assert_msg(total >= D(NKILLS, NKILLS / 2), "only %d rows written",
-	    total);
+	ck_assert_msg(total >= MINROWS, "only %d rows written", total);
 	return total;
 }
 
@@ -1213,6 +1212,24 @@ verify(struct tally *t)
 	return rows;
 }
 
+/* After the storm the writers go on until MINROWS rows exist: a loaded
+ * machine (or PostgreSQL's connection per restart) may have let few
+ * commits through during it, and writers that cannot get going again
+ * (a dead holder's lock never freed) are a failure, not a slow run. */
+static void
+await_rows(void)
+{
+	struct store	*s = open_ok(NULL);
+	uint64_t	 end = clock_mono_ms() + 60000;
+	int		 n;
+
+	while ((n = (int)q_int(s, "SELECT count(*) FROM memories")) <
+	    MINROWS && clock_mono_ms() < end)
+		sleep_ms(20);
+	store_close(s);
+	ck_assert_msg(n >= MINROWS, "the writers stalled at %d rows", n);
+}
+
 /* kill -9 a random writer every few milliseconds, NKILLS times, and
  * start it again; then nothing committed may be lost or torn. */
 START_TEST(test_crash_safety)
@@ -1236,6 +1253,7 @@ START_TEST(test_crash_safety)
 		kill_writer(pid[i]);
 		pid[i] = spawn_writer(i, ++t.t_gens[i]);
 	}
+	await_rows();
 	for (i = 0; i < NWRITERS; i++)
 		kill_writer(pid[i]);
 	rows = verify(&t);
