@@ -1042,6 +1042,128 @@ START_TEST(four_mib_linear)
 }
 END_TEST
 
+/* ---- lazy values ----------------------------------------------------- */
+
+/* A maker that counts what it is asked for, and its end. */
+struct counted {
+	struct vars_lazy	 c_lz;
+	int			*c_fills;
+	int			*c_freed;
+};
+
+static void
+counted_fill(struct vars *vs, struct vars_lazy *lz, const char *name)
+{
+	struct counted	*c = (struct counted *)(void *)lz;
+	char		 v[64];
+
+	(*c->c_fills)++;
+	snprintf(v, sizeof(v), "made %s", name);
+	vars_set(vs, name, v);
+}
+
+static void
+counted_free(struct vars_lazy *lz)
+{
+	struct counted	*c = (struct counted *)(void *)lz;
+
+	(*c->c_freed)++;
+	free(c);
+}
+
+static struct vars_lazy *
+counted_new(int *fills, int *freed)
+{
+	struct counted	*c = xcalloc(1, sizeof(*c));
+
+	c->c_lz = (struct vars_lazy){ counted_fill, counted_free, 0 };
+	c->c_fills = fills;
+	c->c_freed = freed;
+	return &c->c_lz;
+}
+
+/* A lazy value is made once, when first read, by any kind of read; one
+ * set again before it is read keeps the new value; the maker goes when
+ * no name waits for it. */
+START_TEST(lazy_values)
+{
+	struct vars	 *v = vars_new();
+	int		  fills = 0, freed = 0;
+	struct vars_lazy *lz = counted_new(&fills, &freed);
+	struct buf	  b = BUF_INIT;
+	const char	 *name, *value;
+	json_t		 *jv;
+	bool		  tmpl;
+	size_t		  i = 0;
+
+	vars_set(v, "first", "1");
+	vars_set_lazy(v, "a", lz);
+	vars_set_lazy(v, "b", lz);
+	vars_set_lazy(v, "c", lz);
+	vars_set_lazy(v, "d", lz);
+	ck_assert_int_eq(fills, 0);
+	fmt_eq(v, "{first}-{a}-{a}", "1-made a-made a");
+	ck_assert_int_eq(fills, 1);
+	ck_assert_str_eq(get(v, "b"), "made b");
+	ck_assert_int_eq(fills, 2);
+	vars_set(v, "c", "mine");		/* never made */
+	ck_assert_str_eq(get(v, "c"), "mine");
+	ck_assert_int_eq(fills, 2);
+	ck_assert_int_eq(freed, 0);		/* d still waits */
+	/* vars_each walks in the order first set, making d */
+	while (vars_each(v, &i, &name, &value, &jv, &tmpl))
+		if (strcmp(name, "d") == 0)
+			ck_assert_str_eq(value, "made d");
+	ck_assert_uint_eq(i, 5);
+	ck_assert_int_eq(fills, 3);
+	ck_assert_int_eq(freed, 1);
+	vars_dump(v, &b);
+	ck_assert_str_eq(b.b_data, "first = 1\na = made a\nb = made b\n"
+	    "c = mine\nd = made d\n");
+	buf_free(&b);
+	/* Never read: never made, freed with the table. */
+	vars_set_lazy(v, "e", counted_new(&fills, &freed));
+	vars_free(v);
+	ck_assert_int_eq(fills, 3);
+	ck_assert_int_eq(freed, 2);
+}
+END_TEST
+
+/* A node's conversation values are made when read, from a copy: the
+ * node may change or free its messages first. */
+START_TEST(conversation_values_are_copies)
+{
+	struct wmsgs	 l = convo();
+	struct vars	*v = vars_new();
+	char		*want[4];
+	static const char *names[4] = { "chat_user_prompt_last_two",
+	    "chat_user_prompt_without_system", "chat_system_prompt",
+	    "messages" };
+	size_t		 i;
+
+	vars_conversation_node(v, &l, NULL);
+	for (i = 0; i < 4; i++)
+		want[i] = xstrdup(get(v, names[i]));
+	vars_free(v);
+	v = vars_new();
+	vars_conversation_node(v, &l, NULL);
+	wmsgs_free(&l);				/* the node is done with it */
+	l = convo();
+	free(l.v[l.n - 1].m_content);
+	l.v[l.n - 1].m_content = xstrdup("changed");
+	for (i = 0; i < 4; i++) {
+		ck_assert_str_eq(get(v, names[i]), want[i]);
+		free(want[i]);
+	}
+	ck_assert_ptr_null(strstr(get(v, "messages"), "changed"));
+	/* The next node's values replace them, made from its own list. */
+	vars_conversation_node(v, &l, NULL);
+	ck_assert_str_eq(get(v, "chat_user_prompt_last_one"), "changed");
+	vars_free(v);
+	wmsgs_free(&l);
+}
+END_TEST
+
 static Suite *
 vars_suite(void)
 {
@@ -1053,6 +1175,7 @@ vars_suite(void)
 	tcase_add_test(tc, two_kinds);
 	tcase_add_test(tc, format_value_is_str_then_vars);
 	tcase_add_test(tc, many_names);
+	tcase_add_test(tc, lazy_values);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("run_variables");
 	tcase_add_test(tc, clock_and_discussion);
@@ -1065,6 +1188,7 @@ vars_suite(void)
 	tcase_add_test(tc, n_messages_field);
 	tcase_add_test(tc, messages_repr);
 	tcase_add_test(tc, tool_calls_in_conversation);
+	tcase_add_test(tc, conversation_values_are_copies);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("token_limits");
 	tcase_add_test(tc, estimated_token_limit);

@@ -25,6 +25,11 @@
  * the "{{x}}" the first pass turned into "{x}". We keep the intent, not
  * the side effect: a template value is expanded once where it is
  * inserted, data never, and "{{" stays a literal brace.
+ *
+ * A lazy value (vars_set_lazy) has no text until it is first read:
+ * every read goes through resolve(), which asks its maker for it. The
+ * reads take a const table, as a lazy value is the same value made
+ * later; resolve is the one place that writes through such a pointer.
  */
 
 #define DUMP_MAX	200
@@ -36,6 +41,7 @@ struct var {
 	uint64_t	 v_hash;
 	bool		 v_tmpl;
 	json_t		*v_json;	/* what Jinja sees, or NULL */
+	struct vars_lazy *v_lazy;	/* its maker while v_value is NULL */
 };
 
 /* The renderer and its sticky outcome (apart, so that vars_format
@@ -80,6 +86,13 @@ vars_new(void)
 	return vs;
 }
 
+static void
+lazy_drop(struct vars_lazy *lz)
+{
+	if (lz != NULL && --lz->vl_refs == 0)
+		lz->vl_free(lz);
+}
+
 void
 vars_free(struct vars *vs)
 {
@@ -91,6 +104,7 @@ vars_free(struct vars *vs)
 		free(vs->vs_v[i].v_name);
 		free(vs->vs_v[i].v_value);
 		json_decref(vs->vs_v[i].v_json);
+		lazy_drop(vs->vs_v[i].v_lazy);
 	}
 	free(vs->vs_rnd->r_err);
 	free(vs->vs_rnd);
@@ -146,11 +160,13 @@ grow(struct vars *vs)
 		slot_put(vs, i);
 }
 
-static void
-set_kind(struct vars *vs, const char *name, const char *value, bool tmpl)
+/* name's entry, emptied of its value; a new one at the end if none. */
+static struct var *
+entry(struct vars *vs, const char *name)
 {
 	size_t		 n = strlen(name);
 	struct var	*v = lookup(vs, name, n);
+	struct vars_lazy *lz;
 
 	if (v == NULL) {
 		grow(vs);
@@ -160,13 +176,67 @@ set_kind(struct vars *vs, const char *name, const char *value, bool tmpl)
 		v->v_hash = name_hash(name, n);
 		v->v_value = NULL;
 		v->v_json = NULL;
+		v->v_lazy = NULL;
 		slot_put(vs, vs->vs_n++);
 	}
 	json_decref(v->v_json);
 	v->v_json = NULL;
 	free(v->v_value);
+	v->v_value = NULL;
+	lz = v->v_lazy;
+	v->v_lazy = NULL;
+	lazy_drop(lz);		/* may free what made the value being set */
+	return v;
+}
+
+static void
+set_kind(struct vars *vs, const char *name, const char *value, bool tmpl)
+{
+	struct var	*v = entry(vs, name);
+
 	v->v_value = xstrdup(value);
 	v->v_tmpl = tmpl;
+}
+
+void
+vars_set_lazy(struct vars *vs, const char *name, struct vars_lazy *lz)
+{
+	struct var	*v = entry(vs, name);
+
+	lz->vl_refs++;
+	v->v_lazy = lz;
+	v->v_tmpl = false;
+}
+
+/* Entry i with its value made, if it was lazy. */
+static const struct var *
+resolve(const struct vars *cvs, size_t i)
+{
+	struct vars	*vs = (struct vars *)(uintptr_t)cvs;
+	struct var	*v = &vs->vs_v[i];
+	struct vars_lazy *lz = v->v_lazy;
+	char		*name;
+
+	if (lz == NULL)
+		return v;
+	name = xstrdup(v->v_name);
+	lz->vl_refs++;		/* alive while it fills */
+	lz->vl_fill(vs, lz, name);
+	lazy_drop(lz);
+	v = &vs->vs_v[i];	/* the fill may have moved the array */
+	if (v->v_value == NULL && v->v_lazy != NULL)
+		vars_set(vs, name, "");		/* a maker that failed */
+	free(name);
+	return &vs->vs_v[i];
+}
+
+/* The variable named name[0..n) with its value made, or NULL. */
+static const struct var *
+lookup_value(const struct vars *vs, const char *name, size_t n)
+{
+	const struct var	*v = lookup(vs, name, n);
+
+	return v != NULL ? resolve(vs, (size_t)(v - vs->vs_v)) : NULL;
 }
 
 void
@@ -184,7 +254,7 @@ vars_set_template(struct vars *vs, const char *name, const char *value)
 const char *
 vars_get(const struct vars *vs, const char *name, size_t n)
 {
-	const struct var	*v = lookup(vs, name, n);
+	const struct var	*v = lookup_value(vs, name, n);
 
 	return v != NULL ? v->v_value : NULL;
 }
@@ -214,7 +284,8 @@ expand(const struct vars *vs, struct buf *b, const char *t, int depth)
 			continue;
 		}
 		k = strcspn(t + 1, "{}");
-		if (t[1 + k] != '}' || (v = lookup(vs, t + 1, k)) == NULL) {
+		if (t[1 + k] != '}' ||
+		    (v = lookup_value(vs, t + 1, k)) == NULL) {
 			run = t[1 + k] == '}' ? k + 2 : 1;
 			buf_add(b, t, run);	/* literal "{name}" or '{' */
 			t += run;
@@ -311,10 +382,12 @@ vars_render_stopped(const struct vars *vs)
 void
 vars_set_jinja(struct vars *vs, const char *name, json_t *jv)
 {
-	struct var	*v = lookup(vs, name, strlen(name));
+	const struct var *cv = lookup_value(vs, name, strlen(name));
+	struct var	*v;
 
-	if (v == NULL)
+	if (cv == NULL)
 		return;
+	v = &vs->vs_v[cv - vs->vs_v];
 	json_decref(v->v_json);
 	v->v_json = json_incref(jv);
 }
@@ -327,7 +400,7 @@ vars_each(const struct vars *vs, size_t *i, const char **name,
 
 	if (*i >= vs->vs_n)
 		return false;
-	v = &vs->vs_v[(*i)++];
+	v = resolve(vs, (*i)++);
 	*name = v->v_name;
 	*value = v->v_value;
 	*jv = v->v_json;
@@ -363,7 +436,7 @@ vars_dump(const struct vars *vs, struct buf *b)
 	size_t			 i, len;
 
 	for (i = 0; i < vs->vs_n; i++) {
-		v = &vs->vs_v[i];
+		v = resolve(vs, i);
 		len = strlen(v->v_value);
 		buf_printf(b, "%s %s ", v->v_name, v->v_tmpl ? ":=" : "=");
 		dump_value(b, v->v_value, len > DUMP_MAX ? DUMP_MAX : len);

@@ -40,6 +40,29 @@ void		 vars_set(struct vars *, const char *name, const char *value);
 void		 vars_set_template(struct vars *, const char *name,
 		    const char *value);
 
+/*
+ * A lazy value: data made when it is first read, by whoever set it.
+ * Some values cost time in proportion to the conversation (vars_conv.c)
+ * and most prompts read none of them. The first read of name
+ * (vars_get, vars_format, vars_each, vars_dump, vars_set_jinja) calls
+ * vl_fill(vs, lz, name), which must vars_set name and may set other
+ * names lz stands for. Until then name is set, in its place in the
+ * order. The maker owns what it needs (nothing borrowed from a caller
+ * that may be gone when the read comes). The table counts its
+ * references in vl_refs (start it at 0) and calls vl_free once no
+ * name is waiting for lz: each set, or vars_free.
+ */
+struct vars_lazy {
+	void		(*vl_fill)(struct vars *, struct vars_lazy *,
+			    const char *name);
+	void		(*vl_free)(struct vars_lazy *);
+	unsigned	  vl_refs;
+};
+
+/* Set name to a value lz makes when it is first read. */
+void		 vars_set_lazy(struct vars *, const char *name,
+		    struct vars_lazy *lz);
+
 /* The value of name[0..n) as it was set (a template unexpanded), or
  * NULL. Borrowed until the next set/free. */
 const char	*vars_get(const struct vars *, const char *name, size_t n);

@@ -259,59 +259,58 @@ join_tpl(const struct conv *c, const size_t *idx, size_t from, size_t k)
 	return buf_take(&b);
 }
 
-/* Set chat_<suffix> and templated_<suffix> for pick p (ptpl for the
- * templated one). */
-static void
-set_pair(struct vars *vs, struct conv *c, const char *suffix,
-    const struct pick *p, const struct pick *ptpl)
+/* chat_<suffix> or templated_<suffix> (tpl) for pick p. */
+static char *
+pick_value(struct conv *c, bool tpl, const struct pick *p)
 {
-	char	 name[64], *v;
-
-	snprintf(name, sizeof(name), "chat_user_prompt_%s", suffix);
-	v = join_chat(c, c->c_chat, pick_start(c, c->c_chat, c->c_nchat, p),
-	    c->c_nchat);
-	vars_set(vs, name, v);
-	free(v);
-	snprintf(name, sizeof(name), "templated_user_prompt_%s", suffix);
-	v = join_tpl(c, c->c_tpl, pick_start(c, c->c_tpl, c->c_ntpl, ptpl),
-	    c->c_ntpl);
-	vars_set(vs, name, v);
-	free(v);
+	if (tpl)
+		return join_tpl(c, c->c_tpl, pick_start(c, c->c_tpl,
+		    c->c_ntpl, p), c->c_ntpl);
+	return join_chat(c, c->c_chat, pick_start(c, c->c_chat, c->c_nchat,
+	    p), c->c_nchat);
 }
 
 /* A count variable (last_<n>, n_messages). */
-static void
-set_counted(struct vars *vs, struct conv *c, const struct conv_set *cs,
-    const char *suffix, long n)
+static char *
+counted_value(struct conv *c, const struct conv_set *cs, bool tpl, long n)
 {
 	struct pick	 p = { .p_counted = true, .p_count = n,
-	    .p_zero_empty = true, .p_budgeted = cs->cs_bounded,
+	    .p_zero_empty = !tpl, .p_budgeted = cs->cs_bounded,
 	    .p_budget = cs->cs_window, .p_floor = 1 };
-	struct pick	 ptpl = p;
 
-	ptpl.p_zero_empty = false;
-	set_pair(vs, c, suffix, &p, &ptpl);
+	return pick_value(c, tpl, &p);
 }
 
-static void
-set_selections(struct vars *vs, struct conv *c, const struct conv_set *cs)
-{
-	static const struct { const char *n; long k; } lasts[] = {
-		{ "last_one", 1 }, { "last_two", 2 }, { "last_three", 3 },
-		{ "last_four", 4 }, { "last_five", 5 }, { "last_ten", 10 },
-		{ "last_twenty", 20 } };
-	struct pick	 p;
-	size_t		 i;
+/* The selections, in the order they are set: chat_ then templated_
+ * of each. */
+static const struct { const char *n; long k; } selections[] = {
+	{ "last_one", 1 }, { "last_two", 2 }, { "last_three", 3 },
+	{ "last_four", 4 }, { "last_five", 5 }, { "last_ten", 10 },
+	{ "last_twenty", 20 }, { "n_messages", -1 },
+	{ "estimated_token_limit", -2 }, { "min_n_max_tokens", -3 } };
+#define NSELECTIONS	(sizeof(selections) / sizeof(selections[0]))
 
-	for (i = 0; i < sizeof(lasts) / sizeof(lasts[0]); i++)
-		set_counted(vs, c, cs, lasts[i].n, lasts[i].k);
-	set_counted(vs, c, cs, "n_messages", cs->cs_n);
-	p = (struct pick){ .p_budgeted = true, .p_budget = cs->cs_est,
-	    .p_floor = 1 };
-	set_pair(vs, c, "estimated_token_limit", &p, &p);
-	p = (struct pick){ .p_budgeted = true, .p_budget = cs->cs_max,
-	    .p_floor = cs->cs_min, .p_yield = cs->cs_yield };
-	set_pair(vs, c, "min_n_max_tokens", &p, &p);
+/* Selection i, chat_ or templated_ (tpl). */
+static char *
+selection_value(struct conv *c, const struct conv_set *cs, size_t i,
+    bool tpl)
+{
+	struct pick	 p;
+
+	switch (selections[i].k) {
+	case -1:
+		return counted_value(c, cs, tpl, cs->cs_n);
+	case -2:
+		p = (struct pick){ .p_budgeted = true, .p_budget = cs->cs_est,
+		    .p_floor = 1 };
+		return pick_value(c, tpl, &p);
+	case -3:
+		p = (struct pick){ .p_budgeted = true, .p_budget = cs->cs_max,
+		    .p_floor = cs->cs_min, .p_yield = cs->cs_yield };
+		return pick_value(c, tpl, &p);
+	default:
+		return counted_value(c, cs, tpl, selections[i].k);
+	}
 }
 
 /* ---- system prompt and the whole conversation ---------------------- */
@@ -337,27 +336,23 @@ separate(const struct wmsgs *l, bool leading_only, struct buf *sys,
 	return n;
 }
 
-static void
-set_system(struct vars *vs, const char *name, const char *sys,
-    bool completion, const struct prompt_template *pt)
+static char *
+system_value(const char *sys, bool completion,
+    const struct prompt_template *pt)
 {
 	struct buf	 b = BUF_INIT;
 
-	if (!completion) {
-		vars_set(vs, name, sys);
-		return;
-	}
+	if (!completion)
+		return xstrdup(sys);
 	buf_adds(&b, "");
 	add_stripped(&b, prompt_template_get(pt, "system", "Prefix"), sys,
 	    prompt_template_get(pt, "system", "Suffix"));
-	vars_set(vs, name, b.b_data);
-	buf_free(&b);
+	return buf_take(&b);
 }
 
-static void
-set_without_system(struct vars *vs, const char *name, const struct wmsgs *l,
-    const size_t *other, size_t n, bool completion,
-    const struct prompt_template *pt)
+static char *
+without_system_value(const struct wmsgs *l, const size_t *other, size_t n,
+    bool completion, const struct prompt_template *pt)
 {
 	struct buf	 b = BUF_INIT;
 	size_t		 j;
@@ -367,27 +362,25 @@ set_without_system(struct vars *vs, const char *name, const struct wmsgs *l,
 		if (strcmp(l->v[other[j]].m_role, "system") != 0)
 			add_piece(&b, &l->v[other[j]], completion, pt,
 			    j + 1 == n);
-	vars_set(vs, name, b.b_data);
-	buf_free(&b);
+	return buf_take(&b);
 }
 
-static void
-set_whole(struct vars *vs, const struct wmsgs *l, const struct vars_conv *vc)
+/* chat_ or templated_ (tpl) system prompt (sysp) or whole conversation
+ * without it. */
+static char *
+whole_value(const struct wmsgs *l, bool completion,
+    const struct prompt_template *pt, bool sysp)
 {
 	struct buf	 sys = BUF_INIT;
 	size_t		*other = xcalloc(l->n + 1, sizeof(*other)), n;
+	char		*v;
 
-	n = separate(l, !vc->vc_completion, &sys, other);
-	set_system(vs, "chat_system_prompt", sys.b_data, vc->vc_completion,
-	    vc->vc_chat_template);
-	set_system(vs, "templated_system_prompt", sys.b_data,
-	    vc->vc_completion, vc->vc_template);
-	set_without_system(vs, "chat_user_prompt_without_system", l, other, n,
-	    vc->vc_completion, vc->vc_chat_template);
-	set_without_system(vs, "templated_user_prompt_without_system", l,
-	    other, n, vc->vc_completion, vc->vc_template);
+	n = separate(l, !completion, &sys, other);
+	v = sysp ? system_value(sys.b_data, completion, pt) :
+	    without_system_value(l, other, n, completion, pt);
 	buf_free(&sys);
 	free(other);
+	return v;
 }
 
 /* One message as a Jinja template sees it: role, content (braces as
@@ -436,8 +429,8 @@ set_jinja_messages(struct vars *vs, const struct wmsgs *l)
 }
 
 /* messages: [{'role': ..., 'content': ...}, ...] as Python shows it. */
-static void
-set_messages(struct vars *vs, const struct wmsgs *l)
+static char *
+messages_value(const struct wmsgs *l)
 {
 	json_t	*list = json_array(), *m;
 	char	*s;
@@ -453,11 +446,8 @@ set_messages(struct vars *vs, const struct wmsgs *l)
 		json_array_append_new(list, m);
 	}
 	s = vars_py_str(list);
-	vars_set(vs, "messages", s);
-	free(s);
 	json_decref(list);
-	if (vars_rendering(vs))
-		set_jinja_messages(vs, l);
+	return s;
 }
 
 /* ---- the node's settings -------------------------------------------- */
@@ -604,36 +594,197 @@ conv_lists(struct conv *c, const struct wmsgs *l, bool completion)
 	}
 }
 
+/* ---- making the values, at once or when first read ------------------ */
+
+/*
+ * Most of these values cost time in proportion to the conversation (a
+ * thousand messages: most of a request's CPU), and most prompts read
+ * one or two of them. So a node's values are lazy (vars_set_lazy) and
+ * made from a conv_src when first read, each on its own. A lazy source
+ * owns a copy of the messages: the node may change or free its list
+ * before the read. It holds no template: a completion backend's values
+ * (the only ones that use the templates) are made at once, and so are
+ * all of them while a Jinja renderer is set (it reads every variable).
+ */
+struct conv_src {
+	struct vars_lazy	 s_lz;		/* first: s_lz is the source */
+	struct wmsgs		 s_msgs;	/* the conversation */
+	struct wmsgs		 s_tt;		/* with tool text, or empty */
+	bool			 s_tools;	/* selections from s_tt */
+	bool			 s_owned;	/* s_msgs is a copy */
+	bool			 s_completion;
+	const struct prompt_template *s_tmpl;	/* the endpoint's */
+	const struct prompt_template *s_chat_tmpl;	/* the user's */
+	struct conv_set		 s_set;
+	struct conv		 s_conv;	/* made at the first selection */
+	bool			 s_conv_made;
+	char			*s_sep;
+};
+
+static struct conv *
+src_conv(struct conv_src *s)
+{
+	const struct wmsgs	*sel = s->s_tools ? &s->s_tt : &s->s_msgs;
+
+	if (!s->s_conv_made) {
+		s->s_conv.c_l = sel;
+		s->s_conv.c_sep = s->s_sep;
+		conv_lists(&s->s_conv, sel, s->s_completion);
+		s->s_conv_made = true;
+	}
+	return &s->s_conv;
+}
+
+/* The value of name, one of the variables this file sets; NULL when
+ * it is not one. */
+static char *
+src_value(struct conv_src *s, const char *name)
+{
+	static const char	 chat[] = "chat_user_prompt_",
+				 tpl[] = "templated_user_prompt_";
+	bool			 t = strncmp(name, tpl, sizeof(tpl) - 1) == 0;
+	const char		*suffix = NULL;
+	size_t			 i;
+
+	if (t)
+		suffix = name + sizeof(tpl) - 1;
+	else if (strncmp(name, chat, sizeof(chat) - 1) == 0)
+		suffix = name + sizeof(chat) - 1;
+	for (i = 0; suffix != NULL && i < NSELECTIONS; i++)
+		if (strcmp(suffix, selections[i].n) == 0)
+			return selection_value(src_conv(s), &s->s_set, i, t);
+	if (suffix != NULL && strcmp(suffix, "without_system") == 0)
+		return whole_value(&s->s_msgs, s->s_completion,
+		    t ? s->s_tmpl : s->s_chat_tmpl, false);
+	if (strcmp(name, "chat_system_prompt") == 0 ||
+	    strcmp(name, "templated_system_prompt") == 0)
+		return whole_value(&s->s_msgs, s->s_completion,
+		    name[0] == 't' ? s->s_tmpl : s->s_chat_tmpl, true);
+	if (strcmp(name, "messages") == 0)
+		return messages_value(&s->s_msgs);
+	return NULL;
+}
+
+/* Every name, in the order WilmerAI's table has them; fn(name, arg). */
+static void
+src_names(void (*fn)(const char *, void *), void *arg)
+{
+	static const char *const whole[] = { "chat_system_prompt",
+	    "templated_system_prompt", "chat_user_prompt_without_system",
+	    "templated_user_prompt_without_system", "messages" };
+	char		 name[64];
+	size_t		 i;
+
+	for (i = 0; i < NSELECTIONS; i++) {
+		snprintf(name, sizeof(name), "chat_user_prompt_%s",
+		    selections[i].n);
+		fn(name, arg);
+		snprintf(name, sizeof(name), "templated_user_prompt_%s",
+		    selections[i].n);
+		fn(name, arg);
+	}
+	for (i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
+		fn(whole[i], arg);
+}
+
+struct src_put {
+	struct vars	*p_vs;
+	struct conv_src	*p_src;
+};
+
+static void
+put_now(const char *name, void *arg)
+{
+	struct src_put	*p = arg;
+	char		*v = src_value(p->p_src, name);
+
+	vars_set(p->p_vs, name, v);
+	free(v);
+}
+
+static void
+put_lazy(const char *name, void *arg)
+{
+	struct src_put	*p = arg;
+
+	vars_set_lazy(p->p_vs, name, &p->p_src->s_lz);
+}
+
+static void
+src_fill(struct vars *vs, struct vars_lazy *lz, const char *name)
+{
+	struct src_put	 p = { vs, (struct conv_src *)(void *)lz };
+
+	put_now(name, &p);
+}
+
+static void
+src_free(struct vars_lazy *lz)
+{
+	struct conv_src	*s = (struct conv_src *)(void *)lz;
+
+	if (s->s_owned)
+		wmsgs_free(&s->s_msgs);
+	wmsgs_free(&s->s_tt);
+	free(s->s_conv.c_chat);
+	free(s->s_conv.c_tpl);
+	free(s->s_conv.c_tok);
+	free(s->s_sep);
+	free(s);
+}
+
+/* The source of node vc's values from conversation l; lazy: it owns a
+ * copy of what it reads. */
+static struct conv_src *
+src_new(const struct vars *vs, const struct wmsgs *l,
+    const struct vars_conv *vc, bool lazy)
+{
+	struct conv_src	*s = xcalloc(1, sizeof(*s));
+	size_t		 i;
+
+	s->s_lz = (struct vars_lazy){ src_fill, src_free, 0 };
+	s->s_owned = lazy;
+	if (lazy)
+		for (i = 0; i < l->n; i++)
+			wmsgs_add(&s->s_msgs, l->v[i].m_role,
+			    l->v[i].m_content);
+	else
+		s->s_msgs = *l;
+	if (pyfmt_truthy(json_object_get(vc->vc_node,
+	    "includeToolCallsInConversation"))) {
+		wmsgs_tool_text(&s->s_tt, l);
+		s->s_tools = true;
+	}
+	s->s_completion = vc->vc_completion;
+	s->s_tmpl = lazy ? NULL : vc->vc_template;
+	s->s_chat_tmpl = lazy ? NULL : vc->vc_chat_template;
+	s->s_conv.c_completion = vc->vc_completion;
+	s->s_conv.c_tmpl = s->s_tmpl;
+	s->s_conv.c_tags = pyfmt_truthy(json_object_get(vc->vc_node,
+	    "addUserAssistantTags"));
+	s->s_sep = xstrdup(separator(vc->vc_user));
+	settings(vs, vc, &s->s_set);
+	return s;
+}
+
 void
 vars_conversation_node(struct vars *vs, const struct wmsgs *l,
     const struct vars_conv *vc)
 {
 	static const struct vars_conv	 zero;
-	struct conv			 c;
-	struct conv_set			 cs;
-	struct wmsgs			 tt = { NULL, 0 };
-	const struct wmsgs		*sel = l;
+	bool				 lazy;
+	struct src_put			 p;
 
 	if (vc == NULL)
 		vc = &zero;
-	if (pyfmt_truthy(json_object_get(vc->vc_node,
-	    "includeToolCallsInConversation"))) {
-		wmsgs_tool_text(&tt, l);
-		sel = &tt;
+	lazy = !vc->vc_completion && !vars_rendering(vs);
+	p = (struct src_put){ vs, src_new(vs, l, vc, lazy) };
+	if (lazy) {
+		src_names(put_lazy, &p);
+		return;
 	}
-	memset(&c, 0, sizeof(c));
-	c.c_l = sel;
-	c.c_completion = vc->vc_completion;
-	c.c_tmpl = vc->vc_template;
-	c.c_tags = pyfmt_truthy(json_object_get(vc->vc_node, "addUserAssistantTags"));
-	c.c_sep = separator(vc->vc_user);
-	conv_lists(&c, sel, vc->vc_completion);
-	settings(vs, vc, &cs);
-	set_selections(vs, &c, &cs);
-	set_whole(vs, l, vc);
-	set_messages(vs, l);
-	free(c.c_chat);
-	free(c.c_tpl);
-	free(c.c_tok);
-	wmsgs_free(&tt);
+	src_names(put_now, &p);
+	if (vars_rendering(vs))
+		set_jinja_messages(vs, l);
+	src_free(&p.p_src->s_lz);
 }

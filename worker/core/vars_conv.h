@@ -52,7 +52,10 @@ struct vars_conv {
  * and messages, from conversation l as node vc sees it (vc NULL: the
  * zeroed defaults). The rules, and the choices where the spec is
  * silent, are listed at the top of vars_conv.c. Never touches
- * Discussion_Id or time_context_summary. */
+ * Discussion_Id or time_context_summary. For a chat backend, and while
+ * no Jinja renderer is set, the values are lazy (vars_set_lazy): each is
+ * made when first read, from a copy of l taken now, so l may change or
+ * go once this returns. */
 void		 vars_conversation_node(struct vars *, const struct wmsgs *l,
 		    const struct vars_conv *vc);
 
