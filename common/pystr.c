@@ -89,10 +89,14 @@ pystr_trim(const char **p, size_t *n)
 bool
 pystr_blank(const char *s)
 {
-	size_t	 off, len;
+	size_t	 n = strlen(s), a = 0;
+	int	 w;
 
-	pystr_strip(s, strlen(s), true, true, &off, &len);
-	return len == 0;
+	/* As strip() == "", without walking past the first character
+	 * that is not whitespace (a long message is not blank at once). */
+	while (a < n && (w = pystr_space(s + a, n - a)) > 0)
+		a += (size_t)w;
+	return a == n;
 }
 
 int

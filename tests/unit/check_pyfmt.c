@@ -482,6 +482,9 @@ START_TEST(strip_as_python)
 	ck_assert(pystr_blank(" \t\n\xe3\x80\x80\xc2\xa0"));
 	ck_assert(!pystr_blank(" x "));
 	ck_assert(!pystr_blank("\xc3\xa9"));
+	ck_assert(!pystr_blank(" \xc2"));	/* a cut character is not space */
+	ck_assert(pystr_blank("\x1c\x1d\x1e\x1f\xc2\x85"));
+	ck_assert(!pystr_blank("\x85 "));	/* a lone continuation byte */
 }
 END_TEST
 
