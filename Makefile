@@ -180,7 +180,8 @@ W_MEMORY	+= $(addprefix worker/memory/,compactor.c compact_conf.c \
 W_LLM	:= $(addprefix worker/llm/,transport.c backend.c callcache.c \
 		   failover.c gen_input.c adapter.c output.c adapter_claude.c \
 		   adapter_completion.c adapter_kobold.c adapter_ollama.c \
-		   adapter_openai.c sse.c lines.c ask.c ask_node.c attempt.c \
+		   adapter_openai.c chat_delta.c sse.c lines.c ask.c ask_node.c \
+		   attempt.c \
 		   build.c target.c url.c structured.c exchange.c toolforce.c \
 		   ep_error.c embed.c \
 		   forced.c)
@@ -366,7 +367,7 @@ UNIT_TESTS	+= check_logtext
 UNIT_TESTS	+= check_compactor
 UNIT_TESTS	+= check_seal
 UNIT_TESTS	+= check_embed check_vecmath check_vecembed
-UNIT_TESTS	+= check_jscan
+UNIT_TESTS	+= check_jscan check_chat_delta
 IT_TESTS	:= check_it check_it_api check_ops check_limits check_flow \
 		   check_wilmer check_dialects check_errors check_usage \
 		   check_clients check_store_it check_memory_it \
@@ -408,7 +409,7 @@ check_gwconf_OBJS	:= $(call obj,gateway/gwconf.c gateway/origin.c gateway/peerur
 			   gateway/storeconf.c gateway/wenv.c \
 			   gateway/wflags.c $(SUP_SRCS)) $(call u,stubs_gwconf.c)
 check_worker_OBJS	:= $(call obj,worker/llm/adapter_openai.c \
-			   worker/llm/gen_input.c worker/llm/adapter.c \
+			   worker/llm/chat_delta.c worker/llm/gen_input.c worker/llm/adapter.c \
 			   worker/llm/structured.c) \
 			   $(call u,stubs_worker.c)
 check_worker_A		:= CORE
@@ -422,7 +423,7 @@ check_groupchat_OBJS	:= $(call obj,worker/core/groupchat.c)
 check_groupchat_A	:= CORE
 check_users_OBJS	:= $(call obj,gateway/users.c)
 check_adapters_OBJS	:= $(call obj,$(addprefix worker/llm/,adapter.c \
-			   adapter_openai.c adapter_completion.c \
+			   adapter_openai.c chat_delta.c adapter_completion.c \
 			   adapter_ollama.c adapter_kobold.c adapter_claude.c \
 			   gen_input.c structured.c)) $(call u,stubs_worker.c)
 check_adapters_A	:= CORE
@@ -443,6 +444,7 @@ check_fernet_OBJS	:=
 check_logfile_OBJS	:= $(call u,scratchdir.c)
 check_logtext_OBJS	:= $(call u,scratchdir.c)
 check_jscan_OBJS	:= $(call obj,tests/jscan_tree.c)
+check_chat_delta_OBJS	:= $(call obj,worker/llm/chat_delta.c)
 check_vars_OBJS		:= $(call obj,$(addprefix worker/core/,vars.c \
 			   vars_conv.c vars_json.c msgs_tooltext.c vars_jinja.c))
 check_vars_A		:= CORE
@@ -737,9 +739,10 @@ fuzz_api_SRCS	:= $(addprefix gateway/,api.c api_openai.c api_ollama.c \
 fuzz_api_SRCS	+= gateway/api_body.c common/jscan.c
 fuzz_jscan_SRCS	:= common/jscan.c tests/jscan_tree.c $(FUZZ_BASE)
 fuzz_backend_SRCS := $(addprefix worker/llm/,sse.c lines.c adapter_openai.c \
+		   chat_delta.c \
 		   adapter_completion.c adapter_ollama.c adapter_kobold.c \
 		   adapter_claude.c gen_input.c adapter.c structured.c) \
-		   worker/core/prompt.c \
+		   worker/core/prompt.c common/jscan.c \
 		   worker/core/msgs.c common/base64.c common/conf_template.c \
 		   $(PROTO_SRCS) $(FUZZ_JSON)
 fuzz_conf_SRCS	:= $(FUZZ_JSON)

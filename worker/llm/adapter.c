@@ -1,6 +1,7 @@
 /* adapter.c - the helpers every backend adapter shares, and a call's output record. */
 #include <jansson.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -118,11 +119,17 @@ adapter_blank(const char *text, size_t n)
 }
 
 void
+adapter_finish_n(struct call_state *cs, const char *reason, size_t n)
+{
+	snprintf(cs->cs_out->no_finish, sizeof(cs->cs_out->no_finish),
+	    "%.*s", n > INT_MAX ? INT_MAX : (int)n, reason);
+}
+
+void
 adapter_finish(struct call_state *cs, const char *reason)
 {
 	if (reason != NULL)
-		snprintf(cs->cs_out->no_finish, sizeof(cs->cs_out->no_finish),
-		    "%s", reason);
+		adapter_finish_n(cs, reason, strlen(reason));
 }
 
 void

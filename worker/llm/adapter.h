@@ -169,6 +169,9 @@ bool		 adapter_blank(const char *text, size_t n);
 
 /* Record the finish reason (truncated to fit). */
 void		 adapter_finish(struct call_state *, const char *reason);
+/* The same for reason[0..n) (not NUL-terminated). */
+void		 adapter_finish_n(struct call_state *, const char *reason,
+		    size_t n);
 
 /* Record reported token counts; either may be NULL or not an integer,
  * which leaves that count alone. */

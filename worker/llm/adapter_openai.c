@@ -6,6 +6,7 @@
 
 #include "../../common/jsonw.h"
 #include "adapter.h"
+#include "chat_delta.h"
 #include "gen_input.h"
 #include "output.h"
 #include "structured.h"
@@ -163,16 +164,39 @@ tool_calls_whole(struct call_state *cs, json_t *calls)
 	}
 }
 
+/* What an event of the common shape says (chat_delta.h), applied as
+ * the tree's reading below would apply it. */
+static void
+delta_apply(struct call_state *cs, const struct chat_delta *d)
+{
+	if (d->cd_content.p != NULL)
+		output_token(cs, d->cd_content.p, d->cd_content.n);
+	if (d->cd_finish.p != NULL)
+		adapter_finish_n(cs, d->cd_finish.p, d->cd_finish.n);
+	if (d->cd_has_prompt)
+		cs->cs_out->no_prompt_tokens = d->cd_prompt;
+	if (d->cd_has_completion)
+		cs->cs_out->no_completion_tokens = d->cd_completion;
+}
+
 static int
 chat_event(struct call_state *cs, const char *event, const char *data,
     size_t n)
 {
 	json_t		*root, *choice, *c;
+	struct jscan	 js;
+	struct chat_delta d;
+	int		 quick;
 
 	if (n == 6 && memcmp(data, "[DONE]", 6) == 0) {
 		cs->cs_done = true;
 		return 0;
 	}
+	if ((quick = chat_delta_scan(&js, data, n, &d)) == 1)
+		delta_apply(cs, &d);
+	jscan_clear(&js);
+	if (quick)
+		return 0;
 	if ((root = adapter_reply(cs, data, n, "an event of the stream")) == NULL)
 		return -1;
 	choice = json_array_get(json_object_get(root, "choices"), 0);
