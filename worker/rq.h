@@ -76,10 +76,13 @@ struct rq_ops {
 	int		(*ro_wake)(struct rq *, bool readable);
 	/* One frame to the gateway. */
 	void		(*ro_send)(struct rq *, const struct proto_msg *);
-	/* Between hold(true) and hold(false), REQ_CHUNK frames gather and
-	 * leave together in one write at the release, or before any other
-	 * frame. Optional (NULL: each frame goes at once). */
-	void		(*ro_hold)(struct rq *, bool on);
+	/* REQ_CHUNK frames gather and leave together in one write: with
+	 * the next frame of another kind, whenever the loop looks at the
+	 * gateway (ro_stopped, ro_wake), or at this call, which code about
+	 * to wait makes (the transport, before each poll) so that nothing
+	 * read before the wait is kept through it. Optional (NULL: each
+	 * frame goes at once). */
+	void		(*ro_flush)(struct rq *);
 	/* A turn on endpoint ep, at most limit calls at once across the
 	 * workers (0: no limit, granted at once); heartbeats while it
 	 * waits. Anything but RQ_SLOT_OK leaves nothing held. */
@@ -161,10 +164,10 @@ rq_emit_tools(struct rq *rq, struct str tool_calls)
 }
 
 static inline void
-rq_hold(struct rq *rq, bool on)
+rq_flush(struct rq *rq)
 {
-	if (rq->rq_ops->ro_hold != NULL)
-		rq->rq_ops->ro_hold(rq, on);
+	if (rq->rq_ops->ro_flush != NULL)
+		rq->rq_ops->ro_flush(rq);
 }
 
 static inline void rq_phase(struct rq *, const char *, ...)

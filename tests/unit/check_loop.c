@@ -388,6 +388,28 @@ START_TEST(phase_heartbeat)
 }
 END_TEST
 
+/* Text gathers until the next frame of another kind: the answer's last
+ * text leaves with its REQ_DONE, one write and one wake-up of the
+ * gateway. Nothing waits past a look at the gateway: text before a
+ * wait arrives while the worker waits. */
+START_TEST(chunks_gather)
+{
+	const unsigned char	*p;
+	size_t			 n;
+
+	start();
+	request("r1", "gather", "");
+	ck_assert_int_eq(fakegw_frame(&t_gw, &p, &n, 150), FG_TIMEOUT);
+	expect_chunk("r1", "a");
+	expect_chunk("r1", "b");
+	expect_status("r1", RQ_OK);
+	request("r2", "gather", "wait");
+	expect_chunk("r2", "a");
+	fakegw_send_simple(&t_gw, PROTO_CANCEL, "r2");
+	expect_status("r2", RQ_CANCELLED);
+}
+END_TEST
+
 /* The fault hook runs once for each request. */
 START_TEST(request_hook)
 {
@@ -965,6 +987,7 @@ loop_suite(void)
 	tcase_add_test(tc, cache_clear_route);
 	tcase_add_test(tc, engine_frames);
 	tcase_add_test(tc, phase_heartbeat);
+	tcase_add_test(tc, chunks_gather);
 	tcase_add_test(tc, request_hook);
 	TC("cancel");
 	tcase_add_test(tc, cancel_mid_request);

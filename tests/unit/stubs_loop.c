@@ -114,6 +114,25 @@ early(struct rq *rq, const char *arg, struct wresult *res)
 		(void)wait_stop(rq, strtoull(arg, NULL, 10), false);
 }
 
+/* Text, 300 ms of work that never looks at the gateway, more text;
+ * with "wait", text then a wait for the CANCEL. */
+static void
+gather(struct rq *rq, const char *arg, struct wresult *res)
+{
+	uint64_t	 end;
+
+	say(rq, "a");
+	if (strcmp(arg, "wait") == 0) {
+		if (wait_stop(rq, WAIT_MAX_MS, false) == 0)
+			res->r_status = RQ_CANCELLED;
+		return;
+	}
+	end = clock_mono_ms() + 300;
+	while (clock_mono_ms() < end)
+		;
+	say(rq, "b");
+}
+
 static void
 deltas(struct rq *rq)
 {
@@ -180,6 +199,8 @@ flow_run(struct rq *rq, const struct proto_req_start *rs,
 		rq_answer(rq, res);
 	} else if (strcmp(script, "deltas") == 0)
 		deltas(rq);
+	else if (strcmp(script, "gather") == 0)
+		gather(rq, arg, res);
 	else if (strcmp(script, "send") == 0)
 		send_cache(rq);
 	else if (strcmp(script, "early") == 0)

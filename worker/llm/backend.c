@@ -179,15 +179,12 @@ headers(const struct node_call *nc, const struct adapter *ad,
 }
 
 /* The chunk frames of the events read since the loop last waited go to
- * the gateway together, in one write: libcurl hands a read's events
- * over one HTTP chunk at a time. */
+ * the gateway together, in one write, before it waits again: libcurl
+ * hands a read's events over one HTTP chunk at a time. */
 static void
-held_out(void *arg)
+flush_before_wait(void *arg)
 {
-	struct rq	*rq = arg;
-
-	rq_hold(rq, false);
-	rq_hold(rq, true);
+	rq_flush(arg);
 }
 
 static int
@@ -212,11 +209,9 @@ transfer(struct rq *rq, struct xfer *x, const struct node_call *nc,
 	log_debug("[rq %s] POST %s (%zu bytes)", rq->rq_id, shown,
 	    strlen(body));
 	log_debug("[rq %s] request: %s", rq->rq_id, log_text(body));
-	rq_hold(rq, true);
-	transport_set_idle(held_out, rq);
+	transport_set_idle(flush_before_wait, rq);
 	transport_perform(&call, &hooks, &lr);
 	transport_set_idle(NULL, NULL);
-	rq_hold(rq, false);
 	r = judge(x, &lr, nc, res);
 	if (r == 0)
 		r = finish_body(x, nc, res);

@@ -53,8 +53,7 @@ wloop_free(struct wctx *wc)
 	}
 	keycache_free(wc->wc_keys);
 	wc->wc_keys = NULL;
-	buf_free(&wc->wc_sendbuf);
-	buf_free(&wc->wc_held);
+	buf_free(&wc->wc_out);
 }
 
 static struct wctx *
@@ -83,27 +82,26 @@ wloop_write(struct wctx *wc, struct buf *b)
 	wc->wc_last_sent = clock_mono_ms();
 }
 
-/* The held chunk frames, in one write. */
+/* The frames gathered so far, in one write. */
 static void
 wloop_flush(struct wctx *wc)
 {
-	if (wc->wc_held.b_len > 0)
-		wloop_write(wc, &wc->wc_held);
+	if (wc->wc_out.b_len > 0)
+		wloop_write(wc, &wc->wc_out);
 }
 
+/* A chunk gathers (rq.h, ro_flush); any other frame leaves at once with
+ * what gathered before it, in order. A stream's events read together,
+ * and the last text of an answer with its REQ_DONE, share one write:
+ * one wake-up of the gateway instead of one per frame. */
 static void
 wloop_send(struct wctx *wc, const struct proto_msg *m)
 {
-	struct buf	*b = &wc->wc_sendbuf;
-	bool		 hold = wc->wc_hold && m->m_type == PROTO_REQ_CHUNK;
+	struct buf	*b = &wc->wc_out;
 
-	if (hold)
-		b = &wc->wc_held;
-	else
-		wloop_flush(wc);	/* frames keep their order */
 	if (proto_encode(b, m) == -1)
 		fatalx("%s frame too large", proto_type_name(m->m_type));
-	if (!hold || b->b_len >= SEND_KEEP)
+	if (m->m_type != PROTO_REQ_CHUNK || b->b_len >= SEND_KEEP)
 		wloop_write(wc, b);
 }
 
@@ -235,6 +233,7 @@ on_wake(struct wctx *wc, bool readable)
 	uint64_t	 now = clock_mono_ms();
 	ssize_t		 n;
 
+	wloop_flush(wc);	/* nothing gathers while we look or wait */
 	if (readable) {
 		n = frame_rd_fill(reader(wc), wc->wc_fd);
 		if (n == 0)
@@ -369,13 +368,9 @@ op_send(struct rq *rq, const struct proto_msg *m)
 }
 
 static void
-op_hold(struct rq *rq, bool on)
+op_flush(struct rq *rq)
 {
-	struct wctx	*wc = wctx_of(rq);
-
-	wc->wc_hold = on;
-	if (!on)
-		wloop_flush(wc);
+	wloop_flush(wctx_of(rq));
 }
 
 /* The gateway's slot, then (PostgreSQL store) a turn counted across
@@ -425,7 +420,7 @@ static const struct rq_ops ops = {
 	.ro_stopped = op_stopped,
 	.ro_wake = op_wake,
 	.ro_send = op_send,
-	.ro_hold = op_hold,
+	.ro_flush = op_flush,
 	.ro_slot_take = op_slot_take,
 	.ro_slot_give = op_slot_give,
 	.ro_store = wloop_store,
@@ -469,7 +464,6 @@ serve(struct wctx *wc, const struct proto_msg *m)
 	wc->wc_cancelled = wc->wc_expired = false;
 	wc->wc_answered = wc->wc_dropping = false;
 	wc->wc_seq = 0;
-	wc->wc_hold = false;
 	wc->wc_deadline = rs->deadline_ms ? t0 + rs->deadline_ms : 0;
 	wc->wc_slot_wait.sw_ep[0] = '\0';
 	wc->wc_rq = (struct rq){ .rq_ops = &ops, .rq_loop = wc,

@@ -44,9 +44,7 @@ struct wctx {
 	uint64_t	 wc_seq;
 	uint64_t	 wc_deadline;		/* monotonic ms, 0 none */
 	uint64_t	 wc_last_sent;
-	struct buf	 wc_sendbuf;	/* frames are encoded here */
-	struct buf	 wc_held;	/* chunk frames held (ro_hold) */
-	bool		 wc_hold;
+	struct buf	 wc_out;	/* frames not yet written (ro_flush) */
 	char		 wc_phase[96];
 	void		*wc_priv;		/* the frame reader */
 	struct slot_wait wc_slot_wait;		/* a SLOT_ACQUIRE in flight */
