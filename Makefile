@@ -247,6 +247,7 @@ LOADGEN		:= $(O)/bench/loadgen
 CLEANBENCH	:= $(O)/bench/cleanbench
 JINJABENCH	:= $(O)/bench/jinjabench
 PGRUN		:= $(O)/bench/pgrun
+RELAYFLOOR	:= $(O)/bench/relayfloor
 BINS		:= $(GATEWAY) $(WORKER)
 
 all: $(BINS) $(MOCK) $(MOCK_WIKI) $(MOCK_RESEARCH) $(MOCK_WEB)
@@ -318,6 +319,12 @@ $(CLEANBENCH): $(call obj,bench/cleanbench.c) $(A_CLEAN) $(A_COMMON) \
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^) \
 	    $(LIBS_WORKER) -lm
+
+# The paced scenario's floor: the same events through bare processes.
+$(RELAYFLOOR): $(call obj,bench/relayfloor.c) $(O)/ldflags
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^)
 
 # The store scenario's throwaway PostgreSQL cluster (tests/unit/pgtmp.c).
 $(PGRUN): $(call obj,bench/pgrun.c tests/unit/pgtmp.c) $(O)/ldflags
@@ -825,7 +832,8 @@ run: $(O)/config.mk
 # bench/peers, npm ci; skipped when npm is missing): bench/README.md.
 bench: $(O)/config.mk
 	@scripts/deps.sh --install bench
-	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH) $(PGRUN)
+	$(MAKE) --no-print-directory all $(LOADGEN) $(CLEANBENCH) $(PGRUN) \
+	    $(RELAYFLOOR)
 	@(cd bench/peers && npm ci --ignore-scripts --no-audit --no-fund \
 	    --loglevel=error >/dev/null) || \
 	    echo "npm ci failed in bench/peers: Portkey will be skipped"

@@ -470,6 +470,16 @@ paced_after() {
 		printf '%s streams %s µs (%s); ' "$c" "$(us_per3 "$3" "$dn")" \
 		    "$(us_per3 "$3" "$dn" "$PACE_EVENTS")"
 	    done | sed 's/; $/./')"
+	echo "- The floor of this shape (\`bench/relayfloor.c\`: per stream a" \
+	    "process that waits in poll() on a loopback TCP socket, reads an" \
+	    "event and writes it to a socketpair; one process that waits in" \
+	    "epoll_wait() on all of them and writes each to the stream's" \
+	    "client socket; no HTTP, JSON or libcurl), CPU µs per event," \
+	    "those processes / the relay: $(for c in $PACED_CLIENTS; do
+		printf '%s streams %s / %s; ' "$c" \
+		    "$(jget "$(cat "$TMP/floor.$c")" workers_us_per_event)" \
+		    "$(jget "$(cat "$TMP/floor.$c")" relay_us_per_event)"
+	    done | sed 's/; $/./')"
 	echo "- Gateway died: $PACED_DIED. Same worker pids before and after:" \
 	    "$P_SAME_PIDS. \`/health\` afterwards: \`$P_HEALTH\`"
 	echo "- Gateway log (\`$O/bench/gateway-paced.log\`): $(wc -l \

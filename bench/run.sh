@@ -314,6 +314,16 @@ paced_prime() {
 	echo "bench: primed the workers: $(cat "$TMP/prime.out")"
 }
 
+# The floor of the relay shape (bench/relayfloor.c): the paced events
+# through bare processes, at each stream count, after Sluice's cells.
+paced_floor() {
+	for c in $PACED_CLIENTS; do
+		"$O/bench/relayfloor" "$c" "$PACE_EVENTS" "$PACE_GAP_MS" \
+		    "$PACED_DURATION" >"$TMP/floor.$c" 2>/dev/null ||
+		    echo '{}' >"$TMP/floor.$c"
+	done
+}
+
 # The paced scenario (bench/README.md): the paced backend, and a
 # gateway of its own with PACED_WORKERS warm workers.
 paced_cells() {
@@ -349,6 +359,7 @@ paced_cells() {
 		done
 	done
 	PACED_LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+	paced_floor
 	P_SAME_PIDS=no P_HEALTH=unreachable
 	if [ "$GW_DIED" = no ]; then
 		[ "$(children "$GW_PID" | sort -n | tr '\n' ' ')" != "$WPIDS" ] ||
