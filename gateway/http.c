@@ -284,13 +284,6 @@ body_note(struct http_conn *c, size_t n)
 }
 
 static void
-body_add(struct http_conn *c, const void *p, size_t n)
-{
-	body_note(c, n);
-	out_add(c, p, n);
-}
-
-static void
 out_add(struct http_conn *c, const void *p, size_t n)
 {
 	if (n > 0 && evbuffer_add(conn_out(c), p, n) == -1)
@@ -399,6 +392,40 @@ conn_pend_out(struct http_conn *c, size_t sent)
 	buf_reset(&c->c_pend);
 	if (c->c_pend.b_cap > HTTP_PEND_KEEP)
 		buf_free(&c->c_pend);
+}
+
+/* Bytes for the client after those already owed: they gather in
+ * c_pend for this pass's flush (srv_flush_cb) while nothing is queued
+ * in the bufferevent, else they are queued there, in order. */
+static void
+pend_add(struct http_conn *c, const void *p, size_t n)
+{
+	struct http_server	*srv = c->c_srv;
+
+	if (!c->c_pending && evbuffer_get_length(conn_out(c)) > 0) {
+		out_add(c, p, n);
+		return;
+	}
+	if (!c->c_pending) {
+		if (TAILQ_EMPTY(&srv->hs_pend))
+			event_active(srv->hs_flush, EV_TIMEOUT, 1);
+		TAILQ_INSERT_TAIL(&srv->hs_pend, c, c_pend_entry);
+		c->c_pending = true;
+	}
+	buf_add(&c->c_pend, p, n);
+}
+
+/* What gathered in c_pend, in one write; the rest to the bufferevent. */
+static void
+conn_pend_write(struct http_conn *c)
+{
+	ssize_t	 w;
+
+	if (!c->c_pending)
+		return;
+	w = write(bufferevent_getfd(c->c_bev), c->c_pend.b_data,
+	    c->c_pend.b_len);
+	conn_pend_out(c, w > 0 ? (size_t)w : 0);
 }
 
 static void
@@ -754,24 +781,42 @@ conn_resume_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- replies ------------------------------------------------------- */
 
+/* The response head, appended to out. */
 static void
-conn_write_head(struct http_conn *c, int status, const char *ctype,
-    const char *extra, enum body_mode mode, size_t len)
+conn_write_head(struct http_conn *c, struct buf *out, int status,
+    const char *ctype, const char *extra, enum body_mode mode, size_t len)
 {
-	struct evbuffer	*out = conn_out(c);
-
 	c->c_status = status;
-	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nServer: sluice\r\n"
+	buf_printf(out, "HTTP/1.1 %d %s\r\nServer: sluice\r\n"
 	    "X-Request-Id: %s\r\nContent-Type: %s\r\n", status,
 	    http_reason(status), c->c_req->id,
 	    ctype != NULL ? ctype : "application/octet-stream");
 	if (mode == BODY_LENGTH)
-		evbuffer_add_printf(out, "Content-Length: %zu\r\n", len);
+		buf_printf(out, "Content-Length: %zu\r\n", len);
 	else if (mode == BODY_CHUNKED)
-		evbuffer_add_printf(out, "Transfer-Encoding: chunked\r\n");
-	evbuffer_add_printf(out, "Connection: %s\r\n%s%s\r\n",
+		buf_adds(out, "Transfer-Encoding: chunked\r\n");
+	buf_printf(out, "Connection: %s\r\n%s%s\r\n",
 	    c->c_close_after ? "close" : "keep-alive",
 	    extra != NULL ? extra : "", c->c_hdrs != NULL ? c->c_hdrs : "");
+}
+
+/* A whole reply's bytes (b), after anything still owed: written at once
+ * while nothing is queued (through the bufferevent they would arm its
+ * write event, wait a loop pass and disarm it: two epoll_ctl and a
+ * wake-up); what the socket does not take, and all of it after an
+ * error (which the bufferevent then reports), is queued as before. */
+static void
+conn_send(struct http_conn *c, const struct buf *b)
+{
+	ssize_t	 w = 0;
+
+	if (c->c_pending)
+		conn_pend_write(c);
+	if (b->b_len > 0 && evbuffer_get_length(conn_out(c)) == 0 &&
+	    (w = write(bufferevent_getfd(c->c_bev), b->b_data,
+	    b->b_len)) < 0)
+		w = 0;
+	out_add(c, b->b_data + w, b->b_len - (size_t)w);
 }
 
 /* An error the server answers by itself, then closes the connection. */
@@ -779,8 +824,9 @@ static void
 conn_send_error(struct http_conn *c, int status, const char *msg,
     const char *extra)
 {
-	char	*body;
-	size_t	 len;
+	struct buf	 b = BUF_INIT;
+	char		*body;
+	size_t		 len;
 
 	log_debug("http: %s: %d %s", c->c_peer, status, msg);
 	if (c->c_req->id[0] == '\0')
@@ -795,10 +841,14 @@ conn_send_error(struct http_conn *c, int status, const char *msg,
 		c->c_route = NULL;
 		c->c_tag = 0;
 	}
-	conn_write_head(c, status, "application/json", extra, BODY_LENGTH,
-	    len);
-	if (c->c_req->method != HTTP_HEAD)
-		body_add(c, body, len);
+	conn_write_head(c, &b, status, "application/json", extra,
+	    BODY_LENGTH, len);
+	if (c->c_req->method != HTTP_HEAD) {
+		body_note(c, len);
+		buf_add(&b, body, len);
+	}
+	conn_send(c, &b);
+	buf_free(&b);
 	free(body);
 	conn_report(c, false);
 	conn_begin_close(c);
@@ -851,16 +901,20 @@ int
 http_reply(struct http_conn *c, int status, const char *content_type,
     const char *extra_headers, const void *body, size_t len)
 {
-	bool	 has_body = status_has_body(status);
+	bool		 has_body = status_has_body(status);
+	struct buf	 b = BUF_INIT;
 
 	if (!conn_check(c, CS_BUSY, true))
 		return -1;
-	conn_write_head(c, status, content_type, extra_headers,
+	conn_write_head(c, &b, status, content_type, extra_headers,
 	    has_body ? BODY_LENGTH : BODY_NONE, has_body ? len : 0);
-	if (has_body && c->c_req->method != HTTP_HEAD)
-		body_add(c, body, len);
-	else if (c->c_ttfb_us < 0 && c->c_t0_us != 0)
+	if (has_body && c->c_req->method != HTTP_HEAD) {
+		body_note(c, len);
+		buf_add(&b, body, len);
+	} else if (c->c_ttfb_us < 0 && c->c_t0_us != 0)
 		c->c_ttfb_us = (int64_t)(now_us() - c->c_t0_us);
+	conn_send(c, &b);
+	buf_free(&b);
 	conn_note_output(c);
 	conn_reply_done(c);
 	return 0;
@@ -887,6 +941,7 @@ http_stream_begin(struct http_conn *c, int status, const char *content_type,
     const char *extra_headers)
 {
 	enum body_mode	 mode;
+	struct buf	 b = BUF_INIT;
 
 	if (!conn_check(c, CS_BUSY, false))
 		return -1;
@@ -899,7 +954,9 @@ http_stream_begin(struct http_conn *c, int status, const char *content_type,
 		mode = BODY_NONE;
 		c->c_head_only = true;
 	}
-	conn_write_head(c, status, content_type, extra_headers, mode, 0);
+	conn_write_head(c, &b, status, content_type, extra_headers, mode, 0);
+	pend_add(c, b.b_data, b.b_len);	/* leaves with the first events */
+	buf_free(&b);
 	c->c_state = CS_STREAM;
 	return 0;
 }
@@ -920,12 +977,9 @@ srv_flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_server	*srv = arg;
 	struct http_conn	*c;
-	ssize_t			 w;
 
 	while ((c = TAILQ_FIRST(&srv->hs_pend)) != NULL) {
-		w = write(bufferevent_getfd(c->c_bev), c->c_pend.b_data,
-		    c->c_pend.b_len);
-		conn_pend_out(c, w > 0 ? (size_t)w : 0);
+		conn_pend_write(c);
 		conn_note_output(c);
 	}
 }
@@ -938,30 +992,22 @@ http_stream_write(struct http_conn *c, const void *data, size_t len)
 
 	if (!conn_check(c, CS_STREAM, false))
 		return -1;
+	char			 size[24];
+	int			 k;
+
 	if (len == 0 || c->c_head_only)
 		return 0;
 	body_note(c, len);
-	if (!c->c_pending && evbuffer_get_length(conn_out(c)) > 0) {
-		if (c->c_chunked_out)
-			evbuffer_add_printf(conn_out(c), "%zx\r\n", len);
-		out_add(c, data, len);
-		if (c->c_chunked_out)
-			out_add(c, "\r\n", 2);
+	if (c->c_chunked_out) {
+		k = snprintf(size, sizeof(size), "%zx\r\n", len);
+		pend_add(c, size, (size_t)k);
+	}
+	pend_add(c, data, len);
+	if (c->c_chunked_out)
+		pend_add(c, "\r\n", 2);
+	if (!c->c_pending)
 		conn_note_output(c);
-		return 0;
-	}
-	if (!c->c_pending) {
-		if (TAILQ_EMPTY(&srv->hs_pend))
-			event_active(srv->hs_flush, EV_TIMEOUT, 1);
-		TAILQ_INSERT_TAIL(&srv->hs_pend, c, c_pend_entry);
-		c->c_pending = true;
-	}
-	if (c->c_chunked_out)
-		buf_printf(p, "%zx\r\n", len);
-	buf_add(p, data, len);
-	if (c->c_chunked_out)
-		buf_add(p, "\r\n", 2);
-	if (p->b_len > srv->hs_lim.out_high_water) {
+	else if (p->b_len > srv->hs_lim.out_high_water) {
 		conn_pend_out(c, 0);	/* the bufferevent's, with its drain */
 		conn_note_output(c);
 	}
@@ -973,10 +1019,11 @@ http_stream_end(struct http_conn *c)
 {
 	if (!conn_check(c, CS_STREAM, true))
 		return -1;
-	conn_pend_out(c, 0);	/* in order, before the end */
-	buf_free(&c->c_pend);
 	if (c->c_chunked_out && !c->c_head_only)
-		out_add(c, "0\r\n\r\n", 5);
+		pend_add(c, "0\r\n\r\n", 5);
+	conn_pend_write(c);	/* the end at once, with what gathered */
+	buf_free(&c->c_pend);
+	conn_note_output(c);
 	conn_reply_done(c);
 	return 0;
 }

@@ -276,6 +276,29 @@ h_flood(struct http_conn *c, const struct http_request *r)
 	flood_fill(j);
 }
 
+#define BIG_LEN	(4u << 20)
+
+/* Byte i of /big's body. */
+static char
+big_byte(size_t i)
+{
+	return (char)('a' + (i * 7 + i / 4093) % 26);
+}
+
+/* A whole reply far larger than the socket takes at once. */
+static void
+h_big(struct http_conn *c, const struct http_request *r)
+{
+	char	*b = xmalloc(BIG_LEN);
+	size_t	 i;
+
+	(void)r;
+	for (i = 0; i < BIG_LEN; i++)
+		b[i] = big_byte(i);
+	http_reply(c, 200, "application/octet-stream", NULL, b, BIG_LEN);
+	free(b);
+}
+
 static void
 h_stats(struct http_conn *c, const struct http_request *r)
 {
@@ -298,7 +321,7 @@ t_handler(struct http_conn *c, const struct http_request *r, void *arg)
 		{ "/stream", h_stream }, { "/hold", h_hold },
 		{ "/flood", h_flood }, { "/stats", h_stats },
 		{ "/late", h_late }, { "/lateowner", h_late },
-		{ "/every", h_every },
+		{ "/every", h_every }, { "/big", h_big },
 	};
 	size_t	 i;
 
@@ -1552,6 +1575,40 @@ START_TEST(test_backpressure)
 }
 END_TEST
 
+/* Whole replies are written at once while nothing is queued; what a
+ * slow client's socket does not take is queued and follows in order:
+ * two pipelined 4 MiB replies and an echo arrive whole, each in turn. */
+START_TEST(test_big_replies)
+{
+	struct http_limits	 l = limits();
+	struct cli		*c;
+	struct resp		 r;
+	size_t			 i;
+	int			 k;
+
+	srv_start(&l);
+	c = cli_open_buf(4096);
+	cli_sends(c, "GET /big HTTP/1.1\r\n\r\nGET /big HTTP/1.1\r\n\r\n"
+	    "POST /echo HTTP/1.1\r\nContent-Length: 2\r\n\r\nok");
+	for (k = 0; k < 2; k++) {
+		ck_assert(cli_resp(c, &r, 20000));
+		ck_assert_int_eq(r.status, 200);
+		ck_assert_uint_eq(r.body.b_len, BIG_LEN);
+		for (i = 0; i < BIG_LEN; i++)
+			if (r.body.b_data[i] != big_byte(i))
+				ck_abort_msg("reply %d: byte %zu differs", k,
+				    i);
+		resp_clear(&r);
+	}
+	ck_assert(cli_resp(c, &r, WAIT_MS));
+	ck_assert_uint_eq(r.body.b_len, 2);
+	ck_assert(memcmp(r.body.b_data, "ok", 2) == 0);
+	resp_clear(&r);
+	cli_close(c);
+	srv_stop();
+}
+END_TEST
+
 /* The drain callback itself fires once the client reads. */
 START_TEST(test_drain_fires)
 {
@@ -1932,6 +1989,7 @@ http_suite(void)
 		{ "keepalive_timeout", test_keepalive_timeout },
 		{ "400", test_400 }, { "503", test_503 },
 		{ "backpressure", test_backpressure },
+		{ "big_replies", test_big_replies },
 		{ "drain_fires", test_drain_fires },
 		{ "expect_continue", test_expect_continue },
 		{ "head_and_204", test_head_and_204 },
