@@ -104,6 +104,11 @@ read_all(int fd, struct buf *b, size_t hint)
  * only as fine as the kernel's clock tick, so (as git does for its
  * index) a file is kept only once it has been left alone for a second:
  * a file written twice within one tick is never served stale.
+ *
+ * The parsed tree is kept too, and each load gets a deep copy of it:
+ * copying is several times cheaper than jansson's parse (which reads a
+ * byte at a time through a callback), and a copy is the caller's to
+ * change, as a fresh parse was. The copy keeps the members' order.
  */
 
 #define JCACHE_SLOTS	64
@@ -115,6 +120,7 @@ struct jcache_ent {
 	struct stat	 je_st;
 	char		*je_text;
 	size_t		 je_len;
+	json_t		*je_root;	/* parsed at the first reuse */
 };
 
 static struct jcache_ent	 jcache[JCACHE_SLOTS];
@@ -144,22 +150,39 @@ jcache_find(const char *path)
 	return NULL;
 }
 
-/* A copy of the kept text of path when the file is unchanged, or NULL
- * (then the caller reads it). */
-static char *
-jcache_get(const char *path, size_t *len)
+/* The kept entry of path when the file is unchanged, or NULL (then the
+ * caller reads it). */
+static struct jcache_ent *
+jcache_get(const char *path)
 {
 	struct jcache_ent	*e = jcache_find(path);
 	struct stat		 st;
-	char			*t;
 
 	if (e == NULL || stat(path, &st) == -1 || !same_file(&st, &e->je_st))
 		return NULL;
-	t = xmalloc(e->je_len + 1);
-	memcpy(t, e->je_text, e->je_len + 1);
-	*len = e->je_len;
 	jcache_hits++;
-	return t;
+	return e;
+}
+
+/* *jf from a kept entry: its text copied, its tree parsed once and
+ * deep-copied. Returns as jfile_adopt. */
+static int
+jcache_adopt(struct jcache_ent *e, struct jfile *jf, char err[CONF_ERRLEN])
+{
+	char	*t = xmalloc(e->je_len + 1);
+
+	memcpy(t, e->je_text, e->je_len + 1);
+	if (e->je_root == NULL) {
+		if (jfile_adopt(e->je_path, t, e->je_len, jf, err) == -1)
+			return -1;
+		e->je_root = json_deep_copy(jf->jf_root);	/* ours */
+		return 0;
+	}
+	jf->jf_path = xstrdup(e->je_path);
+	jf->jf_text = t;
+	jf->jf_len = e->je_len;
+	jf->jf_root = json_deep_copy(e->je_root);
+	return 0;
 }
 
 /* Keep text (len bytes, NUL-terminated) read from path as st describes
@@ -183,6 +206,8 @@ jcache_put(const char *path, const struct stat *st, const char *text,
 		e->je_path = xstrdup(path);
 	}
 	free(e->je_text);
+	json_decref(e->je_root);
+	e->je_root = NULL;
 	e->je_st = *st;
 	e->je_text = xmalloc(len + 1);
 	memcpy(e->je_text, text, len + 1);
@@ -203,6 +228,7 @@ jfile_cache_clear(void)
 	for (i = 0; i < JCACHE_SLOTS; i++) {
 		free(jcache[i].je_path);
 		free(jcache[i].je_text);
+		json_decref(jcache[i].je_root);
 		memset(&jcache[i], 0, sizeof(jcache[i]));
 	}
 	jcache_next = 0;
@@ -211,15 +237,15 @@ jfile_cache_clear(void)
 int
 jfile_load(const char *path, struct jfile *jf, char err[CONF_ERRLEN])
 {
-	struct buf	 b = BUF_INIT;
-	struct stat	 st;
-	size_t		 len;
-	char		*kept;
-	int		 fd, saved;
+	struct buf		 b = BUF_INIT;
+	struct stat		 st;
+	size_t			 len;
+	struct jcache_ent	*kept;
+	int			 fd, saved;
 
 	memset(jf, 0, sizeof(*jf));
-	if ((kept = jcache_get(path, &len)) != NULL)
-		return jfile_adopt(path, kept, len, jf, err);
+	if ((kept = jcache_get(path)) != NULL)
+		return jcache_adopt(kept, jf, err);
 	/* O_NONBLOCK: a FIFO put in place of a config must not hang us;
 	 * it is refused below, and regular files ignore the flag. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {

@@ -1081,6 +1081,56 @@ START_TEST(test_jfile_cache)
 }
 END_TEST
 
+/* Keys of jf's root object, in order, joined by ','. */
+static void
+key_order(const struct jfile *jf, char *out, size_t len)
+{
+	const char	*k;
+	json_t		*v;
+	size_t		 o = 0;
+
+	out[0] = '\0';
+	json_object_foreach(jf->jf_root, k, v)
+		o += (size_t)snprintf(out + o, len - o, "%s,", k);
+}
+
+/* A kept file's tree is parsed once and each load gets its own copy, in
+ * the file's order: what one caller changes, the next never sees. */
+START_TEST(test_jfile_cache_copies)
+{
+	char		 path[PATH_MAX], err[CONF_ERRLEN], keys[64];
+	struct jfile	 jf;
+	unsigned long	 hits;
+	int		 i;
+
+	jfile_cache_clear();
+	hits = jfile_cache_hits();
+	snprintf(path, sizeof(path), "%s/o.json", tmpdir);
+	put("o.json", "{\"z\": [1, 2], \"a\": {\"x\": 1.5}, \"m\": \"s\"}");
+	ck_assert_int_eq(jfile_load(path, &jf, err), 0);
+	jfile_free(&jf);
+	age("o.json");
+	for (i = 0; i < 4; i++) {	/* kept; parsed once; copied twice */
+		ck_assert_int_eq(jfile_load(path, &jf, err), 0);
+		key_order(&jf, keys, sizeof(keys));
+		ck_assert_str_eq(keys, "z,a,m,");
+		ck_assert_uint_eq(json_array_size(json_object_get(jf.jf_root,
+		    "z")), 2);
+		ck_assert(json_real_value(json_object_get(json_object_get(
+		    jf.jf_root, "a"), "x")) == 1.5);
+		ck_assert_ptr_nonnull(strstr(jf.jf_text, "\"m\": \"s\""));
+		json_array_append_new(json_object_get(jf.jf_root, "z"),
+		    json_integer(3));
+		json_object_set_new(json_object_get(jf.jf_root, "a"), "x",
+		    json_null());
+		json_object_del(jf.jf_root, "m");
+		jfile_free(&jf);
+	}
+	ck_assert_uint_eq(jfile_cache_hits(), hits + 3);
+	jfile_cache_clear();
+}
+END_TEST
+
 START_TEST(test_preset_file)
 {
 	char	 err[CONF_ERRLEN], want[CONF_ERRLEN];
@@ -1544,6 +1594,7 @@ conf_suite(void)
 	ADD_CASE(s, "workflow", test_workflow_forms, test_workflow_errors,
 	    test_shared_workflows, test_shared_links);
 	ADD_CASE(s, "jcache", test_jfile_cache);
+	ADD_CASE(s, "jcache_copies", test_jfile_cache_copies);
 	ADD_CASE(s, "preset", test_preset_file, test_preset_nulls,
 	    test_preset_translate);
 	ADD_CASE(s, "shipped", test_shipped_all_load,
