@@ -40,59 +40,99 @@ skip_next(struct jscan *js)
 	return skip(js, &v);
 }
 
-/* *has: whether v is an integer, as json_is_integer; *out its value. */
-static void
-integer(const struct jscan_val *v, bool *has, long long *out)
-{
-	char	 text[32];
-
-	*has = v->jv_type == JS_INTEGER && v->jv_n < sizeof(text);
-	if (!*has)
-		return;
-	memcpy(text, v->jv_p, v->jv_n);
-	text[v->jv_n] = '\0';
-	*out = strtoll(text, NULL, 10);	/* jscan: it fits */
-}
-
-/* A string value as a view, or p NULL for any other type. */
-static struct str
-string_of(const struct jscan_val *v)
-{
-	return v->jv_type == JS_STRING ? v->jv_str : STR_NULL;
-}
-
+/* The next value: *has whether it is an integer (json_is_integer),
+ * *out its value. */
 static int
-usage(struct jscan *js, struct chat_delta *d)
+integer_next(struct jscan *js, bool *has, long long *out)
+{
+	struct jscan_val	 v;
+	char			 text[32];
+
+	if (jscan_value(js, &v) == -1)
+		return SC_BAD;
+	*has = v.jv_type == JS_INTEGER && v.jv_n < sizeof(text);
+	if (!*has)
+		return skip(js, &v);
+	memcpy(text, v.jv_p, v.jv_n);
+	text[v.jv_n] = '\0';
+	*out = strtoll(text, NULL, 10);	/* jscan: it fits */
+	return SC_OK;
+}
+
+/* The next value: *out views it when it is a string, else p is NULL. */
+static int
+string_next(struct jscan *js, struct str *out)
+{
+	struct jscan_val	 v;
+
+	if (jscan_value(js, &v) == -1)
+		return SC_BAD;
+	*out = v.jv_type == JS_STRING ? v.jv_str : STR_NULL;
+	return skip(js, &v);
+}
+
+/* A member this file reads, by key; any other is passed over. */
+struct member {
+	const char	*m_key;
+	int		(*m_read)(struct jscan *, struct chat_delta *);
+};
+
+/* The next value: when it is an object, each member read by its entry
+ * of ms[0..n); anything else passed over. A key met twice is read
+ * twice, so the last one counts, as in jansson's tree. */
+static int
+members(struct jscan *js, struct chat_delta *d, const struct member *ms,
+    size_t n)
 {
 	struct jscan_val	 v;
 	struct str		 k;
-	int			 r;
+	size_t			 i;
+	int			 r, rc;
 
-	d->cd_has_prompt = d->cd_has_completion = false;
 	if (jscan_value(js, &v) == -1)
 		return SC_BAD;
 	if (v.jv_type != JS_OBJECT)
 		return skip(js, &v);
 	while ((r = jscan_member(js, &k)) == 1) {
-		if (jscan_value(js, &v) == -1)
-			return SC_BAD;
-		if (key_is(&k, "prompt_tokens"))
-			integer(&v, &d->cd_has_prompt, &d->cd_prompt);
-		else if (key_is(&k, "completion_tokens"))
-			integer(&v, &d->cd_has_completion, &d->cd_completion);
-		if (skip(js, &v) != SC_OK)
-			return SC_BAD;
+		for (i = 0; i < n && !key_is(&k, ms[i].m_key); i++)
+			;
+		rc = i < n ? ms[i].m_read(js, d) : skip_next(js);
+		if (rc != SC_OK)
+			return rc;
 	}
 	return r == 0 ? SC_OK : SC_BAD;
 }
 
+static int
+rd_prompt(struct jscan *js, struct chat_delta *d)
+{
+	return integer_next(js, &d->cd_has_prompt, &d->cd_prompt);
+}
+
+static int
+rd_completion(struct jscan *js, struct chat_delta *d)
+{
+	return integer_next(js, &d->cd_has_completion, &d->cd_completion);
+}
+
+static int
+rd_usage(struct jscan *js, struct chat_delta *d)
+{
+	static const struct member	 ms[] = { { "prompt_tokens", rd_prompt },
+	    { "completion_tokens", rd_completion } };
+
+	d->cd_has_prompt = d->cd_has_completion = false;
+	return members(js, d, ms, sizeof(ms) / sizeof(ms[0]));
+}
+
 /* delta.tool_calls: null or [] change nothing; calls are the tree's. */
 static int
-tool_calls(struct jscan *js)
+rd_tool_calls(struct jscan *js, struct chat_delta *d)
 {
 	struct jscan_val	 v;
 	int			 r;
 
+	(void)d;
 	if (jscan_value(js, &v) == -1)
 		return SC_BAD;
 	if (v.jv_type != JS_ARRAY)
@@ -103,64 +143,40 @@ tool_calls(struct jscan *js)
 }
 
 static int
-delta(struct jscan *js, struct chat_delta *d)
+rd_content(struct jscan *js, struct chat_delta *d)
 {
-	struct jscan_val	 v;
-	struct str		 k;
-	int			 r, rc;
+	return string_next(js, &d->cd_content);
+}
+
+static int
+rd_delta(struct jscan *js, struct chat_delta *d)
+{
+	static const struct member	 ms[] = {
+	    { "tool_calls", rd_tool_calls }, { "content", rd_content } };
 
 	d->cd_content = STR_NULL;
-	if (jscan_value(js, &v) == -1)
-		return SC_BAD;
-	if (v.jv_type != JS_OBJECT)
-		return skip(js, &v);
-	while ((r = jscan_member(js, &k)) == 1) {
-		if (key_is(&k, "tool_calls"))
-			rc = tool_calls(js);
-		else if (key_is(&k, "content")) {
-			if (jscan_value(js, &v) == -1)
-				return SC_BAD;
-			d->cd_content = string_of(&v);
-			rc = skip(js, &v);
-		} else
-			rc = skip_next(js);
-		if (rc != SC_OK)
-			return rc;
-	}
-	return r == 0 ? SC_OK : SC_BAD;
+	return members(js, d, ms, sizeof(ms) / sizeof(ms[0]));
+}
+
+static int
+rd_finish(struct jscan *js, struct chat_delta *d)
+{
+	return string_next(js, &d->cd_finish);
 }
 
 /* choices[0]: its delta and finish_reason. */
 static int
-choice(struct jscan *js, struct chat_delta *d)
+rd_choice(struct jscan *js, struct chat_delta *d)
 {
-	struct jscan_val	 v;
-	struct str		 k;
-	int			 r, rc;
+	static const struct member	 ms[] = { { "delta", rd_delta },
+	    { "finish_reason", rd_finish } };
 
 	d->cd_choice = true;
-	if (jscan_value(js, &v) == -1)
-		return SC_BAD;
-	if (v.jv_type != JS_OBJECT)
-		return skip(js, &v);
-	while ((r = jscan_member(js, &k)) == 1) {
-		if (key_is(&k, "delta"))
-			rc = delta(js, d);
-		else if (key_is(&k, "finish_reason")) {
-			if (jscan_value(js, &v) == -1)
-				return SC_BAD;
-			d->cd_finish = string_of(&v);
-			rc = skip(js, &v);
-		} else
-			rc = skip_next(js);
-		if (rc != SC_OK)
-			return rc;
-	}
-	return r == 0 ? SC_OK : SC_BAD;
+	return members(js, d, ms, sizeof(ms) / sizeof(ms[0]));
 }
 
 static int
-choices(struct jscan *js, struct chat_delta *d)
+rd_choices(struct jscan *js, struct chat_delta *d)
 {
 	struct jscan_val	 v;
 	int			 r, rc;
@@ -173,7 +189,7 @@ choices(struct jscan *js, struct chat_delta *d)
 		return skip(js, &v);
 	if ((r = jscan_element(js)) != 1)
 		return r == 0 ? SC_OK : SC_BAD;
-	if ((rc = choice(js, d)) != SC_OK)
+	if ((rc = rd_choice(js, d)) != SC_OK)
 		return rc;
 	while ((r = jscan_element(js)) == 1)
 		if (skip_next(js) != SC_OK)
@@ -183,10 +199,11 @@ choices(struct jscan *js, struct chat_delta *d)
 
 /* "error": null is no error; anything else is the tree's to report. */
 static int
-error_member(struct jscan *js)
+rd_error(struct jscan *js, struct chat_delta *d)
 {
 	struct jscan_val	 v;
 
+	(void)d;
 	if (jscan_value(js, &v) == -1)
 		return SC_BAD;
 	return v.jv_type == JS_NULL ? SC_OK : SC_FULL;
@@ -196,25 +213,19 @@ int
 chat_delta_scan(struct jscan *js, const char *data, size_t n,
     struct chat_delta *d)
 {
-	struct jscan_val	 v;
-	struct str		 k;
-	int			 r, rc;
+	static const struct member	 ms[] = { { "choices", rd_choices },
+	    { "usage", rd_usage }, { "error", rd_error } };
+	size_t				 i = 0;
 
 	memset(d, 0, sizeof(*d));
 	jscan_init(js, data, n);
-	if (jscan_value(js, &v) == -1 || v.jv_type != JS_OBJECT)
+	/* members() passes over a top level that is not an object; here
+	 * that is the tree's to report, so look first. */
+	while (i < n && (data[i] == ' ' || data[i] == '\t' ||
+	    data[i] == '\n' || data[i] == '\r'))
+		i++;
+	if (i == n || data[i] != '{')
 		return 0;
-	while ((r = jscan_member(js, &k)) == 1) {
-		if (key_is(&k, "choices"))
-			rc = choices(js, d);
-		else if (key_is(&k, "usage"))
-			rc = usage(js, d);
-		else if (key_is(&k, "error"))
-			rc = error_member(js);
-		else
-			rc = skip_next(js);
-		if (rc != SC_OK)
-			return 0;
-	}
-	return r == 0 && jscan_finish(js) == 0 ? 1 : 0;
+	return members(js, d, ms, sizeof(ms) / sizeof(ms[0])) == SC_OK &&
+	    jscan_finish(js) == 0 ? 1 : 0;
 }
