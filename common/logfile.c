@@ -86,8 +86,9 @@ lock_current(void)
 	}
 }
 
-/* .6 to .7, ..., the file to .1, and a new file; under the lock. */
-static void
+/* .6 to .7, ..., the file to .1, and a new file; under the lock.
+ * Returns 0 with the new file's lock held, -1 when it could not. */
+static int
 rotate(void)
 {
 	char	 from[PATH_MAX + 16], to[PATH_MAX + 16];
@@ -100,10 +101,31 @@ rotate(void)
 	}
 	(void)snprintf(to, sizeof(to), "%s.1", lf_path);
 	if (rename(lf_path, to) == -1 || (fd = open_name(lf_path)) == -1)
-		return;
+		return -1;
 	(void)flock(fd, LOCK_EX);
 	(void)close(lf_fd);
 	lf_fd = fd;
+	return 0;
+}
+
+/* Lock the current file and make room for len bytes: rotate when they
+ * would take it to max. While this process waited for the new file's
+ * lock, others may have filled and rotated it, so after a rotation the
+ * current file is found and measured again. 0, or -1 (nothing held). */
+static int
+lock_room(size_t len, size_t max)
+{
+	struct stat	 st;
+	int		 tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		if (lock_current() == -1)
+			return -1;
+		if (fstat(lf_fd, &st) == -1 || st.st_size == 0 ||
+		    (size_t)st.st_size + len < max || rotate() == -1)
+			return 0;
+	}
+	return 0;	/* a rotation storm: write where we are */
 }
 
 static const char *
@@ -121,7 +143,6 @@ void
 logfile_write(int level, const char *role, const char *msg, size_t n)
 {
 	char		 line[2400], stamp[32];
-	struct stat	 st;
 	struct tm	 tm;
 	time_t		 now = time(NULL);
 	size_t		 max = lf_max > 0 ? lf_max : LOGFILE_MAX;
@@ -139,11 +160,8 @@ logfile_write(int level, const char *role, const char *msg, size_t n)
 		len = (int)sizeof(line) - 1;
 		line[len - 1] = '\n';
 	}
-	if (lock_current() == -1)
+	if (lock_room((size_t)len, max) == -1)
 		return;
-	if (fstat(lf_fd, &st) == 0 && st.st_size > 0 &&
-	    (size_t)st.st_size + (size_t)len >= max)
-		rotate();
 	(void)!write(lf_fd, line, (size_t)len);
 	(void)flock(lf_fd, LOCK_UN);
 }
