@@ -14,10 +14,12 @@ static struct it	 T;
 
 struct exits {
 	int64_t		 e_at[MAX_EXITS];	/* Unix ms of each exit line */
+	size_t		 e_pos[MAX_EXITS];	/* where it is in the log */
 	long		 e_delay[MAX_EXITS];	/* its "respawn in N ms" */
 	int		 e_sig[MAX_EXITS];
 	size_t		 e_n;
 	int64_t		 e_start[MAX_EXITS];	/* each spawn */
+	size_t		 e_spos[MAX_EXITS];
 	size_t		 e_nstart;
 };
 
@@ -32,6 +34,7 @@ exits_read(const char *log, size_t from, struct exits *ex)
 	while ((p = strstr(p, " exited on signal ")) != NULL &&
 	    ex->e_n < MAX_EXITS) {
 		ex->e_at[ex->e_n] = chaos_line_ms(log, p);
+		ex->e_pos[ex->e_n] = (size_t)(p - log);
 		ex->e_sig[ex->e_n] = atoi(p + 18);
 		d = strstr(p, "respawn in ");
 		ex->e_delay[ex->e_n] = d != NULL && d < strchr(p, '\n') ?
@@ -41,14 +44,18 @@ exits_read(const char *log, size_t from, struct exits *ex)
 	}
 	/* At log level debug, the gateway logs each spawn. */
 	for (p = log + from; (p = strstr(p, " spawned\n")) != NULL &&
-	    ex->e_nstart < MAX_EXITS; p++)
+	    ex->e_nstart < MAX_EXITS; p++) {
+		ex->e_spos[ex->e_nstart] = (size_t)(p - log);
 		ex->e_start[ex->e_nstart++] = chaos_line_ms(log, p);
+	}
 }
 
 /* Spawn k replaces death k (the pool is fixed, so they pair off in
  * order): it must come after that death was announced with its respawn
- * delay, and no sooner than the delay of any death before it. Returns
- * the spawns that came early; *worst is by how many ms at most. */
+ * delay, and no sooner than the delay of any death logged before it.
+ * "Before" is by place in the log, not by stamp: a fast machine logs a
+ * spawn and a later death in the same millisecond. Returns the spawns
+ * that came early; *worst is by how many ms at most. */
 static size_t
 spawns_early(const struct exits *ex, long *worst)
 {
@@ -59,7 +66,7 @@ spawns_early(const struct exits *ex, long *worst)
 	for (k = 0; k < ex->e_nstart; k++) {
 		sp = ex->e_start[k];
 		hold = k < ex->e_n ? ex->e_at[k] : 0;
-		for (j = 0; j < ex->e_n && ex->e_at[j] <= sp; j++)
+		for (j = 0; j < ex->e_n && ex->e_pos[j] < ex->e_spos[k]; j++)
 			if (ex->e_at[j] + ex->e_delay[j] > hold)
 				hold = ex->e_at[j] + ex->e_delay[j];
 		/* Lines are stamped in whole ms, a little after the clock
