@@ -49,6 +49,7 @@ struct greq {
 	struct event		*q_hb;		/* stream heartbeat */
 	uint64_t		 q_last_write;
 	uint64_t		 q_started;
+	uint64_t		 q_started_ns;	/* Ollama's durations */
 	bool			 q_cache_on;	/* cache enabled at arrival */
 	bool			 q_redact;	/* its user encrypts with the
 						   key it sent (A10.1): log
@@ -342,8 +343,8 @@ greq_sup_chunk(void *arg, struct sup_req *sr, const struct proto_msg *m)
 	if (q->q_done || q->q_conn == NULL)
 		return;
 	http_set_tag(q->q_conn, (long)sr->sr_pid);
-	if (q->q_rc.rc_first_ms == 0 && (c->content.n > 0 || c->tool_calls.n > 0))
-		q->q_rc.rc_first_ms = clock_mono_ms();
+	if (q->q_rc.rc_first_ns == 0 && (c->content.n > 0 || c->tool_calls.n > 0))
+		q->q_rc.rc_first_ns = clock_mono_ns();
 	resp_tool_calls_merge(q->q_tools, &c->tool_calls);
 	if (!q->q_api.ar_stream) {
 		buf_add(&q->q_text, c->content.p, c->content.n);
@@ -404,8 +405,7 @@ static void
 answer_embed(struct greq *q)
 {
 	struct resp_embed_ctx	 rc = { q->q_shape, q->q_api.ar_model,
-				    q->q_b64, (clock_mono_ms() - q->q_started) *
-				    1000000 };
+				    q->q_b64, clock_mono_ns() - q->q_started_ns };
 	char			 err[RESP_EMBED_ERRLEN];
 
 	buf_reset(&q->q_out);
@@ -637,6 +637,7 @@ greq_new(struct gw *g, struct http_conn *conn, const struct http_request *hr)
 	q->q_conn = conn;
 	q->q_tools = json_array();
 	q->q_started = q->q_last_write = clock_mono_ms();
+	q->q_started_ns = clock_mono_ns();
 	q->q_cache_on = g->g_conf.c_cache.cc_enabled;
 	snprintf(q->q_id, sizeof(q->q_id), "%s", hr->id);
 	TAILQ_INSERT_TAIL(&g->g_live, q, q_entry);
@@ -654,7 +655,7 @@ setup_ctx(struct greq *q, const char *user, const char *wf)
 	q->q_model = modelsel_echo(user, wf[0] != '\0' ? wf : NULL);
 	q->q_rc = (struct resp_ctx){ q->q_api.ar_api, q->q_cmpl_id,
 	    q->q_model, (int64_t)time(NULL), q->q_api.ar_include_usage,
-	    q->q_id, q->q_started, 0, api_thinking_off(&q->q_api) };
+	    q->q_id, q->q_started_ns, 0, api_thinking_off(&q->q_api) };
 }
 
 static void
@@ -862,7 +863,7 @@ greq_cache_clear(struct gw *g, struct http_conn *conn,
 	q->q_api.ar_api = API_CACHE_CLEAR;
 	q->q_api.ar_model = xstrdup("");
 	q->q_rc = (struct resp_ctx){ API_CACHE_CLEAR, q->q_cmpl_id, "",
-	    (int64_t)time(NULL), false, q->q_id, q->q_started, 0, false };
+	    (int64_t)time(NULL), false, q->q_id, q->q_started_ns, 0, false };
 	if (api_encode(&q->q_api, &none, q->q_id, &lim, NULL, NULL, NULL,
 	    &status, err) == -1) {
 		send_error(q, status, err);
@@ -912,7 +913,7 @@ greq_embed(struct gw *g, struct http_conn *conn,
 	q->q_embed = true;
 	q->q_shape = (enum embed_shape)shape;
 	q->q_rc = (struct resp_ctx){ api_embed_api(q->q_shape), q->q_cmpl_id,
-	    "", (int64_t)time(NULL), false, q->q_id, q->q_started, 0, false };
+	    "", (int64_t)time(NULL), false, q->q_id, q->q_started_ns, 0, false };
 	if (embed_parse(q, hr, &status, err) == -1) {
 		g->g_cnt.gc_rejected++;
 		send_error(q, status, err);

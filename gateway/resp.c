@@ -322,8 +322,8 @@ static void
 ollama_stats(struct buf *out, const struct resp_ctx *rc,
     const struct proto_req_done *d)
 {
-	uint64_t	 now = clock_mono_ms();
-	uint64_t	 first = rc->rc_first_ms ? rc->rc_first_ms : now;
+	uint64_t	 now = clock_mono_ns();
+	uint64_t	 first = rc->rc_first_ns ? rc->rc_first_ns : now;
 	long long	 p = d->prompt_tokens > 0 ? d->prompt_tokens : 0;
 	long long	 c = d->completion_tokens > 0 ? d->completion_tokens : 0;
 	const char	*f = finish_of(d, NULL);
@@ -333,9 +333,9 @@ ollama_stats(struct buf *out, const struct resp_ctx *rc,
 	    "\"prompt_eval_count\":%lld,\"prompt_eval_duration\":%llu,"
 	    "\"eval_count\":%lld,\"eval_duration\":%llu",
 	    strcmp(f, "length") == 0 ? "length" : "stop",
-	    (unsigned long long)(now - rc->rc_t0_ms) * 1000000ULL, p,
-	    (unsigned long long)(first - rc->rc_t0_ms) * 1000000ULL, c,
-	    (unsigned long long)(now - first) * 1000000ULL);
+	    (unsigned long long)(now - rc->rc_t0_ns), p,
+	    (unsigned long long)(first - rc->rc_t0_ns), c,
+	    (unsigned long long)(now - first));
 }
 
 /* A stream's tool calls, all of them, on a "done": false line of their

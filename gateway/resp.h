@@ -18,8 +18,8 @@ struct resp_ctx {
 	int64_t		 rc_created;		/* Unix seconds */
 	bool		 rc_include_usage;
 	const char	*rc_request_id;		/* Ollama bodies carry it */
-	uint64_t	 rc_t0_ms;		/* request start (monotonic) */
-	uint64_t	 rc_first_ms;		/* first content, 0 if none */
+	uint64_t	 rc_t0_ns;		/* request start (clock_mono_ns) */
+	uint64_t	 rc_first_ns;		/* first content, 0 if none */
 	bool		 rc_hide_thinking;	/* Ollama "think": false: no
 						   "thinking" goes out */
 };

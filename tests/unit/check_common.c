@@ -12,6 +12,7 @@
 
 #include "../../common/base64.h"
 #include "../../common/buf.h"
+#include "../../common/clock.h"
 #include "../../common/jsonw.h"
 #include "../../common/liveness.h"
 #include "../../common/log.h"
@@ -200,6 +201,21 @@ START_TEST(names_safety)
 	ck_assert(!name_is_safe(nul, sizeof(nul)));
 	memset(longname, 'a', sizeof(longname));
 	ck_assert(!name_is_safe(longname, sizeof(longname)));
+}
+END_TEST
+
+/* Nanoseconds: never back, finer than milliseconds (Ollama's durations
+ * of a sub-millisecond answer are not 0), and the same clock. */
+START_TEST(mono_ns)
+{
+	uint64_t	 a = clock_mono_ns(), b = clock_mono_ns();
+	uint64_t	 ms = clock_mono_ms(), c = clock_mono_ns();
+
+	ck_assert_uint_ge(b, a);
+	ck_assert_uint_lt(b - a, 1000000);
+	ck_assert_uint_ge(c / 1000000 + 1, ms);
+	ck_assert_uint_le(a / 1000000, ms);
+	ck_assert_uint_ne(a % 1000000 + b % 1000000 + c % 1000000, 0);
 }
 END_TEST
 
@@ -593,6 +609,7 @@ common_suite(void)
 	tcase_add_test(tc, model_field_names);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("uuid");
+	tcase_add_test(tc, mono_ns);
 	tcase_add_test(tc, uuids_are_v4_and_distinct);
 	tcase_add_test(tc, uuids_distinct_across_the_pool_and_fork);
 	suite_add_tcase(s, tc);
