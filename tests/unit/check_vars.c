@@ -710,13 +710,14 @@ shipped_root(char out[PATH_MAX])
 START_TEST(templated_chatml)
 {
 	char			 root[PATH_MAX], err[CONF_ERRLEN];
-	struct wmsgs		 l = convo();
+	struct wmsgs		 l;
 	struct vars		*v;
 	struct prompt_template	*pt;
 	struct vars_conv	 vc = { .vc_completion = true };
 
 	if (shipped_root(root) == NULL)
 		return;
+	l = convo();
 	ck_assert_msg(prompt_template_load(root, "chatml", &pt, err) == 0,
 	    "%s", err);
 	v = vars_new();
