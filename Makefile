@@ -120,7 +120,7 @@ COMMON_SRCS	+= common/jscan.c
 COMMON_SRCS	+= common/pgurl.c
 PROTO_SRCS	:= $(addprefix proto/,frame.c mpscan.c proto.c)
 GATEWAY_SRCS	:= $(addprefix gateway/,api.c api_ollama.c api_openai.c \
-		   begtags.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
+		   begtags.c bevwrite.c chan.c confcheck.c confcheck_ep.c confcheck_vars.c \
 		   confcheck_wf.c greq.c gwconf.c gwimport.c http.c \
 		   confcheck_file.c confcheck_keys.c \
 		   http_parse.c main.c metrics.c models.c notify.c pool.c \
@@ -321,7 +321,7 @@ $(CLEANBENCH): $(call obj,bench/cleanbench.c) $(A_CLEAN) $(A_COMMON) \
 	    $(LIBS_WORKER) -lm
 
 # The paced scenario's floor: the same events through bare processes.
-$(RELAYFLOOR): $(call obj,bench/relayfloor.c) $(O)/ldflags
+$(RELAYFLOOR): $(call obj,bench/relayfloor.c common/clock.c) $(O)/ldflags
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(O)/ldflags,$^)
@@ -402,7 +402,8 @@ check_common_OBJS	:= $(COMMON_OBJS)
 check_proto_OBJS	:= $(PROTO_OBJS)
 check_sup_OBJS		:= $(call obj,$(SUP_SRCS))
 check_slots_OBJS	:= $(call obj,gateway/slots.c)
-check_http_OBJS		:= $(call obj,gateway/http.c gateway/http_parse.c) \
+check_http_OBJS		:= $(call obj,gateway/http.c gateway/http_parse.c \
+			   gateway/bevwrite.c) \
 			   $(LLHTTP_OBJS)
 check_sse_OBJS		:= $(call obj,worker/llm/sse.c)
 check_lines_OBJS	:= $(call obj,worker/llm/lines.c)

@@ -12,8 +12,9 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "../common/clock.h"
 
 /*
  * Usage: relayfloor STREAMS EVENTS GAP_MS SECONDS
@@ -32,15 +33,6 @@
  */
 
 #define EVENT_LEN	120	/* about one SSE event of a token */
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void
 die(const char *what)
@@ -207,13 +199,13 @@ main(int argc, char **argv)
 		close(rl_to[i]);
 	}
 	memset(ev, 'x', sizeof(ev));
-	t = now_ms();
+	t = clock_mono_ms();
 	for (i = 0; i < n; i++) {
 		due[i] = t + (uint64_t)(i * gap / n);	/* staggered */
 		pfd[i] = (struct pollfd){ client[i], POLLIN, 0 };
 	}
 	end = t + (uint64_t)secs * 1000;
-	while ((t = now_ms()) < end) {
+	while ((t = clock_mono_ms()) < end) {
 		for (i = 0; i < n; i++)
 			if (due[i] <= t) {
 				if (write(back[i], ev, sizeof(ev)) !=

@@ -13,6 +13,7 @@
 #include "../common/xmem.h"
 #include "../proto/frame.h"
 #include "../proto/proto.h"
+#include "bevwrite.h"
 #include "chan.h"
 #include "sup.h"
 
@@ -209,22 +210,13 @@ int
 chan_send(struct chan *ch, const void *frame, size_t len)
 {
 	const char	*p = frame;
-	ssize_t		 w = 0;
+	size_t		 w;
 
 	if (ch == NULL || ch->ch_closed || ch->ch_eof)
 		return -1;
-	/* At once while nothing is queued: through the bufferevent a
-	 * frame arms the write event, waits a loop pass and disarms it
-	 * (two epoll_ctl and a wake-up). What the socket does not take,
-	 * and all of it after an error (which the bufferevent then
-	 * reports), is queued as before. */
-	if (evbuffer_get_length(bufferevent_get_output(ch->ch_bev)) == 0 &&
-	    (w = write(bufferevent_getfd(ch->ch_bev), p, len)) < 0)
-		w = 0;
-	if ((size_t)w == len)
+	if ((w = bev_write_now(ch->ch_bev, p, len)) == len)
 		return 0;
-	return bufferevent_write(ch->ch_bev, p + w, len - (size_t)w) == 0 ?
-	    0 : -1;
+	return bufferevent_write(ch->ch_bev, p + w, len - w) == 0 ? 0 : -1;
 }
 
 void

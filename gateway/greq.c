@@ -636,8 +636,8 @@ greq_new(struct gw *g, struct http_conn *conn, const struct http_request *hr)
 	q->q_gw = g;
 	q->q_conn = conn;
 	q->q_tools = json_array();
-	q->q_started = q->q_last_write = clock_mono_ms();
 	q->q_started_ns = clock_mono_ns();
+	q->q_started = q->q_last_write = q->q_started_ns / 1000000;
 	q->q_cache_on = g->g_conf.c_cache.cc_enabled;
 	snprintf(q->q_id, sizeof(q->q_id), "%s", hr->id);
 	TAILQ_INSERT_TAIL(&g->g_live, q, q_entry);

@@ -22,6 +22,7 @@
 #include "../common/buf.h"
 #include "../common/log.h"
 #include "../common/xmem.h"
+#include "bevwrite.h"
 #include "http.h"
 
 #define HTTP_BACKLOG	511
@@ -419,13 +420,9 @@ pend_add(struct http_conn *c, const void *p, size_t n)
 static void
 conn_pend_write(struct http_conn *c)
 {
-	ssize_t	 w;
-
-	if (!c->c_pending)
-		return;
-	w = write(bufferevent_getfd(c->c_bev), c->c_pend.b_data,
-	    c->c_pend.b_len);
-	conn_pend_out(c, w > 0 ? (size_t)w : 0);
+	if (c->c_pending)
+		conn_pend_out(c, bev_write_now(c->c_bev, c->c_pend.b_data,
+		    c->c_pend.b_len));
 }
 
 static void
@@ -801,22 +798,15 @@ conn_write_head(struct http_conn *c, struct buf *out, int status,
 }
 
 /* A whole reply's bytes (b), after anything still owed: written at once
- * while nothing is queued (through the bufferevent they would arm its
- * write event, wait a loop pass and disarm it: two epoll_ctl and a
- * wake-up); what the socket does not take, and all of it after an
- * error (which the bufferevent then reports), is queued as before. */
+ * while nothing is queued (bev_write_now), the rest queued. */
 static void
 conn_send(struct http_conn *c, const struct buf *b)
 {
-	ssize_t	 w = 0;
+	size_t	 w;
 
-	if (c->c_pending)
-		conn_pend_write(c);
-	if (b->b_len > 0 && evbuffer_get_length(conn_out(c)) == 0 &&
-	    (w = write(bufferevent_getfd(c->c_bev), b->b_data,
-	    b->b_len)) < 0)
-		w = 0;
-	out_add(c, b->b_data + w, b->b_len - (size_t)w);
+	conn_pend_write(c);
+	w = bev_write_now(c->c_bev, b->b_data, b->b_len);
+	out_add(c, b->b_data + w, b->b_len - w);
 }
 
 /* An error the server answers by itself, then closes the connection. */
@@ -989,12 +979,11 @@ http_stream_write(struct http_conn *c, const void *data, size_t len)
 {
 	struct http_server	*srv = c->c_srv;
 	struct buf		*p = &c->c_pend;
-
-	if (!conn_check(c, CS_STREAM, false))
-		return -1;
 	char			 size[24];
 	int			 k;
 
+	if (!conn_check(c, CS_STREAM, false))
+		return -1;
 	if (len == 0 || c->c_head_only)
 		return 0;
 	body_note(c, len);
